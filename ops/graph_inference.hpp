@@ -1,0 +1,18 @@
+// Whole-graph validation and shape inference: structure (unique op ids, one
+// producer per tensor, no cycles, ports refer to graph tensors), then every
+// op the registry knows against its schema, then shape inference in
+// topological order. Ops of unknown kinds are kept and left alone.
+#pragma once
+
+#include "core/graph.hpp"
+
+namespace reshaper::impl {
+
+// Throws error (invalid_graph, invalid_graph_op, invalid_data_type,
+// invalid_shape) naming the op, the rule and the values.
+void validate_graph(const graph &g);
+
+// validate_graph, then infers every output shape it can, in place.
+void infer_graph_shapes(graph &g);
+
+} // namespace reshaper::impl

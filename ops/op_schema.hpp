@@ -1,0 +1,61 @@
+// Declarative op schemas: ports, type constraints, attributes, shape
+// inference and documentation of one (domain, kind, version). Schemas are
+// data; one generic verifier (verify_op) enforces them and the docs are
+// generated from them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.hpp"
+
+namespace reshaper::impl {
+
+struct port_spec {
+    std::string name;
+    std::string type_var; // names a type_constraint of the schema
+    bool required = true;
+    std::string doc;
+};
+
+struct type_constraint {
+    std::string type_var;
+    std::vector<data_type> allowed;
+    std::string doc;
+};
+
+struct attribute_spec {
+    std::string name;
+    attr_kind kind = attr_kind::s64;
+    bool required = false;
+    std::optional<attribute_value> default_value; // for optional attributes
+    // Inclusive bounds on every s64 value (each element of an s64[]).
+    std::optional<std::int64_t> min_value;
+    std::optional<std::int64_t> max_value;
+    std::string doc;
+};
+
+// Shape inference for one op: reads the op's input tensors from the graph
+// and writes (or checks, when given) its output tensors' dtype and shape.
+// Throws error with the op's ref, the rule and the values on failure.
+using shape_inference_fn = std::function<void(const op &, graph &)>;
+
+struct op_schema {
+    std::string domain; // "" or "ai.onnx"
+    std::string kind;
+    int since_version = 1;
+    std::string doc;
+    std::vector<port_spec> inputs;
+    std::vector<port_spec> outputs;
+    std::vector<type_constraint> type_constraints;
+    std::vector<attribute_spec> attributes;
+    shape_inference_fn infer_shapes;
+
+    // "StaticReshape-1", "ai.onnx.Reshape-14"
+    std::string versioned_name() const;
+};
+
+} // namespace reshaper::impl

@@ -1,0 +1,57 @@
+// The op registry: every schema this backend knows, keyed by
+// (domain, kind, version).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ops/op_schema.hpp"
+
+namespace reshaper::impl {
+
+class op_registry {
+public:
+    // The registry with every reshape schema (built once, immutable).
+    static const op_registry &instance();
+
+    // Lookup. Default domain: the op's own version; nothing = the newest.
+    // "ai.onnx": `version` is an opset version and selects the newest schema
+    // not newer than it. Returns nullptr when the kind/domain is unknown or
+    // no schema matches (see resolve for the error).
+    const op_schema *find(const std::string &domain, const std::string &kind,
+                          std::optional<std::int64_t> version = std::nullopt) const;
+
+    // The schema of `o`; throws error(invalid_graph_op) naming the op when
+    // its kind is known but its version is not (below 1, above the newest).
+    // Returns nullptr for kinds this backend does not handle at all.
+    const op_schema *resolve(const op &o) const;
+
+    bool handles_kind(const std::string &domain, const std::string &kind) const;
+    // Every distinct op kind (with domain prefix for non-default domains:
+    // "ai.onnx.Reshape"), for the plugin's capability list.
+    std::vector<std::string> handled_kinds() const;
+
+    const std::vector<op_schema> &schemas() const { return schemas_; }
+
+private:
+    op_registry();
+    std::vector<op_schema> schemas_;
+};
+
+// Checks `o` against its schema: input/output counts, dtypes per type
+// variable (a type variable binds once per op), required / unknown / wrongly
+// typed attributes, attribute ranges. Reports the first violation as
+// error(invalid_graph_op or invalid_data_type) whose message names the op
+// (id, name, kind-version), the port or attribute, the rule and the value.
+void verify_op(const op_schema &schema, const op &o, const graph &g);
+
+// The attribute's value, or the schema default; nothing when absent without
+// default.
+std::optional<attribute_value> attribute_or_default(const op_schema &schema, const op &o,
+                                                    const std::string &name);
+
+// Markdown documentation of every schema (docs/ops.md is this text).
+std::string generate_ops_markdown(const op_registry &registry);
+
+} // namespace reshaper::impl

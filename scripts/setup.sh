@@ -1,0 +1,34 @@
+#!/bin/sh
+# Sets reshaper up on a Debian (bookworm) machine: installs the toolchain and
+# the libraries from Debian's packages when any is missing (a quick no-op when
+# all are there), then configures and builds into build/.
+#   scripts/setup.sh            build the library, the driver and the tests
+#   BUILD_TYPE=Debug scripts/setup.sh
+set -eu
+
+cd "$(dirname "$0")/.."
+
+PACKAGES="g++ make cmake ninja-build pkg-config git ca-certificates \
+libdnnl-dev libtbb-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+
+if [ -n "$missing" ]; then
+    echo "setup: installing$missing"
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { echo "setup: run as root or install sudo" >&2; exit 1; }
+        SUDO=sudo
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -q
+    # shellcheck disable=SC2086
+    $SUDO apt-get install -y -q --no-install-recommends $missing
+fi
+
+BUILD_TYPE="${BUILD_TYPE:-Release}"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" ${CMAKE_ARGS:-}
+cmake --build build --parallel "$(nproc)"

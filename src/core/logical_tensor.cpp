@@ -1,0 +1,114 @@
+#include "core/logical_tensor.hpp"
+
+#include <cstring>
+#include <limits>
+
+#include "core/status.hpp"
+
+namespace reshaper::impl {
+
+std::string_view to_string(layout_type l) {
+    switch (l) {
+    case layout_type::undef: return "undef";
+    case layout_type::any: return "any";
+    case layout_type::strided: return "strided";
+    case layout_type::opaque: return "opaque";
+    }
+    return "undef";
+}
+
+std::optional<layout_type> layout_type_from_string(std::string_view s) {
+    for (auto l : {layout_type::undef, layout_type::any, layout_type::strided, layout_type::opaque})
+        if (to_string(l) == s) return l;
+    return std::nullopt;
+}
+
+std::string_view to_string(property_type p) {
+    switch (p) {
+    case property_type::undef: return "undef";
+    case property_type::variable: return "variable";
+    case property_type::constant: return "constant";
+    }
+    return "undef";
+}
+
+std::optional<property_type> property_type_from_string(std::string_view s) {
+    for (auto p : {property_type::undef, property_type::variable, property_type::constant})
+        if (to_string(p) == s) return p;
+    return std::nullopt;
+}
+
+namespace {
+template <typename T>
+T load(const std::vector<std::uint8_t> &bytes, std::size_t i) {
+    T v;
+    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+    return v;
+}
+} // namespace
+
+std::vector<std::int64_t> values_as_int64(const tensor_values &v) {
+    std::vector<std::int64_t> out(v.count);
+    for (std::size_t i = 0; i < v.count; ++i) {
+        switch (v.type) {
+        case data_type::s8: out[i] = load<std::int8_t>(v.bytes, i); break;
+        case data_type::u8: out[i] = load<std::uint8_t>(v.bytes, i); break;
+        case data_type::s16: out[i] = load<std::int16_t>(v.bytes, i); break;
+        case data_type::u16: out[i] = load<std::uint16_t>(v.bytes, i); break;
+        case data_type::s32: out[i] = load<std::int32_t>(v.bytes, i); break;
+        case data_type::u32: out[i] = load<std::uint32_t>(v.bytes, i); break;
+        case data_type::s64: out[i] = load<std::int64_t>(v.bytes, i); break;
+        case data_type::u64: {
+            const auto u = load<std::uint64_t>(v.bytes, i);
+            if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+                throw error(status::invalid_shape,
+                            "u64 shape value " + std::to_string(u) + " at index " +
+                                std::to_string(i) + " does not fit in int64");
+            out[i] = static_cast<std::int64_t>(u);
+            break;
+        }
+        case data_type::s4:
+        case data_type::u4: {
+            const std::uint8_t byte = v.bytes[i / 2];
+            const std::uint8_t nibble = (i % 2 == 0) ? (byte & 0xF) : (byte >> 4);
+            out[i] = (v.type == data_type::s4 && nibble >= 8) ? nibble - 16 : nibble;
+            break;
+        }
+        default:
+            throw error(status::invalid_data_type,
+                        "shape values must have an integer type, got " +
+                            std::string(to_string(v.type)));
+        }
+    }
+    return out;
+}
+
+std::optional<dims_t> dense_strides(const dims_t &shape) {
+    if (has_unknown_dims(shape)) return std::nullopt;
+    dims_t strides(shape.size());
+    dim_t running = 1;
+    for (std::size_t i = shape.size(); i-- > 0;) {
+        strides[i] = running;
+        auto next = checked_mul(running, std::max<dim_t>(shape[i], 1));
+        if (!next) return std::nullopt;
+        running = *next;
+    }
+    return strides;
+}
+
+std::optional<dims_t> effective_strides(const logical_tensor &lt) {
+    if (lt.layout != layout_type::strided || !lt.shape_known()) return std::nullopt;
+    if (!lt.strides.empty()) return lt.strides;
+    return dense_strides(lt.shape);
+}
+
+std::string dims_to_string(const dims_t &dims) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        if (i) s += ",";
+        s += std::to_string(dims[i]);
+    }
+    return s + "]";
+}
+
+} // namespace reshaper::impl

@@ -1,0 +1,74 @@
+// Logical tensors: the metadata of an edge in a graph (id, element type,
+// shape, layout, property), optionally with known values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/checked_math.hpp"
+#include "core/data_type.hpp"
+
+namespace reshaper::impl {
+
+using tensor_id = std::int64_t;
+
+enum class layout_type { undef, any, strided, opaque };
+enum class property_type { undef, variable, constant };
+
+std::string_view to_string(layout_type l);
+std::optional<layout_type> layout_type_from_string(std::string_view s);
+std::string_view to_string(property_type p);
+std::optional<property_type> property_type_from_string(std::string_view s);
+
+// Row-major element values of a tensor, stored as the elements themselves:
+// `bytes` holds dense elements of `type` (packed two per byte for 4-bit
+// types, low nibble first); `strings` holds them for the string type.
+struct tensor_values {
+    data_type type = data_type::undef;
+    std::size_t count = 0;
+    std::vector<std::uint8_t> bytes;
+    std::vector<std::string> strings;
+
+    bool operator==(const tensor_values &) const = default;
+};
+
+// Integer elements widened to int64 (for shape inputs). Throws
+// error(invalid_data_type) for a non-integer type and error(invalid_shape)
+// for a u64 value above INT64_MAX.
+std::vector<std::int64_t> values_as_int64(const tensor_values &v);
+
+struct logical_tensor {
+    tensor_id id = -1;
+    data_type dtype = data_type::undef;
+    // Empty: a scalar. unknown_dim (-1) marks an unknown dimension.
+    dims_t shape;
+    // Element strides; meaningful only for layout strided. Empty means dense
+    // row-major (see effective_strides).
+    dims_t strides;
+    layout_type layout = layout_type::strided;
+    std::string format; // oneDNN format tag, for layout opaque
+    property_type property = property_type::undef;
+    std::optional<tensor_values> values;
+
+    bool operator==(const logical_tensor &) const = default;
+
+    bool shape_known() const { return !has_unknown_dims(shape); }
+    // Compile-time known values: constant property with values given.
+    bool values_known() const { return property == property_type::constant && values.has_value(); }
+};
+
+// Dense row-major strides for `shape` (each at least 1, as oneDNN does for
+// zero-size dims). Nothing when a product overflows or a dim is unknown.
+std::optional<dims_t> dense_strides(const dims_t &shape);
+
+// The strides a strided tensor really has: its own, or dense row-major when
+// it gave none. Nothing for non-strided layouts or unknown shapes.
+std::optional<dims_t> effective_strides(const logical_tensor &lt);
+
+// "[2,3,4]" - for messages and the text report.
+std::string dims_to_string(const dims_t &dims);
+
+} // namespace reshaper::impl

@@ -1,0 +1,21 @@
+#include "core/status.hpp"
+
+namespace reshaper::impl {
+
+std::string_view to_string(status s) {
+    switch (s) {
+    case status::success: return "success";
+    case status::invalid_arguments: return "invalid_arguments";
+    case status::invalid_graph: return "invalid_graph";
+    case status::invalid_graph_op: return "invalid_graph_op";
+    case status::invalid_shape: return "invalid_shape";
+    case status::invalid_data_type: return "invalid_data_type";
+    case status::unimplemented: return "unimplemented";
+    case status::unavailable: return "unavailable";
+    case status::out_of_memory: return "out_of_memory";
+    case status::runtime_error: return "runtime_error";
+    }
+    return "runtime_error";
+}
+
+} // namespace reshaper::impl

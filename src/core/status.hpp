@@ -1,0 +1,52 @@
+// Errors as values: one status enum shared by every layer, and one exception
+// type that carries a status, a message and (when one op is to blame) the op.
+// Internal code throws `error`; the C API and the driver turn it into a status
+// and a message. Nothing else is thrown on purpose.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace reshaper::impl {
+
+// The codes of the interface contract (section 2), in the C API's order.
+enum class status : int {
+    success = 0,
+    invalid_arguments,
+    invalid_graph,
+    invalid_graph_op,
+    invalid_shape,
+    invalid_data_type,
+    unimplemented,
+    unavailable,
+    out_of_memory,
+    runtime_error,
+};
+
+// Contract spelling, e.g. "invalid_shape".
+std::string_view to_string(status s);
+
+// Identifies the op a message is about: as printed and as reported in JSON.
+struct op_ref {
+    std::int64_t id = -1;
+    std::string name;
+    std::string kind;
+};
+
+class error : public std::runtime_error {
+public:
+    error(status code, std::string message, std::optional<op_ref> op = std::nullopt)
+        : std::runtime_error(std::move(message)), code_(code), op_(std::move(op)) {}
+
+    status code() const noexcept { return code_; }
+    const std::optional<op_ref> &op() const noexcept { return op_; }
+
+private:
+    status code_;
+    std::optional<op_ref> op_;
+};
+
+} // namespace reshaper::impl

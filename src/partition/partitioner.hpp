@@ -1,0 +1,31 @@
+// The partitioner: claims the ops this backend handles, fuses chains of
+// reshapes, and leaves every other op to other backends.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph.hpp"
+
+namespace reshaper::impl {
+
+enum class partition_policy { fusion, debug };
+
+struct partition {
+    std::size_t id = 0;
+    bool supported = false;
+    std::vector<std::size_t> op_indices; // into graph::ops, producers first
+    std::vector<tensor_id> inputs;       // boundary tensors, in op input order
+    std::vector<tensor_id> outputs;
+    std::string reason;                  // why unsupported
+};
+
+// Partitions covering every op exactly once, producers before consumers.
+// fusion: a chain of reshapes (each output consumed only by the next reshape
+// and not a graph output) is one partition; debug: one op per partition.
+// `engine_kind` is "cpu" or "gpu". Linear in the number of ops.
+// The graph must be valid (validate_graph) beforehand.
+std::vector<partition> get_partitions(const graph &g, partition_policy policy,
+                                      const std::string &engine_kind = "cpu");
+
+} // namespace reshaper::impl
