@@ -1,0 +1,31 @@
+// Our own data-movement kernels, for every dtype (the ones oneDNN's reorder
+// lacks in particular): copy a strided tensor into another strided tensor of
+// the same dims, element by element, in parallel with oneTBB.
+#pragma once
+
+#include <cstddef>
+
+#include "core/checked_math.hpp"
+#include "core/data_type.hpp"
+
+namespace reshaper::impl {
+
+// A strided tensor in memory. `data` points at the buffer's start; element
+// (i0, i1, ...) lives at element index offset + sum(i_k * strides[k]).
+// Element indices count elements: for packed 4-bit types element e is the
+// low nibble of byte e/2 when e is even, the high nibble when odd; for
+// string, `data` is a std::string array and copying assigns strings.
+struct strided_tensor {
+    void *data = nullptr;
+    dim_t offset = 0;
+    dims_t strides;
+};
+
+// dst[i] = src[i] for every index i of `dims`. Dims are coalesced first and
+// the innermost contiguous run is the vectorisable inner loop. Runs in the
+// calling thread's oneTBB arena. Source and destination must not overlap
+// (unless identical, which is a no-op).
+void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
+                  const strided_tensor &dst);
+
+} // namespace reshaper::impl

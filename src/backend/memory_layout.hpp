@@ -1,0 +1,37 @@
+// Where each element of a tensor lives, for every layout a logical tensor can
+// have: strided (element strides) and opaque blocked oneDNN format tags
+// ("nChw16c", "ABcd16a16b", "aBcd8b"). Independent of oneDNN, so the
+// reference implementation and the tests can check the reorder lowering.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/checked_math.hpp"
+#include "core/logical_tensor.hpp"
+
+namespace reshaper::impl {
+
+// A parsed blocked format tag. Letter k ('a'+k) names dim k. Upper case in
+// the outer part means the dim is blocked; each inner block is a size and
+// the dim it blocks.
+struct blocked_format {
+    std::string tag;
+    std::vector<int> outer_order;                 // dim indices, outermost first
+    std::vector<std::pair<int, dim_t>> inner_blocks; // (dim, block), outermost first
+};
+
+// Parses oneDNN-style tags, including the named aliases of rank 3-5
+// (nchw, nhwc, nChw16c, nChw8c, nCdhw16c, ncdhw, ...). Throws
+// error(invalid_graph) naming the tag when it is not understood or does not
+// fit `rank`.
+blocked_format parse_format_tag(const std::string &tag, std::size_t rank);
+
+// Element index of the logical index `idx` of a tensor with `dims` in
+// `format` (padded dims are rounded up to the block).
+dim_t blocked_offset(const blocked_format &format, const dims_t &dims, const dims_t &idx);
+
+// Elements the buffer of such a tensor occupies (with padding).
+dim_t blocked_size(const blocked_format &format, const dims_t &dims);
+
+} // namespace reshaper::impl

@@ -1,0 +1,18 @@
+// The reference reshape: an element-by-element walk of the logical index,
+// for every dtype and layout. Deliberately simple and independent of the
+// lowering (no view rule, no oneDNN, no coalescing): the tests and
+// `reshaper-run --mode=check` compare every lowering against it.
+#pragma once
+
+#include "core/logical_tensor.hpp"
+
+namespace reshaper::impl {
+
+// Copies the elements of `src` (read in row-major order of its logical
+// index) into `dst` (written in row-major order of its logical index). Both
+// tensors have known shapes of equal volume and layout strided (strides, or
+// dense when empty) or opaque (format tag). Buffers as in strided_copy.hpp.
+void reference_reshape(const logical_tensor &src_desc, const void *src,
+                       const logical_tensor &dst_desc, void *dst);
+
+} // namespace reshaper::impl
