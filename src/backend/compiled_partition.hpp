@@ -1,0 +1,57 @@
+// Compile and execute: a supported partition becomes the cheapest correct
+// data movement. The lowering is decided once, here, at compile time:
+//   alias   - the output is a strided view of the input buffer (no data moves
+//             when the caller passes the input buffer as the output);
+//   reorder - one (or, where one cannot express it, the fewest) oneDNN
+//             reorder primitive(s);
+//   kernel  - our own strided copy (kernels/), for dtypes oneDNN lacks.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "backend/engine.hpp"
+#include "core/graph.hpp"
+#include "partition/partitioner.hpp"
+
+namespace reshaper::impl {
+
+enum class lowering_kind { alias, reorder, kernel };
+std::string_view to_string(lowering_kind k);
+
+class compiled_partition {
+public:
+    virtual ~compiled_partition() = default;
+
+    // Final logical tensors at the partition boundary: every shape resolved,
+    // every `any` output given the layout the backend chose.
+    virtual const std::vector<logical_tensor> &inputs() const = 0;
+    virtual const std::vector<logical_tensor> &outputs() const = 0;
+    virtual lowering_kind lowering() const = 0;
+    // Human-readable plan: steps, shapes, strides (for verbose and reports).
+    virtual std::string lowering_details() const = 0;
+    // (input id, output id) pairs that may share one buffer.
+    virtual const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const = 0;
+    virtual const engine &target_engine() const = 0;
+
+    // Buffers in the order of inputs() / outputs() (host pointers on CPU).
+    // Validates run-time shape values (DynamicReshape, Reshape-1, ONNX
+    // Reshape) against the compiled output shape first: a mismatch throws
+    // error(invalid_shape) and nothing is written. Inputs are never
+    // modified; nothing is written outside an output's extent. Thread-safe:
+    // a compiled partition is immutable.
+    virtual void execute(const std::vector<const void *> &inputs,
+                         const std::vector<void *> &outputs) const = 0;
+};
+
+// `inputs` / `outputs`: the partition's boundary tensors as the caller has
+// them now (concrete shapes for unknown dims, actual strides or layouts).
+std::shared_ptr<const compiled_partition> compile(const graph &g, const partition &p,
+                                                  const std::vector<logical_tensor> &inputs,
+                                                  const std::vector<logical_tensor> &outputs,
+                                                  const std::shared_ptr<const engine> &eng);
+
+} // namespace reshaper::impl

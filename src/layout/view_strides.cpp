@@ -1,0 +1,5 @@
+#include "layout/view_strides.hpp"
+
+namespace reshaper::impl {
+
+} // namespace reshaper::impl
