@@ -1,0 +1,122 @@
+#include "partition/partitioner.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ops/registry.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// oneDNN's GPU reorder moves these; our own kernels run on the CPU only.
+bool gpu_moves(data_type t) {
+    switch (t) {
+    case data_type::f32: case data_type::f16: case data_type::bf16:
+    case data_type::s32: case data_type::s8: case data_type::u8: return true;
+    default: return false;
+    }
+}
+
+// Why this backend leaves `o` to others, or "" when it claims it.
+std::string unsupported_reason(const graph &g, const op &o, const std::string &engine_kind) {
+    const op_registry &registry = op_registry::instance();
+    if (!registry.handles_kind(o.domain, o.kind)) {
+        const std::string where = o.domain.empty() ? "" : " (domain " + o.domain + ")";
+        return "op kind " + o.kind + where + " is not handled by this backend";
+    }
+    if (engine_kind == "gpu" && !o.inputs.empty()) {
+        const data_type t = g.tensor(o.inputs[0]).dtype;
+        if (!gpu_moves(t))
+            return "dtype " + std::string(to_string(t)) + " is not supported on the gpu engine";
+    }
+    return "";
+}
+
+} // namespace
+
+std::vector<partition> get_partitions(const graph &g, partition_policy policy,
+                                      const std::string &engine_kind) {
+    const graph_topology topo = graph_topology::build(g);
+    const auto outputs = graph_outputs(g);
+    const std::unordered_set<tensor_id> graph_output_set(outputs.begin(), outputs.end());
+
+    std::vector<partition> parts;
+    std::vector<std::size_t> part_of_op(g.ops.size());
+    std::vector<std::size_t> tail_position; // topological index of each part's last op
+
+    for (std::size_t pos = 0; pos < topo.topological_order.size(); ++pos) {
+        const std::size_t index = topo.topological_order[pos];
+        const op &o = g.ops[index];
+        const std::string reason = unsupported_reason(g, o, engine_kind);
+        const bool supported = reason.empty();
+
+        // Fuse into the producer's partition when this op continues a chain:
+        // its data input comes from a claimed reshape whose output feeds only
+        // this op and is not a graph output.
+        std::optional<std::size_t> chain;
+        if (policy == partition_policy::fusion && supported && !o.inputs.empty()) {
+            const tensor_id data = o.inputs[0];
+            const auto producer = topo.producer.find(data);
+            const auto consumers = topo.consumers.find(data);
+            if (producer != topo.producer.end() && consumers != topo.consumers.end() &&
+                consumers->second.size() == 1 && !graph_output_set.count(data)) {
+                const std::size_t p = part_of_op[producer->second];
+                if (parts[p].supported && parts[p].op_indices.back() == producer->second)
+                    chain = p;
+            }
+        }
+        if (chain) {
+            parts[*chain].op_indices.push_back(index);
+            tail_position[*chain] = pos;
+            part_of_op[index] = *chain;
+            continue;
+        }
+        partition p;
+        p.supported = supported;
+        p.reason = reason;
+        p.op_indices.push_back(index);
+        part_of_op[index] = parts.size();
+        parts.push_back(std::move(p));
+        tail_position.push_back(pos);
+    }
+
+    // Order by the position of each partition's last op: every input of a
+    // partition is produced before its last op, every consumer comes after.
+    std::vector<std::size_t> order(parts.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return tail_position[a] < tail_position[b]; });
+
+    std::vector<partition> result;
+    result.reserve(parts.size());
+    for (std::size_t i : order) {
+        partition p = std::move(parts[i]);
+        p.id = result.size();
+        // Boundary tensors: inputs not produced inside, outputs used outside
+        // (or graph outputs, or consumed by nobody).
+        std::unordered_set<std::size_t> members(p.op_indices.begin(), p.op_indices.end());
+        std::unordered_set<tensor_id> seen_in, seen_out;
+        for (std::size_t index : p.op_indices) {
+            for (tensor_id t : g.ops[index].inputs) {
+                const auto producer = topo.producer.find(t);
+                const bool inside = producer != topo.producer.end() && members.count(producer->second);
+                if (!inside && seen_in.insert(t).second) p.inputs.push_back(t);
+            }
+            for (tensor_id t : g.ops[index].outputs) {
+                bool used_outside = graph_output_set.count(t) > 0;
+                const auto consumers = topo.consumers.find(t);
+                if (consumers == topo.consumers.end() || consumers->second.empty()) used_outside = true;
+                else
+                    for (std::size_t c : consumers->second)
+                        if (!members.count(c)) used_outside = true;
+                if (used_outside && seen_out.insert(t).second) p.outputs.push_back(t);
+            }
+        }
+        result.push_back(std::move(p));
+    }
+    return result;
+}
+
+} // namespace reshaper::impl
