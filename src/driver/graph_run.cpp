@@ -1,0 +1,60 @@
+#include "driver/graph_run.hpp"
+
+#include <new>
+
+#include "driver/partition_check.hpp"
+#include "io/graph_json.hpp"
+#include "ops/graph_inference.hpp"
+
+namespace reshaper::driver {
+
+using impl::error;
+using impl::status;
+
+namespace {
+
+void load_and_partition(graph_run &run, const options &opts) {
+    run.graph = impl::read_graph_file(run.path);
+    run.graph_loaded = true;
+    impl::infer_graph_shapes(run.graph);
+    const std::string engine = opts.engine.value_or(run.graph.engine_kind);
+    if (engine != "cpu" && engine != "gpu")
+        throw error(status::invalid_graph,
+                    "engine_kind must be cpu or gpu, got '" + engine + "'");
+    for (impl::partition &p : impl::get_partitions(run.graph, opts.policy, engine))
+        run.partitions.push_back(partition_run{std::move(p), nullptr, {}, {}, {}});
+}
+
+} // namespace
+
+graph_run run_graph_file(const std::string &path, const options &opts) {
+    graph_run run;
+    run.path = path;
+    try {
+        load_and_partition(run, opts);
+        if (opts.mode != run_mode::infer) execute_partitions(run, opts);
+    } catch (const error &e) {
+        run.failure = e;
+    } catch (const std::bad_alloc &) {
+        run.failure = error(status::out_of_memory, "out of memory while running " + path);
+    } catch (const std::exception &e) {
+        run.failure = error(status::runtime_error, e.what());
+    }
+    return run;
+}
+
+int exit_code(const graph_run &run) {
+    if (run.failure) {
+        switch (run.failure->code()) {
+        case status::invalid_arguments:
+        case status::invalid_graph:
+        case status::invalid_graph_op:
+        case status::invalid_shape:
+        case status::invalid_data_type: return 2;
+        default: return 3;
+        }
+    }
+    return run.checks_failed > 0 ? 1 : 0;
+}
+
+} // namespace reshaper::driver

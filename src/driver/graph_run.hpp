@@ -1,0 +1,56 @@
+// One graph file through the pipeline the options ask for: load, validate,
+// partition, infer (every mode); compile, execute and compare (check); time
+// (perf). The result is what the reports print.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/compiled_partition.hpp"
+#include "core/graph.hpp"
+#include "core/status.hpp"
+#include "driver/options.hpp"
+#include "partition/partitioner.hpp"
+
+namespace reshaper::driver {
+
+struct perf_figures {
+    std::int64_t bytes = 0;   // read plus written by one execute
+    double ms = 0;            // median of one execute into a separate buffer
+    double gbps = 0;
+    std::optional<double> inplace_ms; // alias lowerings: median in-place execute
+};
+
+struct partition_run {
+    impl::partition part;
+    std::shared_ptr<const impl::compiled_partition> compiled;
+    std::optional<bool> check_passed;
+    std::string check_detail; // what differed, for the text report
+    std::optional<perf_figures> perf;
+};
+
+struct output_values {
+    impl::tensor_id id;
+    impl::tensor_values values;
+};
+
+struct graph_run {
+    std::string path;
+    std::optional<impl::error> failure;
+    bool graph_loaded = false;
+    impl::graph graph; // after inference, outputs with the layouts compile chose
+    std::vector<partition_run> partitions;
+    std::vector<output_values> outputs;
+    int checks_passed = 0;
+    int checks_failed = 0;
+};
+
+graph_run run_graph_file(const std::string &path, const options &opts);
+
+// 0 all good; 1 a check found a mismatch; 2 invalid input; 3 unavailable or
+// not implemented (and resource failures).
+int exit_code(const graph_run &run);
+
+} // namespace reshaper::driver

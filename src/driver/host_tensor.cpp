@@ -1,0 +1,145 @@
+#include "driver/host_tensor.hpp"
+
+#include <cstring>
+
+#include "core/status.hpp"
+#include "layout/memory_layout.hpp"
+#include "layout/reference.hpp"
+
+namespace reshaper::driver {
+namespace {
+
+using impl::dim_t;
+using impl::error;
+using impl::status;
+
+constexpr std::size_t guard_bytes = 64;
+constexpr std::size_t guard_strings = 4;
+constexpr std::uint8_t guard_byte = 0xA5;
+const std::string guard_string = "\x01guard";
+constexpr dim_t memory_budget = dim_t{16} << 30; // bytes one tensor may take
+
+std::uint64_t splitmix64(std::uint64_t &state) {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+[[noreturn]] void too_large(const impl::logical_tensor &lt) {
+    throw error(status::out_of_memory,
+                "tensor " + std::to_string(lt.id) + " with shape " + impl::dims_to_string(lt.shape) +
+                    " needs more than the driver's limit of 16 GiB per tensor");
+}
+
+// Elements the tensor's memory spans, padding included.
+std::size_t extent_elements(const impl::logical_tensor &lt) {
+    if (!lt.shape_known())
+        throw error(status::invalid_shape, "tensor " + std::to_string(lt.id) + " has unknown dims " +
+                                               impl::dims_to_string(lt.shape) +
+                                               ": give concrete shapes to execute it");
+    if (lt.layout == impl::layout_type::opaque) {
+        const auto format = impl::parse_format_tag(lt.format, lt.shape.size());
+        return static_cast<std::size_t>(impl::blocked_size(format, lt.shape));
+    }
+    const auto strides = impl::effective_strides(lt);
+    if (!strides) too_large(lt);
+    dim_t last = 0;
+    for (std::size_t i = 0; i < lt.shape.size(); ++i) {
+        if (lt.shape[i] == 0) return 0;
+        if ((*strides)[i] < 0)
+            throw error(status::invalid_shape, "tensor " + std::to_string(lt.id) +
+                                                   " has a negative stride " +
+                                                   impl::dims_to_string(*strides));
+        const auto step = impl::checked_mul(lt.shape[i] - 1, (*strides)[i]);
+        const auto sum = step ? impl::checked_add(last, *step) : std::nullopt;
+        if (!sum) too_large(lt);
+        last = *sum;
+    }
+    return static_cast<std::size_t>(last) + 1;
+}
+
+impl::logical_tensor dense_like(const impl::logical_tensor &lt) {
+    impl::logical_tensor dense;
+    dense.id = lt.id;
+    dense.dtype = lt.dtype;
+    dense.shape = lt.shape;
+    dense.layout = impl::layout_type::strided;
+    return dense;
+}
+
+} // namespace
+
+host_tensor::host_tensor(const impl::logical_tensor &desc) : desc_(desc) {
+    elements_ = extent_elements(desc_);
+    if (desc_.dtype == impl::data_type::string) {
+        if (elements_ > static_cast<std::size_t>(memory_budget) / sizeof(std::string)) too_large(desc_);
+        strings_.assign(elements_ + 2 * guard_strings, guard_string);
+    } else {
+        const std::size_t bytes = impl::dense_bytes(desc_.dtype, elements_);
+        if (bytes > static_cast<std::size_t>(memory_budget)) too_large(desc_);
+        bytes_.assign(bytes + 2 * guard_bytes, guard_byte);
+        std::memset(bytes_.data() + guard_bytes, 0, bytes);
+    }
+}
+
+void *host_tensor::data() {
+    return strings_.empty() ? static_cast<void *>(bytes_.data() + guard_bytes)
+                            : static_cast<void *>(strings_.data() + guard_strings);
+}
+
+const void *host_tensor::data() const { return const_cast<host_tensor *>(this)->data(); }
+
+bool host_tensor::guards_intact() const {
+    if (!strings_.empty()) {
+        for (std::size_t i = 0; i < guard_strings; ++i)
+            if (strings_[i] != guard_string || strings_[strings_.size() - 1 - i] != guard_string)
+                return false;
+        return true;
+    }
+    for (std::size_t i = 0; i < guard_bytes; ++i)
+        if (bytes_[i] != guard_byte || bytes_[bytes_.size() - 1 - i] != guard_byte) return false;
+    return true;
+}
+
+bool host_tensor::same_contents(const host_tensor &other) const {
+    return bytes_ == other.bytes_ && strings_ == other.strings_;
+}
+
+void host_tensor::fill_from(const impl::tensor_values &values) {
+    const void *src = values.type == impl::data_type::string
+                          ? static_cast<const void *>(values.strings.data())
+                          : static_cast<const void *>(values.bytes.data());
+    impl::reference_reshape(dense_like(desc_), src, desc_, data());
+}
+
+void host_tensor::fill_random(std::uint64_t seed) {
+    std::uint64_t state = seed;
+    if (!strings_.empty()) {
+        for (std::size_t i = guard_strings; i + guard_strings < strings_.size(); ++i)
+            strings_[i] = "s" + std::to_string(splitmix64(state) % 1000000);
+        return;
+    }
+    for (std::size_t i = guard_bytes; i + guard_bytes < bytes_.size(); ++i)
+        bytes_[i] = static_cast<std::uint8_t>(splitmix64(state));
+}
+
+impl::tensor_values host_tensor::row_major() const { return read_row_major(desc_, data()); }
+
+impl::tensor_values read_row_major(const impl::logical_tensor &desc, const void *data) {
+    impl::tensor_values v;
+    v.type = desc.dtype;
+    v.count = static_cast<std::size_t>(impl::checked_volume(desc.shape).value_or(0));
+    void *dst;
+    if (v.type == impl::data_type::string) {
+        v.strings.resize(v.count);
+        dst = v.strings.data();
+    } else {
+        v.bytes.assign(impl::dense_bytes(v.type, v.count), 0);
+        dst = v.bytes.data();
+    }
+    impl::reference_reshape(desc, data, dense_like(desc), dst);
+    return v;
+}
+
+} // namespace reshaper::driver

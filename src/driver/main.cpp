@@ -1,0 +1,42 @@
+// reshaper-run: graph files through the backend from the command line.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <tbb/global_control.h>
+
+#include "driver/graph_run.hpp"
+#include "driver/options.hpp"
+#include "driver/report.hpp"
+
+using namespace reshaper;
+
+int main(int argc, char **argv) {
+    driver::options opts;
+    try {
+        opts = driver::parse_options(argc, argv);
+    } catch (const impl::error &e) {
+        std::fprintf(stderr, "reshaper-run: %s\n%s", e.what(), driver::usage_text());
+        return 2;
+    }
+    std::unique_ptr<tbb::global_control> thread_limit;
+    if (opts.threads) {
+        // oneDNN's CPU runtime here is OpenMP: it reads this before its first use.
+        setenv("OMP_NUM_THREADS", std::to_string(*opts.threads).c_str(), 1);
+        thread_limit = std::make_unique<tbb::global_control>(
+            tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(*opts.threads));
+    }
+
+    int worst = 0;
+    for (const std::string &path : opts.files) {
+        const driver::graph_run run = driver::run_graph_file(path, opts);
+        const std::string report = opts.report == driver::report_format::json
+                                       ? driver::json_report(run, opts) + "\n"
+                                       : driver::text_report(run, opts) + "\n";
+        std::fputs(report.c_str(), stdout);
+        std::fflush(stdout);
+        worst = std::max(worst, driver::exit_code(run));
+    }
+    return worst;
+}

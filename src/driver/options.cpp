@@ -1,0 +1,87 @@
+#include "driver/options.hpp"
+
+#include <charconv>
+#include <string_view>
+
+#include "core/status.hpp"
+
+namespace reshaper::driver {
+namespace {
+
+using impl::error;
+using impl::status;
+
+int parse_positive(std::string_view name, std::string_view text) {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < 1)
+        throw error(status::invalid_arguments, "option " + std::string(name) +
+                                                   " takes a positive integer, got '" +
+                                                   std::string(text) + "'");
+    return value;
+}
+
+[[noreturn]] void bad_value(std::string_view name, std::string_view value, std::string_view allowed) {
+    throw error(status::invalid_arguments, "option " + std::string(name) + " takes " +
+                                               std::string(allowed) + ", got '" +
+                                               std::string(value) + "'");
+}
+
+} // namespace
+
+const char *usage_text() {
+    return "usage: reshaper-run [options] GRAPH.json [GRAPH.json ...]\n"
+           "  --mode=infer|check|perf  (default check)\n"
+           "  --engine=cpu|gpu         (default: the file's engine_kind)\n"
+           "  --policy=fusion|debug    (default fusion)\n"
+           "  --report=text|json       (default text)\n"
+           "  --values                 with --report=json: include output values\n"
+           "  --reps=N                 timed runs per partition in perf mode (default 20)\n"
+           "  --threads=N              worker threads (default: all cores)\n";
+}
+
+options parse_options(int argc, const char *const argv[]) {
+    options opts;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg.rfind("--", 0) != 0) {
+            opts.files.emplace_back(arg);
+            continue;
+        }
+        const auto eq = arg.find('=');
+        const std::string_view name = arg.substr(0, eq);
+        const std::string_view value = eq == std::string_view::npos ? "" : arg.substr(eq + 1);
+        if (name == "--values" && eq == std::string_view::npos) {
+            opts.values = true;
+        } else if (eq == std::string_view::npos) {
+            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "'");
+        } else if (name == "--mode") {
+            if (value == "infer") opts.mode = run_mode::infer;
+            else if (value == "check") opts.mode = run_mode::check;
+            else if (value == "perf") opts.mode = run_mode::perf;
+            else bad_value(name, value, "infer, check or perf");
+        } else if (name == "--engine") {
+            if (value != "cpu" && value != "gpu") bad_value(name, value, "cpu or gpu");
+            opts.engine = std::string(value);
+        } else if (name == "--policy") {
+            if (value == "fusion") opts.policy = impl::partition_policy::fusion;
+            else if (value == "debug") opts.policy = impl::partition_policy::debug;
+            else bad_value(name, value, "fusion or debug");
+        } else if (name == "--report") {
+            if (value == "text") opts.report = report_format::text;
+            else if (value == "json") opts.report = report_format::json;
+            else bad_value(name, value, "text or json");
+        } else if (name == "--reps") {
+            opts.reps = parse_positive(name, value);
+        } else if (name == "--threads") {
+            opts.threads = parse_positive(name, value);
+        } else {
+            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "'");
+        }
+    }
+    if (opts.files.empty())
+        throw error(status::invalid_arguments, "no graph file given");
+    return opts;
+}
+
+} // namespace reshaper::driver

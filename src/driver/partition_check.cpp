@@ -1,0 +1,213 @@
+#include "driver/partition_check.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "backend/engine.hpp"
+#include "driver/host_tensor.hpp"
+#include "layout/reference.hpp"
+#include "ops/registry.hpp"
+#include "ops/reshape_request.hpp"
+
+namespace reshaper::driver {
+namespace {
+
+using impl::error;
+using impl::logical_tensor;
+using impl::status;
+using impl::tensor_id;
+
+constexpr std::uint64_t data_seed = 20261122;
+
+// A shape input with no values gets the shape the graph says the op makes,
+// so that generated data agrees with the compiled output.
+std::optional<impl::tensor_values> implied_shape_values(const impl::graph &g,
+                                                        const impl::partition &part, tensor_id id) {
+    for (std::size_t index : part.op_indices) {
+        const impl::op &o = g.ops[index];
+        const impl::op_schema *schema = impl::op_registry::instance().resolve(o);
+        if (!schema) continue;
+        const auto request = impl::read_reshape_request(*schema, o, g);
+        if (!request.shape_input || o.inputs[*request.shape_input] != id) continue;
+        const logical_tensor &shape_lt = g.tensor(id);
+        const logical_tensor &out = g.tensor(o.outputs[0]);
+        if (!out.shape_known()) return std::nullopt;
+        impl::tensor_values v;
+        v.type = shape_lt.dtype;
+        v.count = out.shape.size();
+        const std::size_t width = impl::element_bits(v.type) / 8;
+        v.bytes.assign(v.count * width, 0);
+        for (std::size_t i = 0; i < v.count; ++i) {
+            const std::int64_t d = out.shape[i];
+            std::memcpy(v.bytes.data() + i * width, &d, width); // little-endian narrowing
+        }
+        return v;
+    }
+    return std::nullopt;
+}
+
+std::vector<host_tensor> make_inputs(const impl::graph &g, const impl::partition &part,
+                                     const std::vector<logical_tensor> &descs) {
+    std::vector<host_tensor> inputs;
+    for (const logical_tensor &desc : descs) {
+        host_tensor t(desc);
+        const logical_tensor &given = g.tensor(desc.id);
+        if (given.values) t.fill_from(*given.values);
+        else if (auto implied = implied_shape_values(g, part, desc.id)) t.fill_from(*implied);
+        else t.fill_random(data_seed + static_cast<std::uint64_t>(desc.id));
+        inputs.push_back(std::move(t));
+    }
+    return inputs;
+}
+
+std::vector<const void *> pointers(const std::vector<host_tensor> &ts) {
+    std::vector<const void *> p;
+    for (const auto &t : ts) p.push_back(t.data());
+    return p;
+}
+
+// The data input of a partition: the first op's first input.
+std::size_t data_input_position(const impl::graph &g, const impl::partition &part) {
+    const tensor_id data = g.ops[part.op_indices.front()].inputs.at(0);
+    return std::find(part.inputs.begin(), part.inputs.end(), data) - part.inputs.begin();
+}
+
+struct check_outcome {
+    bool passed = true;
+    std::string detail;
+    void fail(const std::string &why) {
+        if (passed) detail = why;
+        passed = false;
+    }
+};
+
+void check_partition(graph_run &run, partition_run &pr, const options &opts) {
+    const auto &cp = *pr.compiled;
+    const std::vector<host_tensor> inputs = make_inputs(run.graph, pr.part, cp.inputs());
+    const std::vector<host_tensor> pristine = inputs;
+    const host_tensor &data = inputs.at(data_input_position(run.graph, pr.part));
+    check_outcome outcome;
+
+    for (std::size_t k = 0; k < cp.outputs().size(); ++k) {
+        const logical_tensor &out_desc = cp.outputs()[k];
+        host_tensor expected(out_desc);
+        impl::reference_reshape(data.desc(), data.data(), out_desc, expected.data());
+        const impl::tensor_values want = expected.row_major();
+
+        std::vector<host_tensor> outputs;
+        for (const logical_tensor &d : cp.outputs()) outputs.emplace_back(d);
+        std::vector<void *> out_ptrs;
+        for (auto &o : outputs) out_ptrs.push_back(o.data());
+        cp.execute(pointers(inputs), out_ptrs);
+        if (!outputs[k].guards_intact()) outcome.fail("wrote outside output " + std::to_string(out_desc.id));
+        if (outputs[k].row_major() != want) outcome.fail("output " + std::to_string(out_desc.id) + " differs from the reference");
+        if (opts.values) run.outputs.push_back({out_desc.id, outputs[k].row_major()});
+    }
+
+    // Alias lowerings run in place too: the output buffer is the input's.
+    if (cp.lowering() == impl::lowering_kind::alias) {
+        std::vector<host_tensor> in_place = inputs;
+        std::vector<void *> out_ptrs;
+        for (const auto &[in_id, out_id] : cp.inplace_pairs()) {
+            (void)out_id;
+            for (std::size_t i = 0; i < cp.inputs().size(); ++i)
+                if (cp.inputs()[i].id == in_id) out_ptrs.push_back(in_place[i].data());
+        }
+        if (out_ptrs.size() == cp.outputs().size()) {
+            cp.execute(pointers(in_place), out_ptrs);
+            for (std::size_t k = 0; k < cp.outputs().size(); ++k) {
+                host_tensor expected(cp.outputs()[k]);
+                impl::reference_reshape(data.desc(), data.data(), cp.outputs()[k], expected.data());
+                // The shared buffer read through the output's layout.
+                if (read_row_major(cp.outputs()[k], out_ptrs[k]) != expected.row_major())
+                    outcome.fail("in-place output " + std::to_string(cp.outputs()[k].id) +
+                                 " differs from the reference");
+            }
+        } else {
+            outcome.fail("alias lowering without an in-place pair for every output");
+        }
+    }
+
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        if (!inputs[i].same_contents(pristine[i])) outcome.fail("input " + std::to_string(inputs[i].desc().id) + " was modified");
+
+    pr.check_passed = outcome.passed;
+    pr.check_detail = outcome.detail;
+    (outcome.passed ? run.checks_passed : run.checks_failed) += 1;
+}
+
+double median_ms(std::vector<double> samples) {
+    std::sort(samples.begin(), samples.end());
+    return samples[samples.size() / 2];
+}
+
+template <typename F>
+double time_median(int reps, F &&run_once) {
+    for (int i = 0; i < 2; ++i) run_once(); // warm-up
+    std::vector<double> samples;
+    for (int i = 0; i < reps; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        run_once();
+        const auto stop = std::chrono::steady_clock::now();
+        samples.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    }
+    return median_ms(std::move(samples));
+}
+
+std::int64_t logical_bytes(const logical_tensor &lt) {
+    const auto count = impl::checked_volume(lt.shape).value_or(0);
+    return static_cast<std::int64_t>(impl::dense_bytes(lt.dtype, static_cast<std::size_t>(count)));
+}
+
+void time_partition(partition_run &pr, const impl::graph &g, const options &opts) {
+    const auto &cp = *pr.compiled;
+    std::vector<host_tensor> inputs = make_inputs(g, pr.part, cp.inputs());
+    std::vector<host_tensor> outputs;
+    std::vector<void *> out_ptrs;
+    for (const logical_tensor &d : cp.outputs()) outputs.emplace_back(d);
+    for (auto &o : outputs) out_ptrs.push_back(o.data());
+    const auto in_ptrs = pointers(inputs);
+
+    perf_figures f;
+    f.ms = time_median(opts.reps, [&] { cp.execute(in_ptrs, out_ptrs); });
+    const logical_tensor &data = cp.inputs().at(data_input_position(g, pr.part));
+    f.bytes = logical_bytes(data);
+    for (const logical_tensor &d : cp.outputs()) f.bytes += logical_bytes(d);
+    f.gbps = f.ms > 0 ? static_cast<double>(f.bytes) / (f.ms * 1e6) : 0;
+    if (cp.lowering() == impl::lowering_kind::alias) {
+        std::vector<void *> shared;
+        for (const auto &[in_id, out_id] : cp.inplace_pairs()) {
+            (void)out_id;
+            for (std::size_t i = 0; i < cp.inputs().size(); ++i)
+                if (cp.inputs()[i].id == in_id) shared.push_back(inputs[i].data());
+        }
+        f.inplace_ms = time_median(opts.reps, [&] { cp.execute(in_ptrs, shared); });
+    }
+    pr.perf = f;
+}
+
+} // namespace
+
+void execute_partitions(graph_run &run, const options &opts) {
+    const std::string kind = opts.engine.value_or(run.graph.engine_kind);
+    std::shared_ptr<const impl::engine> eng;
+    for (partition_run &pr : run.partitions) {
+        if (!pr.part.supported) continue;
+        if (!eng) eng = impl::engine::create(impl::engine_kind_from_string(kind));
+        std::vector<logical_tensor> ins, outs;
+        for (tensor_id id : pr.part.inputs) ins.push_back(run.graph.tensor(id));
+        for (tensor_id id : pr.part.outputs) outs.push_back(run.graph.tensor(id));
+        pr.compiled = impl::compile(run.graph, pr.part, ins, outs, eng);
+        for (const logical_tensor &out : pr.compiled->outputs()) {
+            logical_tensor &lt = run.graph.tensor(out.id);
+            auto values = lt.values;
+            lt = out;
+            lt.values = values;
+        }
+        if (opts.mode == run_mode::check) check_partition(run, pr, opts);
+        else time_partition(pr, run.graph, opts);
+    }
+}
+
+} // namespace reshaper::driver

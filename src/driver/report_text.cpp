@@ -1,0 +1,84 @@
+#include <cstdio>
+#include <sstream>
+
+#include "driver/report.hpp"
+
+namespace reshaper::driver {
+namespace {
+
+std::string tensor_summary(const impl::logical_tensor &lt) {
+    std::string s = std::to_string(lt.id) + ":" + std::string(impl::to_string(lt.dtype)) +
+                    impl::dims_to_string(lt.shape);
+    if (lt.layout == impl::layout_type::opaque) s += "{" + lt.format + "}";
+    else if (lt.layout == impl::layout_type::any) s += "{any}";
+    else if (!lt.strides.empty()) s += "{" + impl::dims_to_string(lt.strides) + "}";
+    return s;
+}
+
+std::string tensor_list(const std::vector<impl::tensor_id> &ids, const impl::graph &g) {
+    std::string s;
+    for (impl::tensor_id id : ids) s += (s.empty() ? "" : " ") + tensor_summary(g.tensor(id));
+    return s;
+}
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+} // namespace
+
+std::string text_report(const graph_run &run, const options &opts) {
+    std::ostringstream out;
+    out << run.path << ": ";
+    if (run.failure) {
+        out << "error " << impl::to_string(run.failure->code()) << ": " << run.failure->what() << "\n";
+        if (!run.graph_loaded) return out.str();
+    } else {
+        std::size_t claimed = 0;
+        for (const auto &pr : run.partitions) claimed += pr.part.supported;
+        out << "ok, " << run.graph.ops.size() << " ops, " << run.partitions.size()
+            << " partitions (" << claimed << " claimed by reshaper)\n";
+    }
+
+    out << "\n  part  claimed  lowering  ops\n";
+    for (const partition_run &pr : run.partitions) {
+        std::string ops;
+        for (std::size_t index : pr.part.op_indices) {
+            const impl::op &o = run.graph.ops[index];
+            ops += (ops.empty() ? "" : " -> ") + std::to_string(o.id) + ":" + o.kind;
+        }
+        char head[64];
+        std::snprintf(head, sizeof head, "  %4zu  %-7s  %-8s  ", pr.part.id,
+                      pr.part.supported ? "yes" : "no",
+                      pr.compiled ? std::string(impl::to_string(pr.compiled->lowering())).c_str() : "-");
+        out << head << ops << "\n";
+        if (!pr.part.supported) {
+            out << "                            (" << pr.part.reason << ")\n";
+            continue;
+        }
+        out << "                            in:  " << tensor_list(pr.part.inputs, run.graph) << "\n"
+            << "                            out: " << tensor_list(pr.part.outputs, run.graph) << "\n";
+        if (pr.compiled && !pr.compiled->inplace_pairs().empty())
+            out << "                            in place: input " << pr.compiled->inplace_pairs()[0].first
+                << " -> output " << pr.compiled->inplace_pairs()[0].second << "\n";
+        if (pr.check_passed)
+            out << "                            check: " << (*pr.check_passed ? "passed" : "FAILED")
+                << (pr.check_detail.empty() ? "" : " (" + pr.check_detail + ")") << "\n";
+        if (pr.perf) {
+            out << "                            perf: " << fixed(pr.perf->ms, 4) << " ms, "
+                << pr.perf->bytes << " bytes, " << fixed(pr.perf->gbps, 2) << " GB/s";
+            if (pr.perf->inplace_ms) out << ", in place " << fixed(*pr.perf->inplace_ms, 6) << " ms";
+            out << "\n";
+        }
+    }
+
+    out << "\n  tensors (after inference)\n";
+    for (const auto &[id, lt] : run.graph.tensors) out << "    " << tensor_summary(lt) << "\n";
+    if (opts.mode == run_mode::check)
+        out << "\n  check: " << run.checks_passed << " passed, " << run.checks_failed << " failed\n";
+    return out.str();
+}
+
+} // namespace reshaper::driver

@@ -1,0 +1,193 @@
+// reshaper-run from the outside: exit codes and the JSON report (contract,
+// section 2), on bundled examples and small graphs under tests/data/driver.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <set>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace {
+
+struct driver_result {
+    int exit_code = -1;
+    std::string out;
+    std::vector<json> reports; // one per line of stdout with --report=json
+};
+
+driver_result run_driver(const std::string &args) {
+    const std::string command = std::string(RESHAPER_RUN_PATH) + " " + args + " 2>/dev/null";
+    driver_result r;
+    FILE *pipe = popen(command.c_str(), "r");
+    if (!pipe) return r;
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::size_t start = 0;
+    while (start < r.out.size()) {
+        const std::size_t end = r.out.find('\n', start);
+        const std::string line = r.out.substr(start, end - start);
+        if (!line.empty() && line[0] == '{') r.reports.push_back(json::parse(line));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return r;
+}
+
+std::string source(const std::string &rel) { return std::string(RESHAPER_SOURCE_DIR) + "/" + rel; }
+std::string data(const std::string &name) { return source("tests/data/driver/" + name); }
+
+const json *find_tensor(const json &report, std::int64_t id) {
+    for (const json &t : report.at("tensors"))
+        if (t.at("id") == id) return &t;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(DriverInfer, AttentionExampleClaimsTheReshapesAndFusesTheChain) {
+    const auto r = run_driver("--mode=infer --report=json " + source("examples/attention_reshapes.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    ASSERT_EQ(r.reports.size(), 1u);
+    const json &rep = r.reports[0];
+    EXPECT_EQ(rep.at("status"), "ok");
+    int supported = 0, fused = 0;
+    std::set<std::int64_t> covered;
+    for (const json &p : rep.at("partitions")) {
+        for (const json &id : p.at("ops")) EXPECT_TRUE(covered.insert(id.get<std::int64_t>()).second);
+        if (!p.at("supported")) {
+            EXPECT_NE(p.at("reason").get<std::string>().find("not handled"), std::string::npos);
+            continue;
+        }
+        ++supported;
+        if (p.at("ops").size() == 2) ++fused;
+    }
+    EXPECT_EQ(covered.size(), 16u); // every op exactly once
+    EXPECT_EQ(supported, 4);        // q (ONNX), k, v, and the merge+flatten chain
+    EXPECT_EQ(fused, 1);
+    for (const json &t : rep.at("tensors"))
+        for (const json &d : t.at("shape")) EXPECT_GE(d.get<std::int64_t>(), 0) << t.dump();
+}
+
+TEST(DriverInfer, DebugPolicyGivesOneOpPerPartition) {
+    const auto r = run_driver("--mode=infer --policy=debug --report=json " +
+                              source("examples/attention_reshapes.json"));
+    ASSERT_EQ(r.exit_code, 0);
+    for (const json &p : r.reports.at(0).at("partitions")) EXPECT_EQ(p.at("ops").size(), 1u);
+    EXPECT_EQ(r.reports.at(0).at("partitions").size(), 16u);
+}
+
+TEST(DriverInfer, VolumeMismatchExitsTwoNamingTheOp) {
+    const auto r = run_driver("--mode=infer --report=json " + data("volume_mismatch.json"));
+    EXPECT_EQ(r.exit_code, 2);
+    const json &rep = r.reports.at(0);
+    EXPECT_EQ(rep.at("status"), "error");
+    EXPECT_EQ(rep.at("error").at("code"), "invalid_shape");
+    EXPECT_EQ(rep.at("error").at("op").at("id"), 7);
+    EXPECT_EQ(rep.at("error").at("op").at("name"), "bad_reshape");
+    EXPECT_NE(rep.at("error").at("message").get<std::string>().find("volume_match"), std::string::npos);
+}
+
+TEST(DriverInfer, TruncatedAndMissingFilesExitTwo) {
+    const std::string truncated = testing::TempDir() + "/truncated.json";
+    FILE *f = fopen(truncated.c_str(), "w");
+    fputs("{\"graph\": [", f);
+    fclose(f);
+    auto r = run_driver("--mode=infer --report=json " + truncated);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.reports.at(0).at("error").at("code"), "invalid_graph");
+    r = run_driver("--mode=infer --report=json /nonexistent/graph.json");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.reports.at(0).at("error").at("code"), "invalid_arguments");
+}
+
+TEST(DriverInfer, WorstExitCodeWinsAcrossFiles) {
+    const auto r = run_driver("--mode=infer --report=json " + data("unsupported_only.json") + " " +
+                              data("volume_mismatch.json"));
+    EXPECT_EQ(r.exit_code, 2);
+    ASSERT_EQ(r.reports.size(), 2u);
+    EXPECT_EQ(r.reports[0].at("status"), "ok");
+    EXPECT_EQ(r.reports[1].at("status"), "error");
+}
+
+TEST(DriverInfer, AllUnsupportedGraphIsOk) {
+    const auto r = run_driver("--mode=infer --report=json " + data("unsupported_only.json"));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.reports.at(0).at("partitions").at(0).at("supported"), false);
+}
+
+TEST(DriverInfer, BadOptionsExitTwo) {
+    EXPECT_EQ(run_driver("--mode=fly " + data("unsupported_only.json")).exit_code, 2);
+    EXPECT_EQ(run_driver("--reps=0 " + data("unsupported_only.json")).exit_code, 2);
+    EXPECT_EQ(run_driver("--mode=infer").exit_code, 2);
+}
+
+TEST(DriverInfer, TextReportIsATableForPeople) {
+    const auto r = run_driver("--mode=infer " + source("examples/attention_reshapes.json"));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("partitions (4 claimed by reshaper)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("StaticReshape -> "), std::string::npos) << r.out;
+}
+
+TEST(DriverCheck, ContractExampleAliasesInPlace) {
+    const auto r = run_driver("--mode=check --report=json " + std::string(RESHAPER_SHARED_DIR) +
+                              "/corpus/onednn-graph/f32/static_reshape.json");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &rep = r.reports.at(0);
+    EXPECT_EQ(rep.at("check").at("passed"), 1);
+    EXPECT_EQ(rep.at("check").at("failed"), 0);
+    const json &p = rep.at("partitions").at(0);
+    EXPECT_EQ(p.at("lowering"), "alias");
+    EXPECT_EQ(p.at("inplace"), json::parse("[[0, 1]]"));
+}
+
+TEST(DriverCheck, ValuesFlowThroughAndAnyLayoutGetsTheChosenStrides) {
+    const auto r = run_driver("--mode=check --report=json --values " + data("small_values.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &rep = r.reports.at(0);
+    // Input [2,3] stored column-major (strides [1,2]) holds 1..6 row-major;
+    // the output [3,2] row-major holds the same sequence.
+    ASSERT_EQ(rep.at("outputs").size(), 1u);
+    EXPECT_EQ(rep.at("outputs")[0].at("values"), json::parse("[1,2,3,4,5,6]"));
+    const json *out = find_tensor(rep, 2);
+    ASSERT_NE(out, nullptr);
+    EXPECT_EQ(out->at("shape"), json::parse("[3,2]"));
+    EXPECT_EQ(out->at("layout_type"), "strided");
+    EXPECT_EQ(rep.at("partitions")[0].at("lowering"), "kernel"); // s64: not a oneDNN reorder type
+}
+
+TEST(DriverCheck, PermutedInputsReorderAndPackedTypesUseKernels) {
+    const auto r = run_driver("--mode=check --report=json " + data("permuted_input.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &rep = r.reports.at(0);
+    EXPECT_EQ(rep.at("check").at("passed"), 2);
+    EXPECT_EQ(rep.at("partitions")[0].at("lowering"), "reorder");
+    EXPECT_EQ(rep.at("partitions")[1].at("lowering"), "kernel");
+}
+
+TEST(DriverCheck, GpuIsUnavailableHere) {
+    const auto r = run_driver("--mode=check --engine=gpu --report=json " + data("permuted_input.json"));
+    if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_EQ(r.reports.at(0).at("error").at("code"), "unavailable");
+}
+
+TEST(DriverPerf, ReportsMedianTimesAndBandwidth) {
+    const auto r = run_driver("--mode=perf --reps=3 --report=json " + data("permuted_input.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &perf = r.reports.at(0).at("perf");
+    ASSERT_EQ(perf.size(), 2u);
+    for (const json &p : perf) {
+        EXPECT_GT(p.at("bytes").get<std::int64_t>(), 0);
+        EXPECT_GE(p.at("ms").get<double>(), 0.0);
+        EXPECT_FALSE(p.contains("inplace_ms")); // neither is an alias
+    }
+    EXPECT_EQ(perf[0].at("bytes"), 4 * 60 * 2); // f32 [4,3,5] read + [4,15] written
+}
