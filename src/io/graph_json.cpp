@@ -1,0 +1,3 @@
+#include "io/graph_json.hpp"
+
+namespace reshaper::impl {} // namespace reshaper::impl
