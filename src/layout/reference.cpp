@@ -1,0 +1,115 @@
+#include "layout/reference.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "core/status.hpp"
+#include "layout/memory_layout.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// Where the elements of one tensor live: strides, or a blocked format.
+class element_locator {
+public:
+    element_locator(const logical_tensor &desc, dim_t offset, const char *role)
+        : dims_(desc.shape), offset_(offset) {
+        if (desc.layout == layout_type::opaque) {
+            format_ = parse_format_tag(desc.format, dims_.size());
+        } else if (desc.layout == layout_type::strided) {
+            strides_ = *effective_strides(desc); // shape known: checked by the caller
+            if (strides_.size() != dims_.size())
+                throw error(status::invalid_arguments,
+                            std::string("reference reshape: ") + role + " has " +
+                                std::to_string(strides_.size()) + " strides for shape " +
+                                dims_to_string(dims_));
+        } else {
+            throw error(status::invalid_arguments,
+                        std::string("reference reshape: ") + role + " has layout " +
+                            std::string(to_string(desc.layout)) +
+                            ", expected strided or opaque");
+        }
+    }
+
+    dim_t element_index(const dims_t &idx) const {
+        if (format_) return offset_ + blocked_offset(*format_, dims_, idx);
+        dim_t e = offset_;
+        for (std::size_t k = 0; k < idx.size(); ++k) e += idx[k] * strides_[k];
+        return e;
+    }
+
+private:
+    dims_t dims_;
+    dim_t offset_;
+    dims_t strides_;
+    std::optional<blocked_format> format_;
+};
+
+// Steps `idx` to the next index of `dims` in row-major order.
+void advance(dims_t &idx, const dims_t &dims) {
+    for (std::size_t k = idx.size(); k-- > 0;) {
+        if (++idx[k] < dims[k]) return;
+        idx[k] = 0;
+    }
+}
+
+std::uint8_t nibble_at(const void *data, dim_t e) {
+    const std::uint8_t byte = static_cast<const std::uint8_t *>(data)[e / 2];
+    return e % 2 == 0 ? byte & 0x0F : byte >> 4;
+}
+
+void set_nibble(void *data, dim_t e, std::uint8_t value) {
+    std::uint8_t &byte = static_cast<std::uint8_t *>(data)[e / 2];
+    byte = static_cast<std::uint8_t>(e % 2 == 0 ? (byte & 0xF0) | value : (byte & 0x0F) | (value << 4));
+}
+
+void check_descriptors(const logical_tensor &src, const logical_tensor &dst) {
+    if (!src.shape_known() || !dst.shape_known())
+        throw error(status::invalid_shape, "reference reshape needs known shapes, got " +
+                                               dims_to_string(src.shape) + " -> " +
+                                               dims_to_string(dst.shape));
+    if (src.dtype != dst.dtype || element_bits(src.dtype) == 0)
+        throw error(status::invalid_data_type,
+                    "reference reshape copies one dtype, got " + std::string(to_string(src.dtype)) +
+                        " -> " + std::string(to_string(dst.dtype)));
+    const auto src_volume = checked_volume(src.shape);
+    const auto dst_volume = checked_volume(dst.shape);
+    if (!src_volume || !dst_volume || *src_volume != *dst_volume)
+        throw error(status::invalid_shape, "reference reshape needs equal element counts, got " +
+                                               dims_to_string(src.shape) + " -> " +
+                                               dims_to_string(dst.shape));
+}
+
+} // namespace
+
+void reference_reshape(const logical_tensor &src_desc, const void *src,
+                       const logical_tensor &dst_desc, void *dst) {
+    reference_reshape(src_desc, src, 0, dst_desc, dst, 0);
+}
+
+void reference_reshape(const logical_tensor &src_desc, const void *src, dim_t src_offset,
+                       const logical_tensor &dst_desc, void *dst, dim_t dst_offset) {
+    check_descriptors(src_desc, dst_desc);
+    const element_locator from(src_desc, src_offset, "source");
+    const element_locator to(dst_desc, dst_offset, "destination");
+    const data_type type = src_desc.dtype;
+    const std::size_t bytes = element_bits(type) / 8;
+
+    dims_t src_idx(src_desc.shape.size(), 0), dst_idx(dst_desc.shape.size(), 0);
+    for (dim_t n = *checked_volume(src_desc.shape); n > 0; --n) {
+        const dim_t s = from.element_index(src_idx), d = to.element_index(dst_idx);
+        if (type == data_type::string) {
+            static_cast<std::string *>(dst)[d] = static_cast<const std::string *>(src)[s];
+        } else if (is_packed_4bit(type)) {
+            set_nibble(dst, d, nibble_at(src, s));
+        } else {
+            std::memcpy(static_cast<std::uint8_t *>(dst) + d * bytes,
+                        static_cast<const std::uint8_t *>(src) + s * bytes, bytes);
+        }
+        advance(src_idx, src_desc.shape);
+        advance(dst_idx, dst_desc.shape);
+    }
+}
+
+} // namespace reshaper::impl
