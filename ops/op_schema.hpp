@@ -43,6 +43,27 @@ struct attribute_spec {
 // Throws error with the op's ref, the rule and the values on failure.
 using shape_inference_fn = std::function<void(const op &, graph &)>;
 
+// How a reshape op reads a 0 in its target: the attribute that decides and
+// the value of it that means "copy the input dim"
+// (zero_rule::copy_from_input); any other value means a literal 0. No
+// attribute: zeros are always copied (ONNX Reshape before 14).
+struct zero_mapping {
+    std::string attribute;
+    attribute_value copy_when = true;
+};
+
+// How a reshape op states its target shape; read by read_reshape_request.
+struct reshape_form {
+    // The s64[] attribute holding the target (StaticReshape, ONNX Reshape-1)
+    std::string target_attribute;
+    // or the index of the input that carries it.
+    std::optional<std::size_t> target_input;
+    // A 0-D target input holding 1 also means a scalar output (oneDNN and
+    // OpenVINO ops; ONNX requires a 1-D shape input).
+    bool scalar_target_input = false;
+    zero_mapping zeros;
+};
+
 struct op_schema {
     std::string domain; // "" or "ai.onnx"
     std::string kind;
@@ -53,9 +74,15 @@ struct op_schema {
     std::vector<type_constraint> type_constraints;
     std::vector<attribute_spec> attributes;
     shape_inference_fn infer_shapes;
+    // Set on reshape schemas only.
+    std::optional<reshape_form> reshape;
 
     // "StaticReshape-1", "ai.onnx.Reshape-14"
     std::string versioned_name() const;
 };
+
+// How messages name an op: "op 3 'Reshape_0' StaticReshape-1"; without a
+// schema, the kind as written ("op 3 'r' ai.onnx.Reshape (version 25)").
+std::string op_label(const op &o, const op_schema *schema);
 
 } // namespace reshaper::impl

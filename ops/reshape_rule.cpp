@@ -1,0 +1,137 @@
+#include "ops/reshape_rule.hpp"
+
+#include <algorithm>
+
+namespace reshaper::impl {
+namespace {
+
+// Carries a diagnostic from the depth of the rule to resolve_target_shape,
+// which turns it into a value. Never leaves this file.
+struct rule_violation {
+    reshape_diagnostic diagnostic;
+};
+
+[[noreturn]] void fail(const std::string &rule, const std::string &message) {
+    throw rule_violation{{status::invalid_shape, rule, message + " [" + rule + "]"}};
+}
+
+// The volume of dims that may hold unknown (negative) dims.
+struct partial_volume {
+    dim_t known = 1;    // product of the known dims (0 when one of them is 0)
+    bool exact = true;  // no unknown dim can change it
+
+    std::string describe() const {
+        return exact ? "volume " + std::to_string(known)
+                     : "a volume that is a multiple of " + std::to_string(known);
+    }
+};
+
+// `what` names the dims in the overflow message ("input [2,3]").
+partial_volume volume_of(const dims_t &dims, const std::string &what) {
+    // A known 0 makes the volume 0 whatever the other dims are, even when
+    // their product would overflow.
+    if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return {0, true};
+    partial_volume v;
+    for (dim_t d : dims) {
+        if (d < 0) {
+            v.exact = false;
+            continue;
+        }
+        auto next = checked_mul(v.known, d);
+        if (!next)
+            fail("overflow", "volume of " + what + " overflows int64 (" + std::to_string(v.known) +
+                                 " * " + std::to_string(d) + ")");
+        v.known = *next;
+    }
+    return v;
+}
+
+// Equal volumes, checked as far as the known dims allow: an exact non-zero
+// volume must be a multiple of the other side's known product.
+bool volumes_can_match(const partial_volume &a, const partial_volume &b) {
+    if (a.exact && b.exact) return a.known == b.known;
+    if (a.exact) return a.known == 0 || a.known % b.known == 0;
+    if (b.exact) return b.known == 0 || b.known % a.known == 0;
+    return true;
+}
+
+dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, zero_rule zeros) {
+    const std::string shape = "shape " + dims_to_string(requested);
+    const std::string input_text = "input " + dims_to_string(input);
+
+    std::optional<std::size_t> minus_one;
+    for (std::size_t i = 0; i < requested.size(); ++i) {
+        if (requested[i] < -1)
+            fail("value_range", shape + " has " + std::to_string(requested[i]) + " at index " +
+                                    std::to_string(i) + "; values must be >= -1");
+        if (requested[i] == -1) {
+            if (minus_one)
+                fail("single_minus_one", shape + " has more than one -1 (at indices " +
+                                             std::to_string(*minus_one) + " and " +
+                                             std::to_string(i) + ")");
+            minus_one = i;
+        }
+    }
+
+    dims_t out(requested.begin(), requested.end());
+    std::optional<std::size_t> literal_zero;
+    for (std::size_t i = 0; i < requested.size(); ++i) {
+        if (requested[i] != 0) continue;
+        if (zeros == zero_rule::literal) {
+            if (!literal_zero) literal_zero = i;
+            continue;
+        }
+        if (i >= input.size())
+            fail("zero_index_in_rank", shape + " has 0 at index " + std::to_string(i) +
+                                           " to copy input dim " + std::to_string(i) + ", but " +
+                                           input_text + " has rank " +
+                                           std::to_string(input.size()));
+        out[i] = input[i] < 0 ? unknown_dim : input[i];
+    }
+    if (literal_zero && minus_one)
+        fail("zero_with_minus_one", shape + " has both a literal 0 (at index " +
+                                        std::to_string(*literal_zero) + ") and -1 (at index " +
+                                        std::to_string(*minus_one) +
+                                        "), so the -1 cannot be resolved");
+
+    const partial_volume in_volume = volume_of(input, input_text);
+    if (minus_one) {
+        dims_t others = out;
+        others.erase(others.begin() + static_cast<std::ptrdiff_t>(*minus_one));
+        const partial_volume rest = volume_of(others, shape);
+        if (rest.known == 0)
+            fail("ambiguous_minus_one",
+                 shape + " leaves volume 0 for the -1 at index " + std::to_string(*minus_one) +
+                     " (other dims " + dims_to_string(others) + "), so any value would fit");
+        if (in_volume.exact && rest.exact) {
+            if (in_volume.known % rest.known != 0)
+                fail("volume_match", shape + " cannot hold " + input_text + " of " +
+                                         in_volume.describe() + ": the other dims' volume " +
+                                         std::to_string(rest.known) + " does not divide it");
+            out[*minus_one] = in_volume.known / rest.known;
+        } else {
+            out[*minus_one] = unknown_dim; // never guessed from unknown dims
+        }
+    }
+
+    const partial_volume out_volume = volume_of(out, shape);
+    if (!volumes_can_match(in_volume, out_volume))
+        fail("volume_match", shape + " resolves to " + dims_to_string(out) + " of " +
+                                 out_volume.describe() + ", but " + input_text + " has " +
+                                 in_volume.describe());
+    return out;
+}
+
+} // namespace
+
+reshape_resolution resolve_target_shape(const dims_t &input_dims,
+                                        const std::vector<std::int64_t> &requested,
+                                        zero_rule zeros) {
+    try {
+        return {resolve(input_dims, requested, zeros), {}};
+    } catch (const rule_violation &v) {
+        return {std::nullopt, v.diagnostic};
+    }
+}
+
+} // namespace reshaper::impl
