@@ -1,5 +1,174 @@
 #include "kernels/strided_copy.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include "core/status.hpp"
+#include "kernels/copy_plan.hpp"
+
 namespace reshaper::impl {
-// Implementation pending (issue 3).
+namespace {
+
+// Each element kind copies `n` elements of one innermost run: from element
+// `s` of `src` with stride `ss` to element `d` of `dst` with stride `ds`.
+
+// Whole-byte elements of N bytes. memcpy of a constant N compiles to plain
+// loads and stores with no alignment assumption; the unit-stride cases are
+// separate loops so the compiler vectorises them.
+template <std::size_t N>
+struct byte_elements {
+    static constexpr dim_t grain = (256 << 10) / N; // elements per parallel task
+    static constexpr bool packed = false;
+
+    static void run(const void *src, dim_t s, dim_t ss, void *dst, dim_t d, dim_t ds, dim_t n) {
+        const auto *from = static_cast<const std::uint8_t *>(src) + s * dim_t{N};
+        auto *to = static_cast<std::uint8_t *>(dst) + d * dim_t{N};
+        if (ss == 1 && ds == 1) {
+            std::memcpy(to, from, static_cast<std::size_t>(n) * N);
+        } else if (ds == 1) {
+            for (dim_t i = 0; i < n; ++i) std::memcpy(to + i * N, from + i * ss * dim_t{N}, N);
+        } else if (ss == 1) {
+            for (dim_t i = 0; i < n; ++i) std::memcpy(to + i * ds * dim_t{N}, from + i * N, N);
+        } else {
+            for (dim_t i = 0; i < n; ++i)
+                std::memcpy(to + i * ds * dim_t{N}, from + i * ss * dim_t{N}, N);
+        }
+    }
+};
+
+// Packed 4-bit elements: element e is the low nibble of byte e/2 when e is
+// even, the high nibble when odd.
+struct nibble_elements {
+    static constexpr dim_t grain = 512 << 10;
+    static constexpr bool packed = true; // two elements share a byte
+
+    static std::uint8_t get(const void *data, dim_t e) {
+        const std::uint8_t byte = static_cast<const std::uint8_t *>(data)[e / 2];
+        return e % 2 == 0 ? byte & 0x0F : byte >> 4;
+    }
+    static void set(void *data, dim_t e, std::uint8_t v) {
+        std::uint8_t &byte = static_cast<std::uint8_t *>(data)[e / 2];
+        byte = static_cast<std::uint8_t>(e % 2 == 0 ? (byte & 0xF0) | v : (byte & 0x0F) | (v << 4));
+    }
+
+    static void run(const void *src, dim_t s, dim_t ss, void *dst, dim_t d, dim_t ds, dim_t n) {
+        if (ss == 1 && ds == 1 && s % 2 == d % 2) {
+            // Same nibble phase: an edge nibble at each end, whole bytes between.
+            if (s % 2 == 1) {
+                set(dst, d++, get(src, s++));
+                --n;
+            }
+            std::memcpy(static_cast<std::uint8_t *>(dst) + d / 2,
+                        static_cast<const std::uint8_t *>(src) + s / 2,
+                        static_cast<std::size_t>(n / 2));
+            if (n % 2 == 1) set(dst, d + n - 1, get(src, s + n - 1));
+            return;
+        }
+        for (dim_t i = 0; i < n; ++i) set(dst, d + i * ds, get(src, s + i * ss));
+    }
+};
+
+// Owned strings: assignment copies each one.
+struct string_elements {
+    static constexpr dim_t grain = 1024;
+    static constexpr bool packed = false;
+
+    static void run(const void *src, dim_t s, dim_t ss, void *dst, dim_t d, dim_t ds, dim_t n) {
+        const auto *from = static_cast<const std::string *>(src) + s;
+        auto *to = static_cast<std::string *>(dst) + d;
+        for (dim_t i = 0; i < n; ++i) to[i * ds] = from[i * ss];
+    }
+};
+
+// Copies the elements at flat positions [begin, end) of the walk.
+template <typename Elements>
+void copy_flat_range(const copy_plan &plan, const void *src, void *dst, dim_t begin, dim_t end) {
+    if (begin >= end) return;
+    dims_t index;
+    const element_pair first = element_at(plan, begin, &index);
+    const std::size_t inner = plan.dims.size() - 1;
+    const copy_dim &run_dim = plan.dims[inner];
+    // Element indices of the current row's start (inner index 0).
+    dim_t row_src = first.src - index[inner] * run_dim.src_stride;
+    dim_t row_dst = first.dst - index[inner] * run_dim.dst_stride;
+    dim_t from = index[inner];
+    for (dim_t p = begin;;) {
+        const dim_t run = std::min(run_dim.size - from, end - p);
+        Elements::run(src, row_src + from * run_dim.src_stride, run_dim.src_stride, dst,
+                      row_dst + from * run_dim.dst_stride, run_dim.dst_stride, run);
+        p += run;
+        if (p >= end) return;
+        from = 0;
+        for (std::size_t k = inner; k-- > 0;) { // carry into the outer dims
+            const copy_dim &dim = plan.dims[k];
+            if (++index[k] < dim.size) {
+                row_src += dim.src_stride;
+                row_dst += dim.dst_stride;
+                break;
+            }
+            row_src -= (dim.size - 1) * dim.src_stride;
+            row_dst -= (dim.size - 1) * dim.dst_stride;
+            index[k] = 0;
+        }
+    }
+}
+
+template <typename Elements>
+void copy_plan_elements(const copy_plan &plan, const void *src, void *dst) {
+    const dim_t volume = plan.volume;
+    // Small copies stay on the calling thread. A packed destination whose
+    // indices do not increase along the walk could share a byte between
+    // any two tasks, so it is copied by one.
+    if (volume <= Elements::grain || (Elements::packed && !plan.dst_increasing)) {
+        copy_flat_range<Elements>(plan, src, dst, 0, volume);
+        return;
+    }
+    // Tasks of whole rows when rows are short.
+    const dim_t row = plan.dims.back().size;
+    const dim_t chunk = row < Elements::grain ? Elements::grain / row * row : Elements::grain;
+    const dim_t chunks = volume / chunk + (volume % chunk != 0 ? 1 : 0);
+    auto cut = [&](dim_t i) {
+        const dim_t p = std::min(i * chunk, volume);
+        return Elements::packed && p > 0 && p < volume ? byte_safe_cut(plan, p) : p;
+    };
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<dim_t>(0, chunks),
+                              [&](const oneapi::tbb::blocked_range<dim_t> &r) {
+                                  copy_flat_range<Elements>(plan, src, dst, cut(r.begin()),
+                                                            cut(r.end()));
+                              });
+}
+
+} // namespace
+
+void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
+                  const strided_tensor &dst) {
+    const std::size_t bits = element_bits(type);
+    if (bits == 0)
+        throw error(status::invalid_data_type,
+                    "strided copy of dtype " + std::string(to_string(type)));
+    const copy_plan plan = make_copy_plan(dims, src.strides, src.offset, dst.strides, dst.offset);
+    if (plan.volume == 0) return;
+    if (src.data == dst.data && src.offset == dst.offset && src.strides == dst.strides) return;
+
+    const void *from = src.data;
+    void *to = dst.data;
+    if (type == data_type::string) return copy_plan_elements<string_elements>(plan, from, to);
+    switch (bits) {
+    case 4: return copy_plan_elements<nibble_elements>(plan, from, to);
+    case 8: return copy_plan_elements<byte_elements<1>>(plan, from, to);
+    case 16: return copy_plan_elements<byte_elements<2>>(plan, from, to);
+    case 32: return copy_plan_elements<byte_elements<4>>(plan, from, to);
+    case 64: return copy_plan_elements<byte_elements<8>>(plan, from, to);
+    case 128: return copy_plan_elements<byte_elements<16>>(plan, from, to);
+    }
+    throw error(status::invalid_data_type, "strided copy has no kernel for " +
+                                               std::to_string(bits) + "-bit elements of " +
+                                               std::string(to_string(type)));
+}
+
 } // namespace reshaper::impl

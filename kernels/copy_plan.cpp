@@ -1,0 +1,117 @@
+#include "kernels/copy_plan.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "core/logical_tensor.hpp"
+#include "core/status.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+[[noreturn]] void malformed(const std::string &why, const dims_t &dims, const dims_t &src_strides,
+                            const dims_t &dst_strides) {
+    throw error(status::invalid_arguments,
+                "strided copy of dims " + dims_to_string(dims) + " (source strides " +
+                    dims_to_string(src_strides) + ", destination strides " +
+                    dims_to_string(dst_strides) + "): " + why);
+}
+
+// Lowest and highest element index a tensor reaches, or nothing on overflow.
+std::optional<std::pair<dim_t, dim_t>> element_range(const std::vector<copy_dim> &dims,
+                                                     dim_t offset, bool dst) {
+    dim_t lo = offset, hi = offset;
+    for (const auto &d : dims) {
+        const auto reach = checked_mul(d.size - 1, dst ? d.dst_stride : d.src_stride);
+        if (!reach) return std::nullopt;
+        const auto moved = checked_add(*reach >= 0 ? hi : lo, *reach);
+        if (!moved) return std::nullopt;
+        (*reach >= 0 ? hi : lo) = *moved;
+    }
+    return std::make_pair(lo, hi);
+}
+
+bool increasing_along_walk(const std::vector<copy_dim> &dims) {
+    dim_t inner_span = 0; // highest dst index reached by the dims inside, relative
+    for (std::size_t k = dims.size(); k-- > 0;) {
+        if (dims[k].dst_stride <= inner_span) return false;
+        // Positive terms whose sum is bounded by the checked highest index.
+        inner_span += (dims[k].size - 1) * dims[k].dst_stride;
+    }
+    return true;
+}
+
+} // namespace
+
+copy_plan make_copy_plan(const dims_t &dims, const dims_t &src_strides, dim_t src_offset,
+                         const dims_t &dst_strides, dim_t dst_offset) {
+    if (src_strides.size() != dims.size() || dst_strides.size() != dims.size())
+        malformed("one stride per dim is needed", dims, src_strides, dst_strides);
+    if (has_unknown_dims(dims)) malformed("dims must be known", dims, src_strides, dst_strides);
+    const auto volume = checked_volume(dims);
+    if (!volume) malformed("the element count overflows int64", dims, src_strides, dst_strides);
+
+    copy_plan plan;
+    plan.volume = *volume;
+    plan.src_offset = src_offset;
+    plan.dst_offset = dst_offset;
+    for (std::size_t k = 0; k < dims.size(); ++k)
+        if (dims[k] != 1) plan.dims.push_back({dims[k], src_strides[k], dst_strides[k]});
+    if (plan.volume == 0) return plan;
+
+    for (bool dst : {false, true}) {
+        const auto range = element_range(plan.dims, dst ? dst_offset : src_offset, dst);
+        if (!range) malformed("an element index overflows int64", dims, src_strides, dst_strides);
+        if (range->first < 0)
+            malformed(std::string("the ") + (dst ? "destination" : "source") +
+                          " reaches before its buffer's start",
+                      dims, src_strides, dst_strides);
+    }
+
+    // Walk in the destination's memory order: writes stream, reads gather.
+    std::stable_sort(plan.dims.begin(), plan.dims.end(),
+                     [](const copy_dim &a, const copy_dim &b) { return a.dst_stride > b.dst_stride; });
+    std::vector<copy_dim> merged;
+    for (const auto &d : plan.dims) {
+        if (!merged.empty()) {
+            copy_dim &outer = merged.back();
+            const auto src_run = checked_mul(d.src_stride, d.size);
+            const auto dst_run = checked_mul(d.dst_stride, d.size);
+            if (src_run && dst_run && outer.src_stride == *src_run &&
+                outer.dst_stride == *dst_run) {
+                outer = {outer.size * d.size, d.src_stride, d.dst_stride};
+                continue;
+            }
+        }
+        merged.push_back(d);
+    }
+    if (merged.empty()) merged.push_back({1, 1, 1});
+    plan.dims = std::move(merged);
+    plan.dst_increasing = increasing_along_walk(plan.dims);
+    return plan;
+}
+
+element_pair element_at(const copy_plan &plan, dim_t flat, dims_t *index) {
+    element_pair e{plan.src_offset, plan.dst_offset};
+    if (index) index->assign(plan.dims.size(), 0);
+    for (std::size_t k = plan.dims.size(); k-- > 0;) {
+        const dim_t i = flat % plan.dims[k].size;
+        flat /= plan.dims[k].size;
+        if (index) (*index)[k] = i;
+        e.src += i * plan.dims[k].src_stride;
+        e.dst += i * plan.dims[k].dst_stride;
+    }
+    return e;
+}
+
+// The destination indices increase along the walk, so p is safe when dst(p)
+// is even (its byte partner dst(p)+1 can only come later) or when dst(p-1)
+// is not its byte partner dst(p)-1. Otherwise dst(p) is odd and dst(p+1),
+// larger, is even or leaves a gap: p + 1 is safe.
+dim_t byte_safe_cut(const copy_plan &plan, dim_t p) {
+    const dim_t at = element_at(plan, p).dst;
+    if (at % 2 == 0 || element_at(plan, p - 1).dst < at - 1) return p;
+    return p + 1;
+}
+
+} // namespace reshaper::impl

@@ -1,0 +1,50 @@
+// How a strided copy walks its elements: the dims put in the order the
+// destination is laid out (innermost = smallest destination stride), size-1
+// dims dropped and neighbours that are contiguous in both tensors merged,
+// so the innermost dim is the longest run the inner loop can take at once.
+#pragma once
+
+#include <vector>
+
+#include "core/checked_math.hpp"
+
+namespace reshaper::impl {
+
+struct copy_dim {
+    dim_t size;
+    dim_t src_stride; // in elements
+    dim_t dst_stride;
+};
+
+struct copy_plan {
+    std::vector<copy_dim> dims; // outermost first; at least one (size 1 for a single element)
+    dim_t volume = 0;
+    dim_t src_offset = 0;
+    dim_t dst_offset = 0;
+    // The destination element index strictly increases along the walk, so a
+    // cut of the walk at flat index p separates the elements below dst(p)
+    // from the ones at or above it.
+    bool dst_increasing = false;
+};
+
+// Throws error(invalid_arguments) when the stride counts do not match the
+// dims, a dim is negative, or an element index overflows int64.
+copy_plan make_copy_plan(const dims_t &dims, const dims_t &src_strides, dim_t src_offset,
+                         const dims_t &dst_strides, dim_t dst_offset);
+
+// The element indices of the element at flat (row-major, in plan order)
+// position `flat` < volume; its index over plan.dims into `index` if given.
+struct element_pair {
+    dim_t src;
+    dim_t dst;
+};
+element_pair element_at(const copy_plan &plan, dim_t flat, dims_t *index = nullptr);
+
+// For packed 4-bit destinations (two elements per byte) whose indices
+// increase along the walk: the first cut at or after flat position p
+// (0 < p < volume) such that no destination byte holds elements from both
+// sides, so two tasks never write the two nibbles of one byte. It is p or
+// p + 1.
+dim_t byte_safe_cut(const copy_plan &plan, dim_t p);
+
+} // namespace reshaper::impl

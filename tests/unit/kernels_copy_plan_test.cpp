@@ -1,0 +1,141 @@
+// The copy plan: walk order, dropped size-1 dims, merged contiguous runs,
+// and the monotonicity that makes nibble-safe parallel cuts possible.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "core/logical_tensor.hpp"
+#include "core/status.hpp"
+#include "kernels/copy_plan.hpp"
+
+using namespace reshaper::impl;
+
+namespace {
+
+std::vector<dims_t> as_rows(const copy_plan &plan) {
+    std::vector<dims_t> rows;
+    for (const auto &d : plan.dims) rows.push_back({d.size, d.src_stride, d.dst_stride});
+    return rows;
+}
+
+} // namespace
+
+TEST(CopyPlan, DenseCopiesBecomeOneRun) {
+    const auto plan = make_copy_plan({2, 3, 4}, {12, 4, 1}, 5, {12, 4, 1}, 0);
+    EXPECT_EQ(as_rows(plan), (std::vector<dims_t>{{24, 1, 1}}));
+    EXPECT_EQ(plan.volume, 24);
+    EXPECT_EQ(plan.src_offset, 5);
+    EXPECT_TRUE(plan.dst_increasing);
+}
+
+TEST(CopyPlan, SizeOneDimsAreDroppedWhateverTheirStrides) {
+    const auto plan = make_copy_plan({1, 6, 1}, {99, 1, 7}, 0, {3, 1, -4}, 0);
+    EXPECT_EQ(as_rows(plan), (std::vector<dims_t>{{6, 1, 1}}));
+    const auto scalar = make_copy_plan({}, {}, 3, {}, 4);
+    EXPECT_EQ(as_rows(scalar), (std::vector<dims_t>{{1, 1, 1}}));
+    EXPECT_EQ(scalar.volume, 1);
+}
+
+TEST(CopyPlan, MergesOnlyRunsContiguousInBothTensors) {
+    // Source rows of 4 in a buffer of rows of 5 (a slice): rows stay apart.
+    const auto sliced = make_copy_plan({3, 4}, {5, 1}, 0, {4, 1}, 0);
+    EXPECT_EQ(as_rows(sliced), (std::vector<dims_t>{{3, 5, 4}, {4, 1, 1}}));
+    // [2,3,4] read through a permutation that keeps the last two dims together.
+    const auto partly = make_copy_plan({2, 3, 4}, {4, 8, 1}, 0, {12, 4, 1}, 0);
+    EXPECT_EQ(as_rows(partly), (std::vector<dims_t>{{2, 4, 12}, {3, 8, 4}, {4, 1, 1}}));
+}
+
+TEST(CopyPlan, WalksInTheDestinationsMemoryOrder) {
+    // The destination is the transposed one: its stride-1 dim becomes innermost.
+    const auto plan = make_copy_plan({3, 5}, {5, 1}, 0, {1, 3}, 0);
+    EXPECT_EQ(as_rows(plan), (std::vector<dims_t>{{5, 1, 3}, {3, 5, 1}}));
+    EXPECT_TRUE(plan.dst_increasing);
+    EXPECT_EQ(element_at(plan, 0).dst, 0);
+    EXPECT_EQ(element_at(plan, 4).dst, 4);
+    EXPECT_EQ(element_at(plan, 4).src, 1 * 1 + 1 * 5); // walk (1,1) = logical (1,1)
+}
+
+TEST(CopyPlan, InterleavedDestinationsAreNotIncreasing) {
+    // Destination rows of 2 with stride 3 interleave with rows 2 apart.
+    const auto plan = make_copy_plan({3, 2}, {2, 1}, 0, {2, 3}, 0);
+    EXPECT_FALSE(plan.dst_increasing);
+    const auto gaps = make_copy_plan({3, 2}, {2, 1}, 0, {4, 1}, 1);
+    EXPECT_TRUE(gaps.dst_increasing);
+}
+
+TEST(CopyPlan, ZeroVolumeNeedsNoChecksOfReach) {
+    const auto plan = make_copy_plan({4, 0}, {-100, 1}, 0, {1, 1}, 0);
+    EXPECT_EQ(plan.volume, 0);
+}
+
+TEST(CopyPlan, MalformedTensorsAreErrors) {
+    auto message = [](auto &&make) {
+        try {
+            make();
+        } catch (const error &e) {
+            EXPECT_EQ(e.code(), status::invalid_arguments);
+            return std::string(e.what());
+        }
+        ADD_FAILURE() << "no error";
+        return std::string();
+    };
+    EXPECT_NE(message([] { make_copy_plan({2, 3}, {1}, 0, {3, 1}, 0); }).find("one stride per dim"),
+              std::string::npos);
+    EXPECT_NE(message([] { make_copy_plan({2, -1}, {1, 1}, 0, {1, 1}, 0); }).find("known"),
+              std::string::npos);
+    EXPECT_NE(message([] { make_copy_plan({4}, {-1}, 0, {1}, 0); }).find("source reaches before"),
+              std::string::npos);
+    EXPECT_NE(message([] { make_copy_plan({4}, {1}, 0, {1}, -1); })
+                  .find("destination reaches before"),
+              std::string::npos);
+    const dim_t big = dim_t{1} << 62;
+    EXPECT_NE(message([] { make_copy_plan({3}, {big}, 0, {1}, 0); }).find("overflows"),
+              std::string::npos);
+    EXPECT_NE(message([] { make_copy_plan({big, 4}, {4, 1}, 0, {4, 1}, 0); }).find("overflows"),
+              std::string::npos);
+}
+
+// Every cut byte_safe_cut proposes splits the destination bytes into two
+// disjoint sets, checked by brute force over random packed layouts.
+TEST(CopyPlan, ByteSafeCutsNeverSplitAByte) {
+    std::mt19937_64 rng(11);
+    auto pick = [&](dim_t lo, dim_t hi) { return std::uniform_int_distribution<dim_t>(lo, hi)(rng); };
+    int increasing = 0, moved = 0;
+    for (int iter = 0; iter < 3000; ++iter) {
+        const std::size_t rank = static_cast<std::size_t>(pick(1, 3));
+        dims_t dims(rank), dst(rank), src(rank);
+        std::vector<std::size_t> order(rank);
+        std::iota(order.begin(), order.end(), 0);
+        std::shuffle(order.begin(), order.end(), rng);
+        dim_t running = pick(1, 2);
+        for (std::size_t k = rank; k-- > 0;) {
+            dims[order[k]] = pick(1, 5);
+            dst[order[k]] = running;
+            running = running * dims[order[k]] + pick(0, 2);
+        }
+        dim_t s = 1;
+        for (std::size_t k = rank; k-- > 0;) {
+            src[k] = s;
+            s *= dims[k];
+        }
+        const auto plan = make_copy_plan(dims, src, 0, dst, pick(0, 3));
+        if (!plan.dst_increasing) continue;
+        ++increasing;
+        for (dim_t p = 1; p < plan.volume; ++p) {
+            const dim_t cut = byte_safe_cut(plan, p);
+            ASSERT_TRUE(cut == p || cut == p + 1);
+            moved += cut != p;
+            std::set<dim_t> before, after;
+            for (dim_t q = 0; q < plan.volume; ++q)
+                (q < cut ? before : after).insert(element_at(plan, q).dst / 2);
+            for (dim_t byte : before)
+                ASSERT_EQ(after.count(byte), 0u)
+                    << "byte " << byte << " on both sides of cut " << cut << " of dims "
+                    << dims_to_string(dims) << " dst strides " << dims_to_string(dst);
+        }
+    }
+    EXPECT_GT(increasing, 1000);
+    EXPECT_GT(moved, 100); // the cuts that had to move were exercised
+}
