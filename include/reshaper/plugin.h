@@ -1,0 +1,113 @@
+/* reshaper plugin ABI: the one entry point a host finds with dlsym() after
+ * dlopen("libreshaper.so.0"), and the table of functions it returns. The
+ * table covers the whole backend, so a host needs nothing else to run a graph
+ * file: the members have the signatures and the meaning of the C API
+ * functions of the same name in reshaper.h (the types come from there).
+ *
+ * ABI rules: a table of a given abi_version never changes; new members are
+ * only ever added at the end together with a new version.
+ */
+#ifndef RESHAPER_PLUGIN_H
+#define RESHAPER_PLUGIN_H
+
+#include <stdint.h>
+
+#include "reshaper/reshaper.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RESHAPER_PLUGIN_ABI_VERSION 1
+#define RESHAPER_PLUGIN_ENTRY_NAME "reshaper_plugin_entry"
+
+typedef struct reshaper_plugin_api {
+    uint32_t abi_version; /* RESHAPER_PLUGIN_ABI_VERSION of the table */
+    const char *name;     /* "reshaper" */
+    const char *version;  /* library version, "major.minor.patch" */
+
+    /* capabilities and errors */
+    reshaper_status_t (*get_handled_op_kinds)(const char *const **kinds, size_t *count);
+    reshaper_status_t (*get_last_error)(reshaper_status_t *status, const char **message);
+    reshaper_status_t (*status_name)(reshaper_status_t status, const char **name);
+
+    /* graphs */
+    reshaper_status_t (*graph_create_from_json)(const char *json, reshaper_graph_t *graph);
+    reshaper_status_t (*graph_create_from_file)(const char *path, reshaper_graph_t *graph);
+    reshaper_status_t (*graph_destroy)(reshaper_graph_t graph);
+    reshaper_status_t (*graph_infer_shapes)(reshaper_graph_t graph);
+    reshaper_status_t (*graph_to_json)(const_reshaper_graph_t graph, char *buffer,
+                                       size_t capacity, size_t *size);
+    reshaper_status_t (*graph_get_tensor)(const_reshaper_graph_t graph, int64_t id,
+                                          reshaper_logical_tensor_t *lt);
+    reshaper_status_t (*graph_get_tensor_values)(const_reshaper_graph_t graph, int64_t id,
+                                                 void *buffer, size_t capacity, size_t *size);
+
+    /* partitions */
+    reshaper_status_t (*graph_get_partitions)(reshaper_graph_t graph,
+                                              reshaper_partition_policy_t policy,
+                                              reshaper_engine_kind_t engine_kind,
+                                              reshaper_partition_list_t *list);
+    reshaper_status_t (*partition_list_destroy)(reshaper_partition_list_t list);
+    reshaper_status_t (*partition_list_get_count)(reshaper_partition_list_t list, size_t *count);
+    reshaper_status_t (*partition_list_get)(reshaper_partition_list_t list, size_t index,
+                                            const_reshaper_partition_t *partition);
+    reshaper_status_t (*partition_get_id)(const_reshaper_partition_t partition, size_t *id);
+    reshaper_status_t (*partition_is_supported)(const_reshaper_partition_t partition,
+                                                int *supported);
+    reshaper_status_t (*partition_get_op_ids)(const_reshaper_partition_t partition, int64_t *ids,
+                                              size_t capacity, size_t *count);
+    reshaper_status_t (*partition_get_inputs)(const_reshaper_partition_t partition,
+                                              reshaper_logical_tensor_t *lts, size_t capacity,
+                                              size_t *count);
+    reshaper_status_t (*partition_get_outputs)(const_reshaper_partition_t partition,
+                                               reshaper_logical_tensor_t *lts, size_t capacity,
+                                               size_t *count);
+    reshaper_status_t (*partition_get_reason)(const_reshaper_partition_t partition,
+                                              const char **reason);
+
+    /* engines and compilation */
+    reshaper_status_t (*engine_create)(reshaper_engine_kind_t kind, size_t index,
+                                       reshaper_engine_t *engine);
+    reshaper_status_t (*engine_destroy)(reshaper_engine_t engine);
+    reshaper_status_t (*partition_compile)(const_reshaper_partition_t partition,
+                                           reshaper_engine_t engine, size_t num_inputs,
+                                           const reshaper_logical_tensor_t *inputs,
+                                           size_t num_outputs,
+                                           const reshaper_logical_tensor_t *outputs,
+                                           reshaper_compiled_partition_t *compiled);
+    reshaper_status_t (*compiled_partition_destroy)(reshaper_compiled_partition_t compiled);
+
+    /* compiled layouts, lowering, in-place pairs, buffer sizes */
+    reshaper_status_t (*compiled_partition_get_inputs)(reshaper_compiled_partition_t compiled,
+                                                       reshaper_logical_tensor_t *lts,
+                                                       size_t capacity, size_t *count);
+    reshaper_status_t (*compiled_partition_get_outputs)(reshaper_compiled_partition_t compiled,
+                                                        reshaper_logical_tensor_t *lts,
+                                                        size_t capacity, size_t *count);
+    reshaper_status_t (*compiled_partition_get_lowering)(reshaper_compiled_partition_t compiled,
+                                                         reshaper_lowering_kind_t *lowering);
+    reshaper_status_t (*compiled_partition_get_lowering_details)(
+            reshaper_compiled_partition_t compiled, const char **details);
+    reshaper_status_t (*compiled_partition_get_inplace_pairs)(
+            reshaper_compiled_partition_t compiled, reshaper_inplace_pair_t *pairs,
+            size_t capacity, size_t *count);
+    reshaper_status_t (*logical_tensor_get_mem_size)(const reshaper_logical_tensor_t *lt,
+                                                     size_t *size);
+
+    /* execution */
+    reshaper_status_t (*compiled_partition_execute)(reshaper_compiled_partition_t compiled,
+                                                    size_t num_inputs, const void *const *inputs,
+                                                    size_t num_outputs, void *const *outputs);
+} reshaper_plugin_api;
+
+/* The table for `abi_version`; NULL when this library does not provide it. */
+RESHAPER_API const reshaper_plugin_api *reshaper_plugin_entry(uint32_t abi_version);
+
+typedef const reshaper_plugin_api *(*reshaper_plugin_entry_fn)(uint32_t abi_version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RESHAPER_PLUGIN_H */

@@ -1,0 +1,192 @@
+// C API: engines, compilation, compiled-partition queries, execution.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/c_types.hpp"
+#include "api/error_boundary.hpp"
+#include "api/handles.hpp"
+#include "backend/buffer_size.hpp"
+#include "reshaper/reshaper.h"
+
+using namespace reshaper;
+using api::call;
+using api::guarded;
+
+namespace {
+
+// The bytes a buffer for `lt` needs, or error(invalid_arguments) saying why
+// they cannot be known.
+std::size_t required_bytes(const impl::logical_tensor &lt) {
+    if (auto bytes = impl::buffer_bytes(lt)) return *bytes;
+    const std::string name = "logical tensor " + std::to_string(lt.id);
+    std::string why = "a stride is negative or the size overflows";
+    if (!lt.shape_known())
+        why = "its shape " + impl::dims_to_string(lt.shape) + " has unknown dims";
+    else if (lt.layout == impl::layout_type::any)
+        why = "its layout is any (compile first: the compiled outputs have concrete layouts)";
+    throw impl::error(impl::status::invalid_arguments,
+                      name + ": the buffer size cannot be known: " + why);
+}
+
+std::vector<impl::logical_tensor> to_impl(const reshaper_logical_tensor_t *lts, std::size_t n,
+                                          const impl::graph &g) {
+    std::vector<impl::logical_tensor> out;
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.push_back(api::to_impl(lts[i], &g));
+    return out;
+}
+
+std::vector<impl::logical_tensor> graph_tensors(const impl::graph &g,
+                                                const std::vector<impl::tensor_id> &ids) {
+    std::vector<impl::logical_tensor> out;
+    for (impl::tensor_id id : ids) out.push_back(g.tensor(id));
+    return out;
+}
+
+// Each buffer array must have the compiled count and a non-NULL pointer for
+// every tensor that occupies bytes.
+template <typename Pointer>
+std::vector<Pointer> buffers(const call &c, const char *what, Pointer const *array,
+                             std::size_t n, const std::vector<impl::logical_tensor> &lts) {
+    if (n != lts.size())
+        c.fail(std::string("the partition has ") + std::to_string(lts.size()) + " " + what +
+               ", " + std::to_string(n) + " buffers were given");
+    if (n > 0) c.require(array, what);
+    std::vector<Pointer> out(array, array + n);
+    for (std::size_t i = 0; i < n; ++i)
+        if (out[i] == nullptr && required_bytes(lts[i]) > 0)
+            c.fail(std::string(what) + "[" + std::to_string(i) + "] (logical tensor " +
+                   std::to_string(lts[i].id) + ") is NULL");
+    return out;
+}
+
+} // namespace
+
+extern "C" {
+
+RESHAPER_API reshaper_status_t reshaper_logical_tensor_get_mem_size(
+        const reshaper_logical_tensor_t *lt, size_t *size) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(lt, "lt");
+        c.require(size, "size");
+        *size = required_bytes(api::to_impl(*lt));
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_engine_create(reshaper_engine_kind_t kind, size_t index,
+                                                      reshaper_engine_t *engine) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(engine, "engine");
+        *engine = new reshaper_engine{impl::engine::create(api::to_impl(kind), index)};
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_engine_destroy(reshaper_engine_t engine) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(engine, "engine");
+        delete engine;
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_partition_compile(
+        const_reshaper_partition_t partition, reshaper_engine_t engine, size_t num_inputs,
+        const reshaper_logical_tensor_t *inputs, size_t num_outputs,
+        const reshaper_logical_tensor_t *outputs, reshaper_compiled_partition_t *compiled) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(partition, "partition");
+        c.require(engine, "engine");
+        c.require(compiled, "compiled");
+        if (num_inputs > 0) c.require(inputs, "inputs");
+        if (num_outputs > 0) c.require(outputs, "outputs");
+        const impl::graph &g = *partition->graph;
+        const impl::partition &p = partition->partition;
+        if (!p.supported)
+            throw impl::error(impl::status::invalid_arguments,
+                              "partition " + std::to_string(p.id) +
+                                  " is not supported by this backend: " + p.reason);
+        // NULL with a count of 0: the partition's own boundary tensors.
+        const auto in = inputs == nullptr && num_inputs == 0 ? graph_tensors(g, p.inputs)
+                                                             : to_impl(inputs, num_inputs, g);
+        const auto out = outputs == nullptr && num_outputs == 0 ? graph_tensors(g, p.outputs)
+                                                                : to_impl(outputs, num_outputs, g);
+        *compiled = new reshaper_compiled_partition(partition->graph,
+                                                    impl::compile(g, p, in, out, engine->engine));
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_destroy(
+        reshaper_compiled_partition_t compiled) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        delete compiled;
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_inputs(
+        reshaper_compiled_partition_t compiled, reshaper_logical_tensor_t *lts, size_t capacity,
+        size_t *count) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        c.require(count, "count");
+        api::copy_out(api::to_c(compiled->compiled->inputs()), lts, capacity, count);
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_outputs(
+        reshaper_compiled_partition_t compiled, reshaper_logical_tensor_t *lts, size_t capacity,
+        size_t *count) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        c.require(count, "count");
+        api::copy_out(api::to_c(compiled->compiled->outputs()), lts, capacity, count);
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_lowering(
+        reshaper_compiled_partition_t compiled, reshaper_lowering_kind_t *lowering) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        c.require(lowering, "lowering");
+        *lowering = api::to_c(compiled->compiled->lowering());
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_lowering_details(
+        reshaper_compiled_partition_t compiled, const char **details) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        c.require(details, "details");
+        // Computed once and kept, so the pointer lives as long as the handle.
+        std::call_once(compiled->details_once,
+                       [&] { compiled->details = compiled->compiled->lowering_details(); });
+        *details = compiled->details.c_str();
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_inplace_pairs(
+        reshaper_compiled_partition_t compiled, reshaper_inplace_pair_t *pairs, size_t capacity,
+        size_t *count) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        c.require(count, "count");
+        std::vector<reshaper_inplace_pair_t> out;
+        for (const auto &[in, o] : compiled->compiled->inplace_pairs()) out.push_back({in, o});
+        api::copy_out(out, pairs, capacity, count);
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
+        reshaper_compiled_partition_t compiled, size_t num_inputs, const void *const *inputs,
+        size_t num_outputs, void *const *outputs) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        const impl::compiled_partition &cp = *compiled->compiled;
+        // Inputs checked first (argument evaluation order is unspecified).
+        const auto in = buffers(c, "inputs", inputs, num_inputs, cp.inputs());
+        const auto out = buffers(c, "outputs", outputs, num_outputs, cp.outputs());
+        cp.execute(in, out);
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,291 @@
+// C API: library queries, graphs and partitions.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/c_types.hpp"
+#include "api/error_boundary.hpp"
+#include "api/handles.hpp"
+#include "io/graph_json.hpp"
+#include "ops/graph_inference.hpp"
+#include "ops/registry.hpp"
+#include "reshaper/reshaper.h"
+
+using namespace reshaper;
+using api::call;
+using api::guarded;
+
+namespace {
+
+// Validates and infers once. A new snapshot: partition lists taken earlier
+// keep theirs.
+void ensure_inferred(reshaper_graph &handle) {
+    if (handle.inferred) return;
+    auto inferred = std::make_shared<impl::graph>(*handle.graph);
+    impl::infer_graph_shapes(*inferred);
+    handle.graph = std::move(inferred);
+    handle.inferred = true;
+}
+
+} // namespace
+
+extern "C" {
+
+RESHAPER_API reshaper_status_t reshaper_get_version(reshaper_version_t *version) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(version, "version");
+        *version = {RESHAPER_VERSION_MAJOR, RESHAPER_VERSION_MINOR, RESHAPER_VERSION_PATCH,
+                    RESHAPER_VERSION_STRING};
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_get_handled_op_kinds(const char *const **kinds,
+                                                             size_t *count) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(kinds, "kinds");
+        c.require(count, "count");
+        // Built once: the registry is immutable, the strings live forever.
+        static const std::vector<std::string> names = impl::op_registry::instance().handled_kinds();
+        static const std::vector<const char *> pointers = [] {
+            std::vector<const char *> p;
+            for (const auto &n : names) p.push_back(n.c_str());
+            return p;
+        }();
+        *kinds = pointers.data();
+        *count = pointers.size();
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_status_name(reshaper_status_t status, const char **name) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(name, "name");
+        if (status < reshaper_success || status > reshaper_runtime_error)
+            c.fail("status " + std::to_string(status) + " is out of range");
+        // to_string returns views of string literals, so data() is NUL-terminated.
+        *name = impl::to_string(static_cast<impl::status>(status)).data();
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_get_last_error(reshaper_status_t *status,
+                                                       const char **message) {
+    // Reads only: it must not overwrite the error it reports.
+    if (status != nullptr) *status = api::last_error_status();
+    if (message != nullptr) *message = api::last_error_message();
+    return reshaper_success;
+}
+
+RESHAPER_API reshaper_status_t reshaper_logical_tensor_init(
+        reshaper_logical_tensor_t *lt, int64_t id, reshaper_data_type_t data_type, int32_t ndims,
+        const int64_t *dims, const int64_t *strides, reshaper_layout_type_t layout_type,
+        reshaper_property_type_t property_type) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(lt, "lt");
+        if (ndims > 0) c.require(dims, "dims");
+        reshaper_logical_tensor_t out{};
+        out.id = id;
+        out.data_type = data_type;
+        out.ndims = ndims;
+        out.layout_type = layout_type;
+        out.property_type = property_type;
+        std::fill(out.strides, out.strides + RESHAPER_MAX_NDIMS, RESHAPER_UNKNOWN_DIM);
+        if (ndims >= 0 && ndims <= RESHAPER_MAX_NDIMS) {
+            std::copy(dims, dims + ndims, out.dims);
+            if (strides != nullptr) std::copy(strides, strides + ndims, out.strides);
+        }
+        api::to_impl(out); // checks ndims and the enums
+        *lt = out;
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_graph_create_from_json(const char *json,
+                                                               reshaper_graph_t *graph) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(json, "json");
+        c.require(graph, "graph");
+        *graph = new reshaper_graph{std::make_shared<const impl::graph>(impl::read_graph_json(json))};
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_graph_create_from_file(const char *path,
+                                                               reshaper_graph_t *graph) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(path, "path");
+        c.require(graph, "graph");
+        *graph = new reshaper_graph{std::make_shared<const impl::graph>(impl::read_graph_file(path))};
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_graph_destroy(reshaper_graph_t graph) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(graph, "graph");
+        delete graph;
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_graph_infer_shapes(reshaper_graph_t graph) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(graph, "graph");
+        ensure_inferred(*graph);
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_graph_to_json(const_reshaper_graph_t graph, char *buffer,
+                                                      size_t capacity, size_t *size) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(graph, "graph");
+        c.require(size, "size");
+        const std::string text = impl::write_graph_json(*graph->graph);
+        *size = text.size() + 1;
+        if (buffer == nullptr) return;
+        if (capacity < *size)
+            c.fail("buffer holds " + std::to_string(capacity) + " bytes, " +
+                   std::to_string(*size) + " are needed");
+        std::copy(text.c_str(), text.c_str() + *size, buffer);
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_graph_get_tensor(const_reshaper_graph_t graph, int64_t id,
+                                                         reshaper_logical_tensor_t *lt) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(graph, "graph");
+        c.require(lt, "lt");
+        *lt = api::to_c(graph->graph->tensor(id));
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_graph_get_tensor_values(const_reshaper_graph_t graph,
+                                                                int64_t id, void *buffer,
+                                                                size_t capacity, size_t *size) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(graph, "graph");
+        c.require(size, "size");
+        const impl::logical_tensor &lt = graph->graph->tensor(id);
+        if (lt.dtype == impl::data_type::string && lt.values)
+            throw impl::error(impl::status::unimplemented,
+                              "logical tensor " + std::to_string(id) +
+                                  ": string values have no byte form in the C API");
+        const std::vector<std::uint8_t> none;
+        const std::vector<std::uint8_t> &bytes = lt.values ? lt.values->bytes : none;
+        api::copy_out(bytes, static_cast<std::uint8_t *>(buffer), capacity, size);
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_graph_get_partitions(reshaper_graph_t graph,
+                                                             reshaper_partition_policy_t policy,
+                                                             reshaper_engine_kind_t engine_kind,
+                                                             reshaper_partition_list_t *list) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(graph, "graph");
+        c.require(list, "list");
+        const impl::partition_policy internal_policy = api::to_impl(policy);
+        const std::string kind(impl::to_string(api::to_impl(engine_kind)));
+        ensure_inferred(*graph); // the partitioner needs a valid graph
+
+        auto result = std::make_unique<reshaper_partition_list>();
+        for (auto &p : impl::get_partitions(*graph->graph, internal_policy, kind))
+            result->partitions.push_back({graph->graph, std::move(p)});
+        *list = result.release();
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_partition_list_destroy(reshaper_partition_list_t list) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(list, "list");
+        delete list;
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_partition_list_get_count(reshaper_partition_list_t list,
+                                                                 size_t *count) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(list, "list");
+        c.require(count, "count");
+        *count = list->partitions.size();
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_partition_list_get(reshaper_partition_list_t list,
+                                                           size_t index,
+                                                           const_reshaper_partition_t *partition) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(list, "list");
+        c.require(partition, "partition");
+        if (index >= list->partitions.size())
+            c.fail("index " + std::to_string(index) + " is out of range: the list has " +
+                   std::to_string(list->partitions.size()) + " partitions");
+        *partition = &list->partitions[index];
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_partition_get_id(const_reshaper_partition_t partition,
+                                                         size_t *id) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(partition, "partition");
+        c.require(id, "id");
+        *id = partition->partition.id;
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_partition_is_supported(const_reshaper_partition_t partition,
+                                                               int *supported) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(partition, "partition");
+        c.require(supported, "supported");
+        *supported = partition->partition.supported ? 1 : 0;
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_partition_get_op_ids(const_reshaper_partition_t partition,
+                                                             int64_t *ids, size_t capacity,
+                                                             size_t *count) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(partition, "partition");
+        c.require(count, "count");
+        std::vector<std::int64_t> op_ids;
+        for (std::size_t index : partition->partition.op_indices)
+            op_ids.push_back(partition->graph->ops.at(index).id);
+        api::copy_out(op_ids, ids, capacity, count);
+    });
+}
+
+namespace {
+
+std::vector<reshaper_logical_tensor_t> boundary(const reshaper_partition &p,
+                                                const std::vector<impl::tensor_id> &ids) {
+    std::vector<reshaper_logical_tensor_t> lts;
+    for (impl::tensor_id id : ids) lts.push_back(api::to_c(p.graph->tensor(id)));
+    return lts;
+}
+
+} // namespace
+
+RESHAPER_API reshaper_status_t reshaper_partition_get_inputs(const_reshaper_partition_t partition,
+                                                             reshaper_logical_tensor_t *lts,
+                                                             size_t capacity, size_t *count) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(partition, "partition");
+        c.require(count, "count");
+        api::copy_out(boundary(*partition, partition->partition.inputs), lts, capacity, count);
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_partition_get_outputs(const_reshaper_partition_t partition,
+                                                              reshaper_logical_tensor_t *lts,
+                                                              size_t capacity, size_t *count) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(partition, "partition");
+        c.require(count, "count");
+        api::copy_out(boundary(*partition, partition->partition.outputs), lts, capacity, count);
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_partition_get_reason(const_reshaper_partition_t partition,
+                                                             const char **reason) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(partition, "partition");
+        c.require(reason, "reason");
+        *reason = partition->partition.reason.c_str();
+    });
+}
+
+} // extern "C"

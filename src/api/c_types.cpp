@@ -1,0 +1,137 @@
+#include "api/c_types.hpp"
+
+#include <cstring>
+
+#include "core/status.hpp"
+
+namespace reshaper::api {
+
+namespace {
+
+[[noreturn]] void bad_enum(const char *what, int value) {
+    throw impl::error(impl::status::invalid_arguments,
+                      std::string(what) + " " + std::to_string(value) + " is out of range");
+}
+
+// The C enums mirror the internal ones value for value.
+static_assert(static_cast<int>(impl::data_type::undef) == reshaper_dt_undef);
+static_assert(static_cast<int>(impl::data_type::f32) == reshaper_dt_f32);
+static_assert(static_cast<int>(impl::data_type::u4) == reshaper_dt_u4);
+static_assert(static_cast<int>(impl::data_type::f64) == reshaper_dt_f64);
+static_assert(static_cast<int>(impl::data_type::string) == reshaper_dt_string);
+static_assert(static_cast<int>(impl::data_type::f4_e2m1) == reshaper_dt_f4_e2m1);
+static_assert(static_cast<int>(impl::layout_type::opaque) == reshaper_layout_opaque);
+static_assert(static_cast<int>(impl::property_type::constant) == reshaper_property_constant);
+static_assert(static_cast<int>(impl::status::runtime_error) == reshaper_runtime_error);
+
+impl::layout_type to_impl(reshaper_layout_type_t l) {
+    if (l < reshaper_layout_undef || l > reshaper_layout_opaque) bad_enum("layout_type", l);
+    return static_cast<impl::layout_type>(l);
+}
+
+impl::property_type to_impl(reshaper_property_type_t p) {
+    if (p < reshaper_property_undef || p > reshaper_property_constant)
+        bad_enum("property_type", p);
+    return static_cast<impl::property_type>(p);
+}
+
+} // namespace
+
+impl::data_type to_impl(reshaper_data_type_t t) {
+    if (t < reshaper_dt_undef || t > reshaper_dt_f4_e2m1) bad_enum("data_type", t);
+    return static_cast<impl::data_type>(t);
+}
+
+reshaper_data_type_t to_c(impl::data_type t) { return static_cast<reshaper_data_type_t>(t); }
+
+impl::engine_kind to_impl(reshaper_engine_kind_t k) {
+    switch (k) {
+    case reshaper_engine_cpu: return impl::engine_kind::cpu;
+    case reshaper_engine_gpu: return impl::engine_kind::gpu;
+    }
+    bad_enum("engine_kind", k);
+}
+
+impl::partition_policy to_impl(reshaper_partition_policy_t p) {
+    switch (p) {
+    case reshaper_policy_fusion: return impl::partition_policy::fusion;
+    case reshaper_policy_debug: return impl::partition_policy::debug;
+    }
+    bad_enum("partition policy", p);
+}
+
+reshaper_lowering_kind_t to_c(impl::lowering_kind k) {
+    switch (k) {
+    case impl::lowering_kind::alias: return reshaper_lowering_alias;
+    case impl::lowering_kind::reorder: return reshaper_lowering_reorder;
+    case impl::lowering_kind::kernel: return reshaper_lowering_kernel;
+    }
+    throw impl::error(impl::status::runtime_error, "unknown lowering kind");
+}
+
+reshaper_logical_tensor_t to_c(const impl::logical_tensor &lt) {
+    const std::string name = "logical tensor " + std::to_string(lt.id);
+    if (lt.shape.size() > RESHAPER_MAX_NDIMS)
+        throw impl::error(impl::status::unimplemented,
+                          name + " has rank " + std::to_string(lt.shape.size()) +
+                              ", above RESHAPER_MAX_NDIMS (" +
+                              std::to_string(RESHAPER_MAX_NDIMS) + ")");
+    if (lt.format.size() >= RESHAPER_MAX_FORMAT_LEN)
+        throw impl::error(impl::status::unimplemented,
+                          name + " has format tag '" + lt.format +
+                              "', longer than RESHAPER_MAX_FORMAT_LEN allows");
+
+    reshaper_logical_tensor_t c{};
+    c.id = lt.id;
+    c.data_type = to_c(lt.dtype);
+    c.ndims = static_cast<std::int32_t>(lt.shape.size());
+    std::copy(lt.shape.begin(), lt.shape.end(), c.dims);
+    std::fill(c.strides, c.strides + RESHAPER_MAX_NDIMS, RESHAPER_UNKNOWN_DIM);
+    if (!lt.strides.empty() && lt.strides.size() == lt.shape.size())
+        std::copy(lt.strides.begin(), lt.strides.end(), c.strides);
+    else if (auto strides = impl::effective_strides(lt))
+        std::copy(strides->begin(), strides->end(), c.strides);
+    c.layout_type = static_cast<reshaper_layout_type_t>(lt.layout);
+    c.property_type = static_cast<reshaper_property_type_t>(lt.property);
+    std::memcpy(c.format, lt.format.c_str(), lt.format.size() + 1);
+    return c;
+}
+
+std::vector<reshaper_logical_tensor_t> to_c(const std::vector<impl::logical_tensor> &lts) {
+    std::vector<reshaper_logical_tensor_t> out;
+    out.reserve(lts.size());
+    for (const auto &lt : lts) out.push_back(to_c(lt));
+    return out;
+}
+
+impl::logical_tensor to_impl(const reshaper_logical_tensor_t &c, const impl::graph *g) {
+    const std::string name = "logical tensor " + std::to_string(c.id);
+    if (c.ndims < 0 || c.ndims > RESHAPER_MAX_NDIMS)
+        throw impl::error(impl::status::invalid_arguments,
+                          name + ": ndims " + std::to_string(c.ndims) + " is outside [0, " +
+                              std::to_string(RESHAPER_MAX_NDIMS) + "]");
+    const void *nul = std::memchr(c.format, '\0', RESHAPER_MAX_FORMAT_LEN);
+    if (nul == nullptr)
+        throw impl::error(impl::status::invalid_arguments,
+                          name + ": format is not NUL-terminated within " +
+                              std::to_string(RESHAPER_MAX_FORMAT_LEN) + " bytes");
+
+    impl::logical_tensor lt;
+    if (g != nullptr) {
+        auto it = g->tensors.find(c.id);
+        if (it != g->tensors.end() && it->second.dtype == to_impl(c.data_type))
+            lt.values = it->second.values;
+    }
+    lt.id = c.id;
+    lt.dtype = to_impl(c.data_type);
+    lt.shape.assign(c.dims, c.dims + c.ndims);
+    const bool no_strides = std::all_of(c.strides, c.strides + c.ndims,
+                                        [](std::int64_t s) { return s == RESHAPER_UNKNOWN_DIM; });
+    if (!no_strides) lt.strides.assign(c.strides, c.strides + c.ndims);
+    lt.layout = to_impl(c.layout_type);
+    lt.property = to_impl(c.property_type);
+    lt.format = c.format;
+    return lt;
+}
+
+} // namespace reshaper::api

@@ -1,0 +1,30 @@
+#include "api/error_boundary.hpp"
+
+namespace reshaper::api {
+
+namespace {
+thread_local reshaper_status_t last_status = reshaper_success;
+thread_local std::string last_message;
+} // namespace
+
+reshaper_status_t record_error(impl::status code, const std::string &message) noexcept {
+    last_status = to_c(code);
+    try {
+        last_message = message;
+    } catch (...) {
+        // No memory for the text: keep the status and say so without
+        // allocating (an empty string, then a literal within its SSO buffer).
+        std::string().swap(last_message);
+        last_message.assign("out of memory");
+    }
+    return last_status;
+}
+
+reshaper_status_t last_error_status() noexcept { return last_status; }
+const char *last_error_message() noexcept { return last_message.c_str(); }
+
+void call::fail(const std::string &what) const {
+    throw impl::error(impl::status::invalid_arguments, std::string(function_) + ": " + what);
+}
+
+} // namespace reshaper::api

@@ -1,0 +1,58 @@
+// The C API's error boundary: every entry point runs its body through
+// `guarded`, which turns any exception into a status and keeps the message
+// as this thread's last error. Nothing escapes, not even bad_alloc.
+#pragma once
+
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "core/status.hpp"
+#include "reshaper/reshaper.h"
+
+namespace reshaper::api {
+
+// Records `code` and `message` as this thread's last error; returns `code`.
+reshaper_status_t record_error(impl::status code, const std::string &message) noexcept;
+// The status and message recorded last on this thread.
+reshaper_status_t last_error_status() noexcept;
+const char *last_error_message() noexcept;
+
+inline reshaper_status_t to_c(impl::status s) { return static_cast<reshaper_status_t>(s); }
+
+// Argument checks with the entry point's name in the message.
+class call {
+public:
+    explicit call(const char *function) : function_(function) {}
+
+    // error(invalid_arguments) "reshaper_graph_destroy: graph is NULL".
+    template <typename T>
+    void require(const T *pointer, const char *argument) const {
+        if (pointer == nullptr) fail(std::string(argument) + " is NULL");
+    }
+    [[noreturn]] void fail(const std::string &what) const;
+
+private:
+    const char *function_;
+};
+
+template <typename Body>
+reshaper_status_t guarded(const char *function, Body &&body) noexcept {
+    try {
+        body(call(function));
+        return reshaper_success;
+    } catch (const impl::error &e) {
+        return record_error(e.code(), e.what());
+    } catch (const std::bad_alloc &) {
+        return record_error(impl::status::out_of_memory,
+                            std::string(function) + ": out of memory");
+    } catch (const std::exception &e) {
+        return record_error(impl::status::runtime_error,
+                            std::string(function) + ": internal error: " + e.what());
+    } catch (...) {
+        return record_error(impl::status::runtime_error,
+                            std::string(function) + ": unknown internal error");
+    }
+}
+
+} // namespace reshaper::api
