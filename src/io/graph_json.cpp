@@ -1,3 +1,713 @@
 #include "io/graph_json.hpp"
 
-namespace reshaper::impl {} // namespace reshaper::impl
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <new>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "core/element_codec.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// Ordered objects keep a file's key order, so extra fields stay verbatim and
+// written files list fields in oneDNN's order.
+using ojson = nlohmann::ordered_json;
+
+// Deeper input is refused while parsing, before anything recurses over it
+// (dumping and copying JSON values recurse). Real files nest 7 levels.
+constexpr int max_nesting = 256;
+
+std::string dump(const ojson &j, int indent = -1) {
+    return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
+// A JSON value, shortened for messages.
+std::string excerpt(const ojson &j) {
+    constexpr std::size_t limit = 80;
+    std::string s = dump(j);
+    if (s.size() > limit) s = s.substr(0, limit) + "...";
+    return s;
+}
+
+std::string in_quotes(std::string_view s) {
+    std::string out(1, '"');
+    out.append(s).push_back('"');
+    return out;
+}
+
+std::string describe(const op_ref &o) {
+    return "op " + std::to_string(o.id) + " '" + o.name + "' (" + o.kind + ")";
+}
+
+// Where a field is read from: the prefix of messages and the op to blame.
+struct context {
+    std::string where;
+    std::optional<op_ref> op;
+
+    [[noreturn]] void fail(status s, const std::string &what, std::string_view rule) const {
+        throw error(s, where + ": " + what + " [" + std::string(rule) + "]", op);
+    }
+    context inner(const std::string &sub) const { return {sub + " of " + where, op}; }
+};
+
+// ---- scalar fields ---------------------------------------------------------
+
+// An integer-valued JSON number (2 and 2.0 alike) as int64; nothing for
+// anything else, fractions and integers outside int64.
+std::optional<std::int64_t> exact_int64(const ojson &j) {
+    if (j.is_number_unsigned()) {
+        const auto u = j.get<std::uint64_t>();
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+        return static_cast<std::int64_t>(u);
+    }
+    if (j.is_number_integer()) return j.get<std::int64_t>();
+    if (j.is_number_float()) {
+        const double d = j.get<double>();
+        if (std::isfinite(d) && d == std::floor(d) && d >= -0x1p63 && d < 0x1p63)
+            return static_cast<std::int64_t>(d);
+    }
+    return std::nullopt;
+}
+
+const ojson *find_field(const ojson &object, const char *key) {
+    auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+}
+
+const ojson &require_field(const ojson &object, const char *key, const context &ctx) {
+    if (const ojson *f = find_field(object, key)) return *f;
+    ctx.fail(status::invalid_graph, "missing field " + in_quotes(key), "required_field");
+}
+
+[[noreturn]] void wrong_json_type(const ojson &v, std::string_view field, std::string_view expected,
+                                  const context &ctx) {
+    ctx.fail(status::invalid_graph,
+             "field " + in_quotes(field) + " must be " + std::string(expected) + ", got " + excerpt(v),
+             "field_type");
+}
+
+std::int64_t as_int(const ojson &v, std::string_view field, const context &ctx) {
+    if (auto i = exact_int64(v)) return *i;
+    wrong_json_type(v, field, "an integer within int64", ctx);
+}
+
+std::int64_t as_id(const ojson &v, std::string_view field, const context &ctx) {
+    auto i = exact_int64(v);
+    if (!i || *i < 0) wrong_json_type(v, field, "a non-negative integer", ctx);
+    return *i;
+}
+
+const std::string &as_string(const ojson &v, std::string_view field, const context &ctx) {
+    if (!v.is_string()) wrong_json_type(v, field, "a string", ctx);
+    return v.get_ref<const std::string &>();
+}
+
+const ojson &as_array(const ojson &v, std::string_view field, const context &ctx) {
+    if (!v.is_array()) wrong_json_type(v, field, "an array", ctx);
+    return v;
+}
+
+dims_t as_int_list(const ojson &v, std::string_view field, const context &ctx) {
+    dims_t out;
+    out.reserve(as_array(v, field, ctx).size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out.push_back(as_int(v[i], std::string(field) + "[" + std::to_string(i) + "]", ctx));
+    return out;
+}
+
+// ---- floats ----------------------------------------------------------------
+
+// JSON has no NaN or inf: they travel as strings.
+std::optional<double> float_from_json(const ojson &j) {
+    if (j.is_number()) return j.get<double>();
+    if (j.is_string()) {
+        const auto &s = j.get_ref<const std::string &>();
+        if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+        if (s == "inf") return std::numeric_limits<double>::infinity();
+        if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    }
+    return std::nullopt;
+}
+
+// The shortest decimal that reads back as `f` (0.1f is written 0.1, not
+// 0.10000000149011612); the float's exact value if that fails.
+double shortest_decimal(float f) {
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f);
+    double d = 0;
+    if (ec == std::errc() && std::from_chars(buf, end, d).ec == std::errc() &&
+        static_cast<float>(d) == f && std::signbit(d) == std::signbit(f))
+        return d;
+    return f;
+}
+
+ojson float_to_json(double v, bool single_precision) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+    return single_precision ? shortest_decimal(static_cast<float>(v)) : v;
+}
+
+// A JSON number or special string as an f32; nothing when it is neither or
+// a finite number too large for f32.
+std::optional<float> f32_from_json(const ojson &j) {
+    const auto d = float_from_json(j);
+    if (!d) return std::nullopt;
+    const auto f = std::bit_cast<float>(static_cast<std::uint32_t>(*encode_float(data_type::f32, *d)));
+    if (std::isinf(f) && std::isfinite(*d)) return std::nullopt;
+    return f;
+}
+
+// ---- values ----------------------------------------------------------------
+
+[[noreturn]] void bad_value(const ojson &v, std::size_t index, data_type t, std::string_view why) {
+    throw error(status::invalid_data_type,
+                "values[" + std::to_string(index) + "] = " + excerpt(v) + " cannot be held by dtype " +
+                    std::string(to_string(t)) + ": " + std::string(why) + " [value_fits_dtype]");
+}
+
+std::uint64_t integer_bits(const ojson &v, std::size_t index, data_type t) {
+    std::optional<std::uint64_t> bits;
+    if (v.is_boolean() && t == data_type::boolean) {
+        bits = v.get<bool>() ? 1 : 0;
+    } else if (v.is_number_unsigned()) {
+        bits = encode_unsigned(t, v.get<std::uint64_t>());
+    } else if (v.is_number_integer()) {
+        bits = encode_signed(t, v.get<std::int64_t>());
+    } else if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (d != std::floor(d)) bad_value(v, index, t, "not an integer");
+        if (d >= -0x1p63 && d < 0x1p63) bits = encode_signed(t, static_cast<std::int64_t>(d));
+        else if (d >= 0 && d < 0x1p64) bits = encode_unsigned(t, static_cast<std::uint64_t>(d));
+    } else {
+        bad_value(v, index, t, "not an integer");
+    }
+    if (!bits) bad_value(v, index, t, "out of range");
+    return *bits;
+}
+
+// `t` is the tensor's dtype, whose component the value becomes.
+std::uint64_t float_bits(const ojson &v, std::size_t index, data_type t) {
+    const auto d = float_from_json(v);
+    if (!d) bad_value(v, index, t, "not a number");
+    const auto bits = encode_float(component_type(t), *d);
+    if (!bits) bad_value(v, index, t, "the format has no such value");
+    return *bits;
+}
+
+template <typename Json>
+tensor_values values_from(const Json &list, data_type type, std::size_t count) {
+    if (!list.is_array())
+        throw error(status::invalid_graph, "values must be an array, got " + excerpt(ojson(list)) +
+                                               " [field_type]");
+    if (list.size() != count)
+        throw error(status::invalid_shape, "values hold " + std::to_string(list.size()) +
+                                               " elements, the shape has " + std::to_string(count) +
+                                               " [values_count]");
+    tensor_values out;
+    out.type = type;
+    out.count = count;
+    if (type == data_type::string) {
+        out.strings.reserve(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            if (!list[i].is_string()) bad_value(ojson(list[i]), i, type, "not a string");
+            out.strings.push_back(list[i].template get<std::string>());
+        }
+        return out;
+    }
+    if (type == data_type::undef)
+        throw error(status::invalid_data_type, "values need a defined dtype, got undef [value_fits_dtype]");
+    out.bytes.assign(dense_bytes(type, count), 0);
+    const data_type part = component_type(type);
+    for (std::size_t i = 0; i < count; ++i) {
+        const ojson v = list[i];
+        if (is_complex(type)) {
+            if (!v.is_array() || v.size() != 2) bad_value(v, i, type, "not a [re, im] pair");
+            store_bits(part, out.bytes.data(), 2 * i, float_bits(v[0], i, type));
+            store_bits(part, out.bytes.data(), 2 * i + 1, float_bits(v[1], i, type));
+        } else if (is_floating_point(type)) {
+            store_bits(type, out.bytes.data(), i, float_bits(v, i, type));
+        } else {
+            store_bits(type, out.bytes.data(), i, integer_bits(v, i, type));
+        }
+    }
+    return out;
+}
+
+ojson element_to_json(data_type t, const std::uint8_t *bytes, std::size_t index) {
+    const std::uint64_t bits = load_bits(t, bytes, index);
+    if (is_floating_point(t)) return float_to_json(decode_float(t, bits), t == data_type::f32);
+    if (is_signed_integer(t)) return decode_signed(t, bits);
+    return decode_unsigned(t, bits);
+}
+
+ojson values_to_ojson(const tensor_values &v) {
+    ojson list = ojson::array();
+    if (v.type == data_type::string) {
+        if (v.strings.size() != v.count)
+            throw error(status::invalid_arguments, "values hold " + std::to_string(v.strings.size()) +
+                                                       " strings for " + std::to_string(v.count) + " elements");
+        for (const auto &s : v.strings) list.push_back(s);
+        return list;
+    }
+    if (v.type == data_type::undef || v.bytes.size() < dense_bytes(v.type, v.count))
+        throw error(status::invalid_arguments,
+                    "values of dtype " + std::string(to_string(v.type)) + " hold " +
+                        std::to_string(v.bytes.size()) + " bytes for " + std::to_string(v.count) + " elements");
+    const data_type part = component_type(v.type);
+    for (std::size_t i = 0; i < v.count; ++i) {
+        if (is_complex(v.type))
+            list.push_back({element_to_json(part, v.bytes.data(), 2 * i),
+                            element_to_json(part, v.bytes.data(), 2 * i + 1)});
+        else
+            list.push_back(element_to_json(v.type, v.bytes.data(), i));
+    }
+    return list;
+}
+
+// ---- attributes ------------------------------------------------------------
+
+std::optional<attribute_value> attribute_from_json(attr_kind kind, const ojson &v) {
+    switch (kind) {
+    case attr_kind::boolean: {
+        if (v.is_boolean()) return v.get<bool>();
+        const auto i = exact_int64(v);
+        if (i && (*i == 0 || *i == 1)) return *i == 1;
+        return std::nullopt;
+    }
+    case attr_kind::s64:
+        if (auto i = exact_int64(v)) return *i;
+        return std::nullopt;
+    case attr_kind::s64_list: {
+        if (!v.is_array()) return std::nullopt;
+        std::vector<std::int64_t> list;
+        for (const auto &e : v) {
+            const auto i = exact_int64(e);
+            if (!i) return std::nullopt;
+            list.push_back(*i);
+        }
+        return list;
+    }
+    case attr_kind::f32:
+        if (auto f = f32_from_json(v)) return *f;
+        return std::nullopt;
+    case attr_kind::f32_list: {
+        if (!v.is_array()) return std::nullopt;
+        std::vector<float> list;
+        for (const auto &e : v) {
+            const auto f = f32_from_json(e);
+            if (!f) return std::nullopt;
+            list.push_back(*f);
+        }
+        return list;
+    }
+    case attr_kind::string:
+        if (v.is_string()) return v.get<std::string>();
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+attribute_value read_attribute(const std::string &name, const ojson &j, const context &op_ctx) {
+    const context ctx{op_ctx.where + ": attr " + name, op_ctx.op};
+    if (!j.is_object())
+        ctx.fail(status::invalid_graph,
+                 "must be an object {\"type\": ..., \"value\": ...}, got " + excerpt(j), "field_type");
+    const std::string &type = as_string(require_field(j, "type", ctx), "type", ctx);
+    const ojson &value = require_field(j, "value", ctx);
+    const auto kind = attr_kind_from_string(type);
+    if (!kind)
+        ctx.fail(status::invalid_graph_op,
+                 "unknown type " + in_quotes(type) + " (bool, s64, s64[], f32, f32[], string)",
+                 "known_attr_type");
+    auto parsed = attribute_from_json(*kind, value);
+    if (!parsed)
+        ctx.fail(status::invalid_graph_op, "type " + type + " cannot hold value " + excerpt(value),
+                 "attr_value_type");
+    return std::move(*parsed);
+}
+
+ojson attribute_to_json(const attribute_value &v) {
+    ojson value;
+    switch (kind_of(v)) {
+    case attr_kind::boolean: value = std::get<bool>(v) ? 1 : 0; break;
+    case attr_kind::s64: value = std::get<std::int64_t>(v); break;
+    case attr_kind::s64_list: value = std::get<std::vector<std::int64_t>>(v); break;
+    case attr_kind::f32: value = float_to_json(std::get<float>(v), true); break;
+    case attr_kind::f32_list:
+        value = ojson::array();
+        for (float f : std::get<std::vector<float>>(v)) value.push_back(float_to_json(f, true));
+        break;
+    case attr_kind::string: value = std::get<std::string>(v); break;
+    }
+    ojson j = ojson::object();
+    j["type"] = std::string(to_string(kind_of(v)));
+    j["value"] = std::move(value);
+    return j;
+}
+
+// ---- logical tensors -------------------------------------------------------
+
+void check_shape(const dims_t &shape, data_type dtype, const context &ctx) {
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        if (shape[i] < unknown_dim)
+            ctx.fail(status::invalid_shape,
+                     "shape " + dims_to_string(shape) + " has " + std::to_string(shape[i]) + " at index " +
+                         std::to_string(i) + "; dims must be >= -1",
+                     "dims_at_least_minus_one");
+    if (has_unknown_dims(shape)) return;
+    const auto volume = checked_volume(shape);
+    if (!volume || !checked_mul(*volume, static_cast<dim_t>(element_bits(dtype))))
+        ctx.fail(status::invalid_shape,
+                 "the size of shape " + dims_to_string(shape) + " in bits overflows int64", "volume_fits");
+}
+
+// The strides to store: empty for dense, unknown or ignored ones (see header).
+dims_t read_strides(const ojson *field, const logical_tensor &lt, const context &ctx) {
+    if (lt.layout != layout_type::strided || !field) return {};
+    dims_t strides = as_int_list(*field, "stride", ctx);
+    if (strides.empty()) return {};
+    if (strides.size() != lt.shape.size())
+        ctx.fail(status::invalid_shape,
+                 "stride " + dims_to_string(strides) + " has " + std::to_string(strides.size()) +
+                     " entries for shape " + dims_to_string(lt.shape) + " of rank " +
+                     std::to_string(lt.shape.size()),
+                 "stride_rank");
+    for (dim_t s : strides) {
+        if (s < unknown_dim)
+            ctx.fail(status::invalid_shape,
+                     "stride " + dims_to_string(strides) + " has " + std::to_string(s) +
+                         "; strides must be >= 0, or -1 for unknown",
+                     "strides_at_least_minus_one");
+        if (s == unknown_dim) return {};
+    }
+    return strides;
+}
+
+logical_tensor read_tensor(const ojson &j, const context &place) {
+    if (!j.is_object())
+        place.fail(status::invalid_graph, "a logical tensor must be an object, got " + excerpt(j), "field_type");
+    logical_tensor lt;
+    lt.id = as_id(require_field(j, "id", place), "id", place);
+    const context ctx{"tensor " + std::to_string(lt.id) + " at " + place.where, place.op};
+
+    const std::string &dtype = as_string(require_field(j, "dtype", ctx), "dtype", ctx);
+    const auto type = data_type_from_string(dtype);
+    if (!type) ctx.fail(status::invalid_data_type, "unknown dtype " + in_quotes(dtype), "known_dtype");
+    lt.dtype = *type;
+
+    lt.shape = as_int_list(require_field(j, "shape", ctx), "shape", ctx);
+    check_shape(lt.shape, lt.dtype, ctx);
+
+    if (const ojson *f = find_field(j, "layout_type")) {
+        const std::string &name = as_string(*f, "layout_type", ctx);
+        const auto layout = layout_type_from_string(name);
+        if (!layout)
+            ctx.fail(status::invalid_graph,
+                     "unknown layout_type " + in_quotes(name) + " (strided, any, undef, opaque)", "known_layout");
+        lt.layout = *layout;
+    }
+    if (const ojson *f = find_field(j, "property_type")) {
+        const std::string &name = as_string(*f, "property_type", ctx);
+        const auto property = property_type_from_string(name);
+        if (!property)
+            ctx.fail(status::invalid_graph,
+                     "unknown property_type " + in_quotes(name) + " (undef, variable, constant)", "known_property");
+        lt.property = *property;
+    }
+    lt.strides = read_strides(find_field(j, "stride"), lt, ctx);
+    if (const ojson *f = find_field(j, "format"); f && lt.layout == layout_type::opaque)
+        lt.format = as_string(*f, "format", ctx);
+
+    if (const ojson *f = find_field(j, "values")) {
+        if (!lt.shape_known())
+            ctx.fail(status::invalid_shape,
+                     "values given for shape " + dims_to_string(lt.shape) + " with unknown dims",
+                     "values_need_known_shape");
+        try {
+            lt.values = values_from(*f, lt.dtype, static_cast<std::size_t>(*checked_volume(lt.shape)));
+        } catch (const error &e) {
+            throw error(e.code(), ctx.where + ": " + e.what(), ctx.op);
+        }
+    }
+    return lt;
+}
+
+ojson tensor_to_ojson(const logical_tensor &lt) {
+    ojson j = ojson::object();
+    j["id"] = lt.id;
+    j["dtype"] = std::string(to_string(lt.dtype));
+    j["shape"] = lt.shape;
+    dims_t strides;
+    if (lt.layout == layout_type::strided)
+        strides = lt.strides.empty() ? dense_strides(lt.shape).value_or(dims_t{}) : lt.strides;
+    j["stride"] = strides;
+    j["layout_type"] = std::string(to_string(lt.layout));
+    j["property_type"] = std::string(to_string(lt.property));
+    if (lt.layout == layout_type::opaque && !lt.format.empty()) j["format"] = lt.format;
+    if (lt.values) j["values"] = values_to_ojson(*lt.values);
+    return j;
+}
+
+// Each tensor once, merged over its producer and consumers (see header).
+class tensor_table {
+public:
+    void add(logical_tensor lt, const context &place, bool is_output) {
+        auto it = entries_.find(lt.id);
+        if (it == entries_.end()) {
+            const tensor_id id = lt.id;
+            entries_.emplace(id, entry{std::move(lt), place.where, is_output});
+            return;
+        }
+        entry &seen = it->second;
+        const auto disagree = [&](const std::string &what, const std::string &a, const std::string &b) {
+            throw error(status::invalid_graph,
+                        "tensor " + std::to_string(lt.id) + " has " + what + " " + a + " at " + seen.where +
+                            " but " + b + " at " + place.where + " [tensor_agreement]",
+                        place.op);
+        };
+        if (seen.lt.dtype != lt.dtype)
+            disagree("dtype", std::string(to_string(seen.lt.dtype)), std::string(to_string(lt.dtype)));
+        if (!merge_shapes(seen.lt.shape, lt.shape))
+            disagree("shape", dims_to_string(seen.lt.shape), dims_to_string(lt.shape));
+        if (seen.lt.values && lt.values && *seen.lt.values != *lt.values)
+            disagree("values", "(" + std::to_string(seen.lt.values->count) + " elements)",
+                     "other values");
+        if (!seen.lt.values) seen.lt.values = std::move(lt.values);
+        if (is_output && !seen.from_output) {
+            seen.lt.layout = lt.layout;
+            seen.lt.strides = std::move(lt.strides);
+            seen.lt.format = std::move(lt.format);
+            seen.lt.property = lt.property;
+            seen.from_output = true;
+        }
+    }
+
+    bool contains(tensor_id id) const { return entries_.count(id) != 0; }
+
+    std::map<tensor_id, logical_tensor> take() {
+        std::map<tensor_id, logical_tensor> out;
+        for (auto &[id, e] : entries_) {
+            // A dim filled in by another place can make given strides dense.
+            if (!e.lt.strides.empty() && dense_strides(e.lt.shape) == e.lt.strides) e.lt.strides.clear();
+            out.emplace(id, std::move(e.lt));
+        }
+        return out;
+    }
+
+private:
+    struct entry {
+        logical_tensor lt;
+        std::string where;
+        bool from_output;
+    };
+
+    // Fills unknown dims of `into` from `other`; false when they disagree.
+    static bool merge_shapes(dims_t &into, const dims_t &other) {
+        if (into.size() != other.size()) return false;
+        for (std::size_t i = 0; i < into.size(); ++i) {
+            if (other[i] == unknown_dim) continue;
+            if (into[i] == unknown_dim) into[i] = other[i];
+            else if (into[i] != other[i]) return false;
+        }
+        return true;
+    }
+
+    std::map<tensor_id, entry> entries_;
+};
+
+// ---- ops and graphs ----------------------------------------------------------
+
+op read_op(const ojson &j, std::size_t index, tensor_table &tensors) {
+    const context at_index{"op at index " + std::to_string(index) + " of \"graph\"", std::nullopt};
+    if (!j.is_object()) at_index.fail(status::invalid_graph, "must be an object, got " + excerpt(j), "field_type");
+    op o;
+    o.id = as_id(require_field(j, "id", at_index), "id", at_index);
+    const context with_id{"op " + std::to_string(o.id), std::nullopt};
+    if (const ojson *f = find_field(j, "name")) o.name = as_string(*f, "name", with_id);
+    o.kind = as_string(require_field(j, "kind", with_id), "kind", with_id);
+    const context ctx{describe(o.ref()), o.ref()};
+
+    if (const ojson *f = find_field(j, "domain")) o.domain = as_string(*f, "domain", ctx);
+    if (const ojson *f = find_field(j, "version")) o.version = as_int(*f, "version", ctx);
+    if (const ojson *f = find_field(j, "attrs")) {
+        if (!f->is_object()) wrong_json_type(*f, "attrs", "an object", ctx);
+        for (auto it = f->begin(); it != f->end(); ++it)
+            o.attrs[it.key()] = read_attribute(it.key(), it.value(), ctx);
+    }
+
+    const auto read_side = [&](const char *field, bool outputs, std::vector<tensor_id> &ids) {
+        const ojson &list = as_array(require_field(j, field, ctx), field, ctx);
+        std::set<tensor_id> seen;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const context place =
+                ctx.inner(std::string(outputs ? "output " : "input ") + std::to_string(i));
+            logical_tensor lt = read_tensor(list[i], place);
+            if (outputs && !seen.insert(lt.id).second)
+                place.fail(status::invalid_graph,
+                           "tensor " + std::to_string(lt.id) + " is listed twice among the outputs",
+                           "unique_outputs");
+            ids.push_back(lt.id);
+            tensors.add(std::move(lt), place, outputs);
+        }
+    };
+    read_side("inputs", false, o.inputs);
+    read_side("outputs", true, o.outputs);
+    return o;
+}
+
+std::vector<tensor_id> read_ports(const ojson &v, const char *field, const tensor_table &tensors,
+                                  const context &ctx) {
+    std::vector<tensor_id> ids;
+    const ojson &list = as_array(v, field, ctx);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string item = std::string(field) + "[" + std::to_string(i) + "]";
+        ids.push_back(as_id(list[i], item, ctx));
+        if (!tensors.contains(ids.back()))
+            ctx.fail(status::invalid_graph,
+                     item + " names tensor " + std::to_string(ids.back()) + ", which no op uses",
+                     "port_tensor_exists");
+    }
+    return ids;
+}
+
+graph graph_from_ojson(const ojson &root) {
+    const context ctx{"graph file", std::nullopt};
+    if (!root.is_object())
+        ctx.fail(status::invalid_graph, std::string("must hold a JSON object, got ") + root.type_name(),
+                 "top_level_object");
+    graph g;
+    tensor_table tensors;
+    std::set<std::int64_t> op_ids;
+    const ojson &ops = as_array(require_field(root, "graph", ctx), "graph", ctx);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        op o = read_op(ops[i], i, tensors);
+        if (!op_ids.insert(o.id).second)
+            throw error(status::invalid_graph,
+                        describe(o.ref()) + ": op id " + std::to_string(o.id) + " is used twice [unique_op_id]",
+                        o.ref());
+        g.ops.push_back(std::move(o));
+    }
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        const std::string &key = it.key();
+        if (key == "version") g.version = as_string(*it, key, ctx);
+        else if (key == "engine_kind") g.engine_kind = as_string(*it, key, ctx);
+        else if (key == "fpmath_mode") g.fpmath_mode = as_string(*it, key, ctx);
+        else if (key == "input_ports") g.input_ports = read_ports(*it, "input_ports", tensors, ctx);
+        else if (key == "output_ports") g.output_ports = read_ports(*it, "output_ports", tensors, ctx);
+        else if (key != "graph") g.extra_fields[key] = dump(*it);
+    }
+    g.tensors = tensors.take();
+    return g;
+}
+
+ojson parse(std::string_view text) {
+    const ojson::parser_callback_t limit_depth = [](int depth, ojson::parse_event_t event, ojson &) {
+        if ((event == ojson::parse_event_t::object_start || event == ojson::parse_event_t::array_start) &&
+            depth >= max_nesting)
+            throw error(status::invalid_graph,
+                        "malformed JSON: nesting deeper than " + std::to_string(max_nesting) +
+                            " levels [json_syntax]");
+        return true;
+    };
+    try {
+        return ojson::parse(text.begin(), text.end(), limit_depth);
+    } catch (const ojson::exception &e) {
+        // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." minus the tag.
+        std::string what = e.what();
+        if (auto tag_end = what.find("] "); what.rfind("[json.exception", 0) == 0 && tag_end != std::string::npos)
+            what.erase(0, tag_end + 2);
+        throw error(status::invalid_graph, "malformed JSON: " + what + " [json_syntax]");
+    }
+}
+
+ojson op_to_ojson(const op &o, const graph &g) {
+    ojson j = ojson::object();
+    j["id"] = o.id;
+    j["name"] = o.name;
+    j["kind"] = o.kind;
+    if (!o.domain.empty()) j["domain"] = o.domain;
+    if (o.version) j["version"] = *o.version;
+    ojson attrs = ojson::object();
+    for (const auto &[name, value] : o.attrs) attrs[name] = attribute_to_json(value);
+    j["attrs"] = std::move(attrs);
+    const auto side = [&](const std::vector<tensor_id> &ids) {
+        ojson list = ojson::array();
+        for (tensor_id id : ids) {
+            auto it = g.tensors.find(id);
+            if (it == g.tensors.end())
+                throw error(status::invalid_graph,
+                            describe(o.ref()) + " names tensor " + std::to_string(id) +
+                                ", which the graph does not hold [tensor_exists]",
+                            o.ref());
+            list.push_back(tensor_to_ojson(it->second));
+        }
+        return list;
+    };
+    j["inputs"] = side(o.inputs);
+    j["outputs"] = side(o.outputs);
+    return j;
+}
+
+} // namespace
+
+graph read_graph_json(std::string_view text) {
+    const ojson root = parse(text);
+    try {
+        return graph_from_ojson(root);
+    } catch (const ojson::exception &e) { // a JSON access the checks above missed
+        throw error(status::invalid_graph, std::string("unexpected JSON structure: ") + e.what() +
+                                               " [field_type]");
+    } catch (const std::bad_alloc &) {
+        throw error(status::out_of_memory, "out of memory while reading the graph");
+    }
+}
+
+graph read_graph_file(const std::string &path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw error(status::invalid_arguments, "cannot read graph file '" + path + "': it is a directory");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw error(status::invalid_arguments, "cannot read graph file '" + path + "': " +
+                                                   std::generic_category().message(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw error(status::invalid_arguments, "cannot read graph file '" + path + "'");
+    return read_graph_json(text.str());
+}
+
+std::string write_graph_json(const graph &g, int indent) {
+    ojson j = ojson::object();
+    j["version"] = g.version;
+    j["engine_kind"] = g.engine_kind;
+    j["fpmath_mode"] = g.fpmath_mode;
+    for (const auto &[key, text] : g.extra_fields) {
+        ojson value = ojson::parse(text, nullptr, false);
+        if (value.is_discarded())
+            throw error(status::invalid_graph, "extra field " + in_quotes(key) + " holds invalid JSON text");
+        j[key] = std::move(value);
+    }
+    if (g.input_ports) j["input_ports"] = *g.input_ports;
+    if (g.output_ports) j["output_ports"] = *g.output_ports;
+    ojson ops = ojson::array();
+    for (const op &o : g.ops) ops.push_back(op_to_ojson(o, g));
+    j["graph"] = std::move(ops);
+    return dump(j, indent < 0 ? -1 : indent);
+}
+
+nlohmann::json logical_tensor_to_json(const logical_tensor &lt) { return nlohmann::json(tensor_to_ojson(lt)); }
+
+nlohmann::json values_to_json(const tensor_values &values) { return nlohmann::json(values_to_ojson(values)); }
+
+tensor_values values_from_json(const nlohmann::json &list, data_type type, std::size_t count) {
+    return values_from(list, type, count);
+}
+
+} // namespace reshaper::impl
