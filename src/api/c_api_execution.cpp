@@ -7,6 +7,7 @@
 #include "api/error_boundary.hpp"
 #include "api/handles.hpp"
 #include "backend/buffer_size.hpp"
+#include "backend/compiled_partition_cache.hpp"
 #include "reshaper/reshaper.h"
 
 using namespace reshaper;
@@ -110,8 +111,11 @@ RESHAPER_API reshaper_status_t reshaper_partition_compile(
                                                              : to_impl(inputs, num_inputs, g);
         const auto out = outputs == nullptr && num_outputs == 0 ? graph_tensors(g, p.outputs)
                                                                 : to_impl(outputs, num_outputs, g);
-        *compiled = new reshaper_compiled_partition(partition->graph,
-                                                    impl::compile(g, p, in, out, engine->engine));
+        // Through the process-wide cache: hosts compile the same partition
+        // again and again (one graph file after another, one shape per call).
+        auto result = impl::compiled_partition_cache::global().get_or_compile(g, p, in, out,
+                                                                             engine->engine);
+        *compiled = new reshaper_compiled_partition(partition->graph, std::move(result));
     });
 }
 

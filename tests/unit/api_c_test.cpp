@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api_test_graphs.hpp"
@@ -312,6 +313,30 @@ TEST_F(CApi, CompiledPartitionOutlivesListGraphAndEngine) {
     void *outputs[] = {dst.data()};
     ASSERT_OK(reshaper_compiled_partition_execute(cp, 1, inputs, 1, outputs));
     EXPECT_EQ(dst, src);
+    reshaper_compiled_partition_destroy(cp);
+}
+
+TEST_F(CApi, OneCompiledPartitionExecutesOnSeveralThreads) {
+    reshaper_compiled_partition_t cp = compile({}, {});
+    ASSERT_NE(cp, nullptr);
+    std::vector<int> failures(4, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            std::vector<float> src = iota_f32(24), dst(24);
+            for (float &v : src) v += static_cast<float>(100 * t);
+            const void *inputs[] = {src.data()};
+            void *outputs[] = {dst.data()};
+            for (int rep = 0; rep < 50; ++rep) {
+                std::fill(dst.begin(), dst.end(), -1.0f);
+                if (reshaper_compiled_partition_execute(cp, 1, inputs, 1, outputs) !=
+                            reshaper_success ||
+                    dst != src)
+                    ++failures[t];
+            }
+        });
+    for (auto &th : threads) th.join();
+    EXPECT_EQ(failures, std::vector<int>(4, 0));
     reshaper_compiled_partition_destroy(cp);
 }
 
