@@ -24,6 +24,9 @@ struct reshape_request {
     // The output rank when the target values are unknown but the shape
     // tensor's length is known.
     std::optional<std::size_t> target_rank;
+    // The shape input is 0-D: its one value must be 1 and means a scalar
+    // output (oneDNN / OpenVINO reshapes only).
+    bool target_is_0d = false;
 };
 
 // Reads the request of `o` (validated against `schema` beforehand).

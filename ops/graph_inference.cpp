@@ -1,0 +1,91 @@
+#include "ops/graph_inference.hpp"
+
+#include <unordered_map>
+
+#include "ops/registry.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+std::string describe(const op &o) {
+    return "op " + std::to_string(o.id) + " '" + o.name + "' (" + o.kind + ")";
+}
+
+void check_op_ids_unique(const graph &g) {
+    std::unordered_map<std::int64_t, std::size_t> seen;
+    seen.reserve(g.ops.size());
+    for (std::size_t i = 0; i < g.ops.size(); ++i) {
+        auto [it, inserted] = seen.emplace(g.ops[i].id, i);
+        if (!inserted)
+            throw error(status::invalid_graph,
+                        "op id " + std::to_string(g.ops[i].id) + " is used by both " +
+                            describe(g.ops[it->second]) + " and " + describe(g.ops[i]) +
+                            " [unique_op_id]",
+                        g.ops[i].ref());
+    }
+}
+
+void check_op_tensors_exist(const graph &g) {
+    for (const op &o : g.ops) {
+        auto check = [&](const std::vector<tensor_id> &ids, const char *direction) {
+            for (std::size_t i = 0; i < ids.size(); ++i)
+                if (!g.tensors.count(ids[i]))
+                    throw error(status::invalid_graph,
+                                describe(o) + ": " + direction + " " + std::to_string(i) +
+                                    " refers to tensor " + std::to_string(ids[i]) +
+                                    ", which is not in the graph [tensor_exists]",
+                                o.ref());
+        };
+        check(o.inputs, "input");
+        check(o.outputs, "output");
+    }
+}
+
+void check_ports(const graph &g) {
+    auto check = [&](const std::optional<std::vector<tensor_id>> &ports, const char *name) {
+        if (!ports) return;
+        for (tensor_id id : *ports)
+            if (!g.tensors.count(id))
+                throw error(status::invalid_graph,
+                            std::string(name) + " lists tensor " + std::to_string(id) +
+                                ", which is not in the graph [port_tensor]");
+    };
+    check(g.input_ports, "input_ports");
+    check(g.output_ports, "output_ports");
+}
+
+// Everything that does not need the schemas; returns the topology it built.
+graph_topology check_structure(const graph &g) {
+    check_op_ids_unique(g);
+    check_op_tensors_exist(g);
+    check_ports(g);
+    return graph_topology::build(g);
+}
+
+// The op's schema after verifying the op against it; nullptr for kinds this
+// backend leaves alone.
+const op_schema *verified_schema(const op &o, const graph &g) {
+    const op_schema *schema = op_registry::instance().resolve(o);
+    if (schema) verify_op(*schema, o, g);
+    return schema;
+}
+
+} // namespace
+
+void validate_graph(const graph &g) {
+    check_structure(g);
+    for (const op &o : g.ops) verified_schema(o, g);
+}
+
+void infer_graph_shapes(graph &g) {
+    const graph_topology topology = check_structure(g);
+    // Each op is verified once its inputs are inferred, so a dtype that only
+    // inference reveals is checked too.
+    for (std::size_t index : topology.topological_order) {
+        const op &o = g.ops[index];
+        const op_schema *schema = verified_schema(o, g);
+        if (schema && schema->infer_shapes) schema->infer_shapes(o, g);
+    }
+}
+
+} // namespace reshaper::impl

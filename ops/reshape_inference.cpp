@@ -1,0 +1,49 @@
+#include "ops/reshape_inference.hpp"
+
+#include "ops/registry.hpp"
+#include "ops/reshape_request.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// The inferred dims merged with the dims the graph gives for the output: a
+// dim known on both sides must agree; a dim known on one side is taken.
+dims_t merge_with_given(const op &o, const op_schema &schema, const dims_t &inferred,
+                        const dims_t &given) {
+    auto mismatch = [&] {
+        throw error(status::invalid_shape,
+                    op_label(o, &schema) + ": output 0 is given as " + dims_to_string(given) +
+                        " but the reshape gives " + dims_to_string(inferred) + " [output_shape]",
+                    o.ref());
+    };
+    if (given.size() != inferred.size()) mismatch();
+    dims_t merged = inferred;
+    for (std::size_t i = 0; i < merged.size(); ++i) {
+        if (given[i] < 0) continue;
+        if (merged[i] >= 0 && merged[i] != given[i]) mismatch();
+        merged[i] = given[i];
+    }
+    return merged;
+}
+
+} // namespace
+
+void infer_reshape_shapes(const op &o, graph &g) {
+    const op_schema *schema = op_registry::instance().resolve(o);
+    if (!schema) return; // not ours
+    const reshape_request request = read_reshape_request(*schema, o, g);
+    const logical_tensor &data = g.tensor(o.inputs.at(0));
+
+    std::optional<dims_t> inferred;
+    if (request.target)
+        inferred = resolve_for_op(o, data.shape, request);
+    else if (request.target_rank)
+        inferred = dims_t(*request.target_rank, unknown_dim); // values arrive at execute
+
+    logical_tensor &out = g.tensor(o.outputs.at(0));
+    if (out.dtype == data_type::undef) out.dtype = data.dtype;
+    // Without a target rank nothing is known about the output shape.
+    if (inferred) out.shape = merge_with_given(o, *schema, *inferred, out.shape);
+}
+
+} // namespace reshaper::impl

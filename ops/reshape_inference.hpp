@@ -1,0 +1,16 @@
+// The one shape-inference function of every reshape schema: output dtype
+// from the data input, output shape from the reshape rule, merged with what
+// the graph already gives for the output.
+#pragma once
+
+#include "core/graph.hpp"
+
+namespace reshaper::impl {
+
+// Expects `o` verified against its schema (verify_op). Fills an undef output
+// dtype and the output dims the rule knows; a given output dim must agree
+// with the inferred one (invalid_shape naming both) and fills an unknown
+// inferred dim. Strides are left alone.
+void infer_reshape_shapes(const op &o, graph &g);
+
+} // namespace reshaper::impl

@@ -1,0 +1,241 @@
+// Whole graphs: topology, structural validation, ops of unknown kinds, and
+// inference in topological order across several reshapes.
+#include <gtest/gtest.h>
+
+#include "ops/graph_inference.hpp"
+#include "ops_test_support.hpp"
+
+namespace reshaper::impl::testing {
+namespace {
+
+op make_op(std::int64_t id, const std::string &kind, std::vector<tensor_id> inputs,
+           std::vector<tensor_id> outputs) {
+    op o;
+    o.id = id;
+    o.name = kind + "_" + std::to_string(id);
+    o.kind = kind;
+    o.inputs = std::move(inputs);
+    o.outputs = std::move(outputs);
+    return o;
+}
+
+op static_reshape(std::int64_t id, tensor_id in, tensor_id out, std::vector<std::int64_t> shape) {
+    op o = make_op(id, "StaticReshape", {in}, {out});
+    o.attrs["shape"] = std::move(shape);
+    o.attrs["special_zero"] = true;
+    return o;
+}
+
+// Tensors 0..n-1, f32, unknown 1-D shape unless set later.
+graph with_tensors(int n) {
+    graph g;
+    for (tensor_id id = 0; id < n; ++id) g.tensors[id] = tensor(id, data_type::f32, {-1});
+    return g;
+}
+
+TEST(GraphTensor, MissingIdIsInvalidGraph) {
+    graph g = with_tensors(1);
+    EXPECT_EQ(g.tensor(0).id, 0);
+    expect_error([&] { g.tensor(9); }, status::invalid_graph,
+                 "tensor 9 is not in the graph [tensor_exists]");
+    const graph &cg = g;
+    expect_error([&] { cg.tensor(9); }, status::invalid_graph, "tensor 9");
+}
+
+TEST(GraphTopology, ProducersConsumersAndOrder) {
+    graph g = with_tensors(4);
+    // File order is consumer first.
+    g.ops = {make_op(10, "Add", {1, 1}, {2}), make_op(11, "Abs", {0}, {1}),
+             make_op(12, "Abs", {1}, {3})};
+    const graph_topology t = graph_topology::build(g);
+    EXPECT_EQ(t.producer.at(1), 1u);
+    EXPECT_EQ(t.producer.count(0), 0u);
+    EXPECT_EQ(t.consumers.at(1), (std::vector<std::size_t>{0, 0, 2}));
+    ASSERT_EQ(t.topological_order.size(), 3u);
+    EXPECT_EQ(t.topological_order[0], 1u);
+    auto pos = [&](std::size_t op_index) {
+        return std::find(t.topological_order.begin(), t.topological_order.end(), op_index) -
+               t.topological_order.begin();
+    };
+    EXPECT_LT(pos(1), pos(0));
+    EXPECT_LT(pos(1), pos(2));
+}
+
+TEST(GraphTopology, TensorProducedTwice) {
+    graph g = with_tensors(3);
+    g.ops = {make_op(1, "Abs", {0}, {2}), make_op(2, "Abs", {1}, {2})};
+    expect_error([&] { graph_topology::build(g); }, status::invalid_graph,
+                 "tensor 2 is produced by op 1 'Abs_1' (Abs) and op 2 'Abs_2' (Abs) "
+                 "[single_producer]");
+    graph twice = with_tensors(2);
+    twice.ops = {make_op(1, "Split", {0}, {1, 1})};
+    expect_error([&] { validate_graph(twice); }, status::invalid_graph, "[single_producer]");
+}
+
+TEST(GraphTopology, CycleNamesAnOpOnTheCycle) {
+    graph g = with_tensors(4);
+    // Op 7 hangs below the cycle 8 <-> 9 and comes first in file order: the
+    // message must still name an op of the cycle.
+    g.ops = {make_op(7, "Abs", {2}, {3}), make_op(8, "Abs", {1}, {2}),
+             make_op(9, "Abs", {2}, {1})};
+    try {
+        graph_topology::build(g);
+        FAIL() << "cycle not detected";
+    } catch (const error &e) {
+        EXPECT_EQ(e.code(), status::invalid_graph);
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("[acyclic]"), std::string::npos) << msg;
+        EXPECT_TRUE(msg.find("op 8 ") != std::string::npos ||
+                    msg.find("op 9 ") != std::string::npos)
+            << msg;
+        ASSERT_TRUE(e.op().has_value());
+        EXPECT_NE(e.op()->id, 7);
+    }
+}
+
+TEST(GraphTopology, SelfLoopIsACycle) {
+    graph g = with_tensors(2);
+    g.ops = {make_op(4, "Add", {0, 1}, {1})};
+    expect_error([&] { validate_graph(g); }, status::invalid_graph,
+                 "the graph has a cycle through op 4 'Add_4' (Add) [acyclic]");
+}
+
+TEST(GraphPorts, DerivedInOrderOfFirstAppearance) {
+    graph g = with_tensors(6);
+    g.ops = {make_op(1, "Add", {3, 0, 3}, {4}), make_op(2, "Add", {4, 1}, {5}),
+             make_op(3, "Abs", {0}, {2})};
+    EXPECT_EQ(graph_inputs(g), (std::vector<tensor_id>{3, 0, 1}));
+    EXPECT_EQ(graph_outputs(g), (std::vector<tensor_id>{5, 2}));
+    g.input_ports = std::vector<tensor_id>{1};
+    g.output_ports = std::vector<tensor_id>{};
+    EXPECT_EQ(graph_inputs(g), (std::vector<tensor_id>{1}));
+    EXPECT_EQ(graph_outputs(g), (std::vector<tensor_id>{}));
+}
+
+TEST(GraphValidation, DuplicateOpId) {
+    graph g = with_tensors(3);
+    g.ops = {make_op(5, "Abs", {0}, {1}), make_op(5, "Abs", {1}, {2})};
+    expect_error([&] { validate_graph(g); }, status::invalid_graph,
+                 "op id 5 is used by both op 5 'Abs_5' (Abs) and op 5 'Abs_5' (Abs) "
+                 "[unique_op_id]");
+}
+
+TEST(GraphValidation, OpRefersToAMissingTensor) {
+    graph g = with_tensors(2);
+    g.ops = {make_op(1, "Abs", {0}, {1}), make_op(2, "Abs", {1}, {42})};
+    expect_error([&] { validate_graph(g); }, status::invalid_graph,
+                 "op 2 'Abs_2' (Abs): output 0 refers to tensor 42, which is not in the graph "
+                 "[tensor_exists]");
+}
+
+TEST(GraphValidation, DanglingPorts) {
+    graph g = with_tensors(2);
+    g.ops = {make_op(1, "Abs", {0}, {1})};
+    g.input_ports = std::vector<tensor_id>{0, 99};
+    expect_error([&] { validate_graph(g); }, status::invalid_graph,
+                 "input_ports lists tensor 99, which is not in the graph [port_tensor]");
+    g.input_ports = std::vector<tensor_id>{0};
+    g.output_ports = std::vector<tensor_id>{7};
+    expect_error([&] { validate_graph(g); }, status::invalid_graph,
+                 "output_ports lists tensor 7");
+}
+
+TEST(GraphValidation, UnknownKindsAreKeptAndLeftAlone) {
+    graph g = with_tensors(4);
+    g.tensors[0].shape = {2, 3};
+    g.tensors[1].dtype = data_type::undef;
+    g.tensors[1].shape = {-1, -1};
+    g.tensors[2].dtype = data_type::undef;
+    g.tensors[2].shape = {-1, -1};
+    op matmul = make_op(1, "MatMul", {1}, {2});
+    matmul.attrs["whatever"] = std::string("kept");
+    op onnx_other = make_op(2, "Transpose", {2}, {3});
+    onnx_other.domain = "ai.onnx";
+    onnx_other.version = 999;
+    g.ops = {static_reshape(0, 0, 1, {3, 2}), matmul, onnx_other};
+    const graph before = g;
+    EXPECT_NO_THROW(validate_graph(g));
+    infer_graph_shapes(g);
+    EXPECT_EQ(g.ops, before.ops);
+    EXPECT_EQ(g.tensor(1).shape, (dims_t{3, 2}));
+    EXPECT_EQ(g.tensor(1).dtype, data_type::f32);
+    EXPECT_EQ(g.tensor(2), before.tensor(2)); // MatMul's output untouched
+    EXPECT_EQ(g.tensor(3), before.tensor(3));
+}
+
+TEST(GraphValidation, ReshapeOpsAreVerifiedInsideABiggerGraph) {
+    graph g = with_tensors(3);
+    op bad = static_reshape(1, 1, 2, {-1});
+    bad.attrs.erase("special_zero");
+    g.ops = {make_op(0, "Abs", {0}, {1}), bad};
+    expect_error([&] { validate_graph(g); }, status::invalid_graph_op,
+                 "op 1 'StaticReshape_1' StaticReshape-1: attr special_zero=<absent>");
+}
+
+TEST(GraphInference, ChainInTopologicalOrder) {
+    graph g;
+    g.tensors[0] = tensor(0, data_type::f32, {2, 3, 4});
+    g.tensors[1] = tensor(1, data_type::undef, {-1, -1});
+    g.tensors[2] = tensor(2, data_type::s64, {1});
+    g.tensors[2].property = property_type::constant;
+    g.tensors[2].values = int_values(data_type::s64, {-1});
+    g.tensors[3] = tensor(3, data_type::undef, {-1});
+    op onnx = make_op(8, "Reshape", {1, 2}, {3});
+    onnx.domain = "ai.onnx";
+    onnx.version = 20;
+    g.ops = {onnx, static_reshape(9, 0, 1, {0, -1})}; // consumer first in file order
+    infer_graph_shapes(g);
+    EXPECT_EQ(g.tensor(1).shape, (dims_t{2, 12}));
+    EXPECT_EQ(g.tensor(1).dtype, data_type::f32);
+    EXPECT_EQ(g.tensor(3).shape, (dims_t{24}));
+    EXPECT_EQ(g.tensor(3).dtype, data_type::f32);
+}
+
+TEST(GraphInference, DtypeRevealedByInferenceIsVerifiedDownstream) {
+    graph g;
+    g.tensors[0] = tensor(0, data_type::s8, {6});
+    g.tensors[1] = tensor(1, data_type::s64, {1});
+    g.tensors[1].property = property_type::constant;
+    g.tensors[1].values = int_values(data_type::s64, {6});
+    g.tensors[2] = tensor(2, data_type::undef, {-1});
+    g.tensors[3] = tensor(3, data_type::undef, {-1, -1});
+    op any_type = make_op(1, "Reshape", {0, 1}, {2});
+    any_type.attrs["special_zero"] = false;
+    g.ops = {any_type, static_reshape(2, 2, 3, {2, 3})};
+    EXPECT_NO_THROW(validate_graph(g)); // tensor 2's dtype is not known yet
+    expect_error([&] { infer_graph_shapes(g); }, status::invalid_data_type,
+                 "op 2 'StaticReshape_2' StaticReshape-1: input 0 'data' dtype=s8");
+}
+
+TEST(GraphInference, ErrorInAChainNamesTheOp) {
+    graph g;
+    g.tensors[0] = tensor(0, data_type::f32, {2, 3});
+    g.tensors[1] = tensor(1, data_type::f32, {-1});
+    g.tensors[2] = tensor(2, data_type::f32, {-1, -1});
+    g.ops = {static_reshape(4, 0, 1, {-1}), static_reshape(5, 1, 2, {4, -1})};
+    expect_error([&] { infer_graph_shapes(g); }, status::invalid_shape,
+                 "op 5 'StaticReshape_5' StaticReshape-1: shape [4,-1] cannot hold input [6]");
+}
+
+TEST(GraphInference, LongChainIsValidatedAndInferred) {
+    // 100,000 reshapes alternating [2,3] -> [6] -> [2,3]. Its run time is
+    // reported by the test runner; the timing goal lives in benchmarks.
+    constexpr int n = 100000;
+    graph g;
+    g.tensors[0] = tensor(0, data_type::f32, {2, 3});
+    g.ops.reserve(n);
+    for (int i = 0; i < n; ++i) {
+        const bool flat = i % 2 == 0;
+        g.tensors[i + 1] = tensor(i + 1, data_type::undef, dims_t(flat ? 1 : 2, unknown_dim));
+        g.ops.push_back(static_reshape(i, i, i + 1,
+                                       flat ? std::vector<std::int64_t>{-1}
+                                            : std::vector<std::int64_t>{2, -1}));
+    }
+    infer_graph_shapes(g);
+    EXPECT_EQ(g.tensor(n).shape, (dims_t{2, 3}));
+    EXPECT_EQ(g.tensor(n - 1).shape, (dims_t{6}));
+    EXPECT_EQ(g.tensor(n).dtype, data_type::f32);
+}
+
+} // namespace
+} // namespace reshaper::impl::testing
