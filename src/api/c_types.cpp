@@ -35,6 +35,12 @@ impl::property_type to_impl(reshaper_property_type_t p) {
     return static_cast<impl::property_type>(p);
 }
 
+// Strides mean something for strided tensors (and undef ones, read as
+// strided); `any` and opaque layouts have none.
+bool has_strides(impl::layout_type l) {
+    return l == impl::layout_type::strided || l == impl::layout_type::undef;
+}
+
 } // namespace
 
 impl::data_type to_impl(reshaper_data_type_t t) {
@@ -87,10 +93,12 @@ reshaper_logical_tensor_t to_c(const impl::logical_tensor &lt) {
     c.ndims = static_cast<std::int32_t>(lt.shape.size());
     std::copy(lt.shape.begin(), lt.shape.end(), c.dims);
     std::fill(c.strides, c.strides + RESHAPER_MAX_NDIMS, RESHAPER_UNKNOWN_DIM);
-    if (!lt.strides.empty() && lt.strides.size() == lt.shape.size())
-        std::copy(lt.strides.begin(), lt.strides.end(), c.strides);
-    else if (auto strides = impl::effective_strides(lt))
-        std::copy(strides->begin(), strides->end(), c.strides);
+    if (has_strides(lt.layout)) {
+        if (lt.strides.size() == lt.shape.size() && !lt.strides.empty())
+            std::copy(lt.strides.begin(), lt.strides.end(), c.strides);
+        else if (auto strides = impl::effective_strides(lt))
+            std::copy(strides->begin(), strides->end(), c.strides);
+    }
     c.layout_type = static_cast<reshaper_layout_type_t>(lt.layout);
     c.property_type = static_cast<reshaper_property_type_t>(lt.property);
     std::memcpy(c.format, lt.format.c_str(), lt.format.size() + 1);
@@ -125,10 +133,10 @@ impl::logical_tensor to_impl(const reshaper_logical_tensor_t &c, const impl::gra
     lt.id = c.id;
     lt.dtype = to_impl(c.data_type);
     lt.shape.assign(c.dims, c.dims + c.ndims);
+    lt.layout = to_impl(c.layout_type);
     const bool no_strides = std::all_of(c.strides, c.strides + c.ndims,
                                         [](std::int64_t s) { return s == RESHAPER_UNKNOWN_DIM; });
-    if (!no_strides) lt.strides.assign(c.strides, c.strides + c.ndims);
-    lt.layout = to_impl(c.layout_type);
+    if (has_strides(lt.layout) && !no_strides) lt.strides.assign(c.strides, c.strides + c.ndims);
     lt.property = to_impl(c.property_type);
     lt.format = c.format;
     return lt;

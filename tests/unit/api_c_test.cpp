@@ -407,3 +407,49 @@ TEST(CApiLogicalTensor, InitFillsDenseMarkersAndMemSizeCountsBytes) {
     ASSERT_OK(reshaper_logical_tensor_get_mem_size(&lt, &bytes));
     EXPECT_EQ(bytes, 13 * sizeof(double)); // last element at offset 12
 }
+
+TEST(CApiLayouts, OpaqueBlockedInputIsReorderedIntoLogicalOrder) {
+    const char *json = R"({ "version": "3.3.0", "engine_kind": "cpu", "graph": [
+      { "id": 0, "name": "Flatten", "kind": "StaticReshape",
+        "attrs": { "special_zero": {"type": "bool", "value": 0},
+                   "shape": {"type": "s64[]", "value": [1, 512]} },
+        "inputs":  [ {"id": 0, "dtype": "f32", "shape": [1, 32, 4, 4], "stride": [],
+                      "layout_type": "opaque", "format": "nChw16c", "property_type": "undef"} ],
+        "outputs": [ {"id": 1, "dtype": "f32", "shape": [1, 512], "stride": [512, 1],
+                      "layout_type": "strided", "property_type": "undef"} ] } ] })";
+    loaded g;
+    const_reshaper_partition_t p = nullptr;
+    ASSERT_OK(reshaper_graph_create_from_json(json, &g.graph));
+    ASSERT_OK(reshaper_graph_get_partitions(g.graph, reshaper_policy_fusion, reshaper_engine_cpu,
+                                            &g.list));
+    ASSERT_OK(reshaper_partition_list_get(g.list, 0, &p));
+    reshaper_logical_tensor_t in;
+    size_t n = 0;
+    ASSERT_OK(reshaper_partition_get_inputs(p, &in, 1, &n));
+    EXPECT_EQ(in.layout_type, reshaper_layout_opaque);
+    EXPECT_STREQ(in.format, "nChw16c");
+    size_t bytes = 0;
+    ASSERT_OK(reshaper_logical_tensor_get_mem_size(&in, &bytes));
+    EXPECT_EQ(bytes, 512 * sizeof(float));
+
+    ASSERT_OK(reshaper_engine_create(reshaper_engine_cpu, 0, &g.engine));
+    reshaper_compiled_partition_t cp = nullptr;
+    ASSERT_OK(reshaper_partition_compile(p, g.engine, 0, nullptr, 0, nullptr, &cp));
+    reshaper_lowering_kind_t lowering;
+    ASSERT_OK(reshaper_compiled_partition_get_lowering(cp, &lowering));
+    EXPECT_NE(lowering, reshaper_lowering_alias);
+
+    // Blocked storage: (c / 16, h, w, c % 16), outermost first.
+    const std::vector<float> logical = iota_f32(512);
+    std::vector<float> blocked(512), dst(512, -1.0f);
+    for (int c = 0; c < 32; ++c)
+        for (int h = 0; h < 4; ++h)
+            for (int w = 0; w < 4; ++w)
+                blocked[static_cast<size_t>(((c / 16 * 4 + h) * 4 + w) * 16 + c % 16)] =
+                        logical[static_cast<size_t>((c * 4 + h) * 4 + w)];
+    const void *inputs[] = {blocked.data()};
+    void *outputs[] = {dst.data()};
+    ASSERT_OK(reshaper_compiled_partition_execute(cp, 1, inputs, 1, outputs));
+    EXPECT_EQ(dst, logical);
+    reshaper_compiled_partition_destroy(cp);
+}
