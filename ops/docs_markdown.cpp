@@ -1,0 +1,89 @@
+// docs/ops.md, generated from the registry so it cannot drift from the
+// schemas (a test compares the two).
+#include <sstream>
+
+#include "ops/registry.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+std::string attribute_range(const attribute_spec &a) {
+    if (a.min_value && a.max_value)
+        return std::to_string(*a.min_value) + ".." + std::to_string(*a.max_value);
+    if (a.min_value) return ">= " + std::to_string(*a.min_value);
+    if (a.max_value) return "<= " + std::to_string(*a.max_value);
+    return "";
+}
+
+std::string type_list(const std::vector<data_type> &types) {
+    std::string s;
+    for (data_type t : types) s += (s.empty() ? "" : ", ") + std::string(to_string(t));
+    return s;
+}
+
+std::string zero_rule_text(const reshape_form &form) {
+    if (form.zeros.attribute.empty()) return "a 0 always copies the input dim at its index";
+    return "a 0 copies the input dim at its index when `" + form.zeros.attribute +
+           "` is " + attribute_to_string(form.zeros.copy_when) +
+           ", else it is a literal zero-size dim";
+}
+
+void write_ports(std::ostream &out, const char *title, const std::vector<port_spec> &ports) {
+    out << "\n" << title << ":\n\n| # | name | type | required | description |\n"
+        << "|---|---|---|---|---|\n";
+    for (std::size_t i = 0; i < ports.size(); ++i)
+        out << "| " << i << " | " << ports[i].name << " | " << ports[i].type_var << " | "
+            << (ports[i].required ? "yes" : "no") << " | " << ports[i].doc << " |\n";
+}
+
+void write_schema(std::ostream &out, const op_schema &s) {
+    out << "\n## " << s.versioned_name() << "\n\n"
+        << "Domain: `" << (s.domain.empty() ? "\"\"" : s.domain) << "`, kind: `" << s.kind
+        << "`, since version " << s.since_version << ".\n\n"
+        << s.doc << "\n";
+    if (s.reshape) {
+        out << "\nTarget shape: "
+            << (s.reshape->target_input
+                    ? "input " + std::to_string(*s.reshape->target_input) +
+                          (s.reshape->scalar_target_input ? " (1-D, or 0-D holding 1)" : " (1-D)")
+                    : "attribute `" + s.reshape->target_attribute + "`")
+            << "; " << zero_rule_text(*s.reshape) << ".\n";
+    }
+    write_ports(out, "Inputs", s.inputs);
+    write_ports(out, "Outputs", s.outputs);
+    out << "\nAttributes:";
+    if (s.attributes.empty()) {
+        out << " none.\n";
+    } else {
+        out << "\n\n| name | kind | required | default | range | description |\n"
+            << "|---|---|---|---|---|---|\n";
+        for (const attribute_spec &a : s.attributes)
+            out << "| " << a.name << " | " << to_string(a.kind) << " | "
+                << (a.required ? "yes" : "no") << " | "
+                << (a.default_value ? attribute_to_string(*a.default_value) : "") << " | "
+                << attribute_range(a) << " | " << a.doc << " |\n";
+    }
+    out << "\nType constraints:\n\n| type | allowed | description |\n|---|---|---|\n";
+    for (const type_constraint &c : s.type_constraints)
+        out << "| " << c.type_var << " | " << type_list(c.allowed) << " | " << c.doc << " |\n";
+}
+
+} // namespace
+
+std::string generate_ops_markdown(const op_registry &registry) {
+    std::ostringstream out;
+    out << "# Operator schemas\n\n"
+        << "Generated from the op registry by `reshaper-gen-ops-doc`; do not edit by hand.\n"
+        << "Regenerate with `build/bin/reshaper-gen-ops-doc > docs/ops.md`.\n\n"
+        << "Every reshape op resolves its target with the same rule: at most one -1 "
+           "(`single_minus_one`), no value below -1 (`value_range`), a copied 0 needs an "
+           "input dim at its index (`zero_index_in_rank`), literal zeros exclude -1 "
+           "(`zero_with_minus_one`), -1 never stands beside a zero remaining volume "
+           "(`ambiguous_minus_one`), input and output volumes are equal (`volume_match`), "
+           "and no product overflows int64 (`overflow`). For `ai.onnx` the op's version is "
+           "the opset: it selects the newest schema not newer than it.\n";
+    for (const op_schema &s : registry.schemas()) write_schema(out, s);
+    return out.str();
+}
+
+} // namespace reshaper::impl
