@@ -104,6 +104,42 @@ element_pair element_at(const copy_plan &plan, dim_t flat, dims_t *index) {
     return e;
 }
 
+std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile) {
+    const std::size_t inner = plan.dims.size() - 1;
+    std::size_t k = 0; // the source's contiguous dim
+    while (k < inner && plan.dims[k].src_stride != 1) ++k;
+    if (k == inner || plan.dims[k].size < tile || plan.dims[inner].size < tile) return {};
+
+    const copy_dim across = plan.dims[k], along = plan.dims[inner];
+    const dim_t across_whole = across.size / tile * tile, along_whole = along.size / tile * tile;
+    auto part = [&](dim_t across_size, dim_t along_size, dim_t across_from, dim_t along_from) {
+        copy_plan p = plan;
+        p.dims[k].size = across_size;
+        p.dims[inner].size = along_size;
+        // Offsets stay inside the checked element ranges of the whole walk.
+        p.src_offset += across_from * across.src_stride + along_from * along.src_stride;
+        p.dst_offset += across_from * across.dst_stride + along_from * along.dst_stride;
+        p.volume = plan.volume / across.size / along.size * across_size * along_size;
+        p.dst_increasing = false;
+        return p;
+    };
+
+    copy_plan whole = part(across_whole, along_whole, 0, 0);
+    whole.dims.erase(whole.dims.begin() + static_cast<std::ptrdiff_t>(k));
+    whole.dims.pop_back();
+    whole.dims.push_back({across_whole / tile, tile * across.src_stride, tile * across.dst_stride});
+    whole.dims.push_back({along_whole / tile, tile * along.src_stride, tile * along.dst_stride});
+    whole.dims.push_back({tile, across.src_stride, across.dst_stride});
+    whole.dims.push_back({tile, along.src_stride, along.dst_stride});
+
+    std::vector<copy_plan> parts{std::move(whole)};
+    if (along_whole < along.size) // the columns past the last whole tile, every row
+        parts.push_back(part(across.size, along.size - along_whole, 0, along_whole));
+    if (across_whole < across.size) // the rows past the last whole tile
+        parts.push_back(part(across.size - across_whole, along_whole, across_whole, 0));
+    return parts;
+}
+
 // The destination indices increase along the walk, so p is safe when dst(p)
 // is even (its byte partner dst(p)+1 can only come later) or when dst(p-1)
 // is not its byte partner dst(p)-1. Otherwise dst(p) is odd and dst(p+1),

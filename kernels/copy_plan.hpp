@@ -40,6 +40,17 @@ struct element_pair {
 };
 element_pair element_at(const copy_plan &plan, dim_t flat, dims_t *index = nullptr);
 
+// A transpose-like walk (a dim other than the innermost is the source's
+// contiguous one) gathers each inner run from far-apart source lines and
+// pages. Walking it tile by tile (tile x tile elements of those two dims,
+// the innermost still writing along the destination) keeps a tile's reads
+// and writes in cache. Returns the tiled plan for the part of the walk
+// whose two sizes are whole tiles plus plans for the edge strips, or
+// nothing when the walk is not transpose-like or smaller than a tile. The
+// parts' walks do not increase along the destination: for whole-element
+// types only.
+std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile);
+
 // For packed 4-bit destinations (two elements per byte) whose indices
 // increase along the walk: the first cut at or after flat position p
 // (0 < p < volume) such that no destination byte holds elements from both

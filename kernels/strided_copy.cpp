@@ -23,6 +23,7 @@ namespace {
 template <std::size_t N>
 struct byte_elements {
     static constexpr dim_t grain = (256 << 10) / N; // elements per parallel task
+    static constexpr dim_t tile = 32;  // a tile: at most 32 KiB read, 32 KiB written
     static constexpr bool packed = false;
 
     static void run(const void *src, dim_t s, dim_t ss, void *dst, dim_t d, dim_t ds, dim_t n) {
@@ -76,6 +77,7 @@ struct nibble_elements {
 // Owned strings: assignment copies each one.
 struct string_elements {
     static constexpr dim_t grain = 1024;
+    static constexpr dim_t tile = 16;
     static constexpr bool packed = false;
 
     static void run(const void *src, dim_t s, dim_t ss, void *dst, dim_t d, dim_t ds, dim_t n) {
@@ -143,6 +145,20 @@ void copy_plan_elements(const copy_plan &plan, const void *src, void *dst) {
                               });
 }
 
+// Transpose-like walks go tile by tile (not for packed types: their
+// parallel cuts need a walk that increases along the destination).
+template <typename Elements>
+void copy_elements(const copy_plan &plan, const void *src, void *dst) {
+    if constexpr (!Elements::packed) {
+        if (plan.volume > Elements::grain) {
+            const auto parts = tiled_parts(plan, Elements::tile);
+            for (const auto &part : parts) copy_plan_elements<Elements>(part, src, dst);
+            if (!parts.empty()) return;
+        }
+    }
+    copy_plan_elements<Elements>(plan, src, dst);
+}
+
 } // namespace
 
 void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
@@ -157,14 +173,14 @@ void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
 
     const void *from = src.data;
     void *to = dst.data;
-    if (type == data_type::string) return copy_plan_elements<string_elements>(plan, from, to);
+    if (type == data_type::string) return copy_elements<string_elements>(plan, from, to);
     switch (bits) {
-    case 4: return copy_plan_elements<nibble_elements>(plan, from, to);
-    case 8: return copy_plan_elements<byte_elements<1>>(plan, from, to);
-    case 16: return copy_plan_elements<byte_elements<2>>(plan, from, to);
-    case 32: return copy_plan_elements<byte_elements<4>>(plan, from, to);
-    case 64: return copy_plan_elements<byte_elements<8>>(plan, from, to);
-    case 128: return copy_plan_elements<byte_elements<16>>(plan, from, to);
+    case 4: return copy_elements<nibble_elements>(plan, from, to);
+    case 8: return copy_elements<byte_elements<1>>(plan, from, to);
+    case 16: return copy_elements<byte_elements<2>>(plan, from, to);
+    case 32: return copy_elements<byte_elements<4>>(plan, from, to);
+    case 64: return copy_elements<byte_elements<8>>(plan, from, to);
+    case 128: return copy_elements<byte_elements<16>>(plan, from, to);
     }
     throw error(status::invalid_data_type, "strided copy has no kernel for " +
                                                std::to_string(bits) + "-bit elements of " +

@@ -139,3 +139,54 @@ TEST(CopyPlan, ByteSafeCutsNeverSplitAByte) {
     EXPECT_GT(increasing, 1000);
     EXPECT_GT(moved, 100); // the cuts that had to move were exercised
 }
+
+namespace {
+
+// Every (source, destination) element pair a set of plans visits.
+std::multiset<std::pair<dim_t, dim_t>> visits(const std::vector<copy_plan> &plans) {
+    std::multiset<std::pair<dim_t, dim_t>> out;
+    for (const auto &plan : plans)
+        for (dim_t q = 0; q < plan.volume; ++q) {
+            const auto e = element_at(plan, q);
+            out.insert({e.src, e.dst});
+        }
+    return out;
+}
+
+} // namespace
+
+TEST(CopyPlan, TiledPartsVisitExactlyTheElementsOfTheWalk) {
+    struct tiling_case {
+        dims_t dims, src, dst;
+        std::size_t parts;
+    };
+    const std::vector<tiling_case> cases{
+        {{37, 45}, {1, 37}, {45, 1}, 3},          // both edges
+        {{32, 44}, {1, 32}, {44, 1}, 2},          // rows are whole tiles, columns not
+        {{3, 16, 24}, {384, 1, 16}, {384, 24, 1}, 1}, // whole tiles, an outer dim
+        {{3, 20, 9, 17}, {3060, 1, 20, 180}, {3060, 153, 17, 1}, 3}, // inner dims stay apart
+    };
+    for (const auto &c : cases) {
+        const auto plan = make_copy_plan(c.dims, c.src, 3, c.dst, 5);
+        const auto parts = tiled_parts(plan, 8);
+        ASSERT_EQ(parts.size(), c.parts) << dims_to_string(c.dims) << " walked as " << plan.dims.size() << " dims";
+        dim_t volume = 0;
+        for (const auto &p : parts) volume += p.volume;
+        EXPECT_EQ(volume, plan.volume);
+        EXPECT_EQ(visits(parts), visits({plan})) << dims_to_string(c.dims);
+        // The whole-tile part ends with two tile-sized dims.
+        EXPECT_EQ(parts[0].dims.back().size, 8);
+        EXPECT_EQ(parts[0].dims[parts[0].dims.size() - 2].size, 8);
+    }
+}
+
+TEST(CopyPlan, OnlyTransposeLikeWalksOfAtLeastATileAreTiled) {
+    EXPECT_FALSE(tiled_parts(make_copy_plan({64, 64}, {64, 1}, 0, {1, 64}, 0), 8).empty())
+        << "a transposed destination is walked in its order: the source gathers";
+    EXPECT_TRUE(tiled_parts(make_copy_plan({64, 64}, {128, 1}, 0, {64, 1}, 0), 8).empty())
+        << "the source is contiguous along the walk already";
+    EXPECT_TRUE(tiled_parts(make_copy_plan({64, 5}, {1, 64}, 0, {5, 1}, 0), 8).empty())
+        << "inner runs shorter than a tile";
+    EXPECT_TRUE(tiled_parts(make_copy_plan({64, 64}, {2, 128}, 0, {64, 1}, 0), 8).empty())
+        << "no dim is contiguous in the source";
+}

@@ -241,6 +241,19 @@ TEST(StridedCopy, LargeCopiesRunInParallelAndStayExact) {
             const dims_t &d = c.type == data_type::string ? dims_t{32, 33, 7} : dims;
             for (int repeat = 0; repeat < 3; ++repeat) expect_matches_reference(c.type, d, c.src, c.dst);
         }
+        // Transposes walked tile by tile, with edge strips (sizes not whole tiles).
+        for (auto [type, d] : {std::pair{data_type::s16, dims_t{517, 263}},
+                               std::pair{data_type::c128, dims_t{300, 301}},
+                               std::pair{data_type::f8_e4m3, dims_t{2, 400, 333}},
+                               std::pair{data_type::string, dims_t{100, 70}}}) {
+            std::vector<std::size_t> reversed(d.size());
+            std::iota(reversed.rbegin(), reversed.rend(), 0);
+            const dims_t ones(d.size(), 1), zeros(d.size(), 0);
+            expect_matches_reference(type, d, make_layout(d, reversed, ones, zeros, 3),
+                                     dense_layout(d, 1));
+            expect_matches_reference(type, d, dense_layout(d, 2),
+                                     make_layout(d, reversed, ones, zeros, 0));
+        }
     });
     EXPECT_GT(counter.workers.load(), 0) << "no worker thread took part";
 }
