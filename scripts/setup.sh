@@ -8,8 +8,9 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
+# oneDNN's CMake package looks for OpenCL (its GPU runtime): ocl-icd-opencl-dev.
 PACKAGES="g++ make cmake ninja-build pkg-config git ca-certificates \
-libdnnl-dev libtbb-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev"
+libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev"
 
 missing=""
 for p in $PACKAGES; do
