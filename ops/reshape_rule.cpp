@@ -31,16 +31,17 @@ partial_volume volume_of(const dims_t &dims, const std::string &what) {
     // A known 0 makes the volume 0 whatever the other dims are, even when
     // their product would overflow.
     if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return {0, true};
-    partial_volume v;
+    const bool has_unknown = has_unknown_dims(dims);
+    partial_volume v{1, !has_unknown};
     for (dim_t d : dims) {
-        if (d < 0) {
-            v.exact = false;
-            continue;
-        }
+        if (d < 0) continue;
         auto next = checked_mul(v.known, d);
-        if (!next)
+        if (!next) {
+            // An unknown dim may still be 0; only a known volume overflows.
+            if (has_unknown) return {1, false};
             fail("overflow", "volume of " + what + " overflows int64 (" + std::to_string(v.known) +
                                  " * " + std::to_string(d) + ")");
+        }
         v.known = *next;
     }
     return v;

@@ -58,6 +58,9 @@ inline const std::vector<reshape_case> &reshape_cases() {
         {"partial_minus_one_beside_known", {-1, 6}, {-1, 4}, z::either, dims_t{-1, 4}, "", ""},
         {"partial_known_zero_gives_volume_0", {-1, 0}, {-1}, z::either, dims_t{0}, "", ""},
         {"partial_input_fits_target", {-1, 4}, {8, 2}, z::either, dims_t{8, 2}, "", ""},
+        // Only an unknown dim of 0 makes this input valid, but it may be 0.
+        {"partial_input_known_dims_beyond_int64", {-1, 4294967296, 4294967296}, {-1},
+         z::either, dims_t{-1}, "", ""},
 
         // Rule violations.
         {"two_minus_ones", {2, 3, 4}, {2, -1, -1}, z::either, std::nullopt, "single_minus_one",
