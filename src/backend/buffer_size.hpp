@@ -1,0 +1,23 @@
+// How many bytes a tensor's buffer spans: what a caller (the driver, the C
+// API) must allocate for a logical tensor with a concrete layout.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "core/logical_tensor.hpp"
+
+namespace reshaper::impl {
+
+// Strided (or undef, read as strided): (offset of the last element + 1) times
+// the element size (packed 4-bit types round up to whole bytes); 0 for a
+// zero-volume tensor. Opaque: the blocked size with padding. Nothing when the
+// shape is unknown, the layout is `any`, a stride is negative or a product
+// overflows.
+std::optional<std::size_t> buffer_bytes(const logical_tensor &lt);
+
+// The number of elements a strided tensor's buffer spans: offset of the last
+// element + 1 (0 for zero volume). Nothing on negative strides or overflow.
+std::optional<dim_t> strided_span_elements(const dims_t &dims, const dims_t &strides);
+
+} // namespace reshaper::impl

@@ -1,0 +1,196 @@
+// compile(): a chain of reshapes becomes one immutable compiled partition
+// holding its plan (alias / reorder / kernel) and the executable of it.
+#include <chrono>
+
+#include "backend/alias_copy.hpp"
+#include "backend/buffer_size.hpp"
+#include "backend/compiled_partition.hpp"
+#include "backend/dnnl_mapping.hpp"
+#include "backend/kernel_movement.hpp"
+#include "backend/movement_plan.hpp"
+#include "backend/partition_chain.hpp"
+#include "backend/reorder_movement.hpp"
+#include "backend/verbose.hpp"
+#include "core/status.hpp"
+
+namespace reshaper::impl {
+
+std::string_view to_string(lowering_kind k) {
+    switch (k) {
+    case lowering_kind::alias: return "alias";
+    case lowering_kind::reorder: return "reorder";
+    case lowering_kind::kernel: return "kernel";
+    }
+    return "kernel";
+}
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double ms_since(clock_type::time_point start) {
+    return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
+
+bool overlaps(const void *a, std::size_t a_bytes, const void *b, std::size_t b_bytes) {
+    const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+    return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
+}
+
+class reshape_chain_partition final : public compiled_partition {
+public:
+    struct parts {
+        std::size_t partition_id = 0;
+        std::string op_names;
+        std::vector<logical_tensor> inputs, outputs;
+        lowering_kind kind = lowering_kind::kernel;
+        std::string details;
+        std::vector<std::pair<tensor_id, tensor_id>> inplace;
+        std::shared_ptr<const engine> eng;
+        std::unique_ptr<data_mover> mover;
+        std::vector<runtime_shape_input> runtime_shapes;
+        std::size_t data_position = 0;
+        std::size_t input_bytes = 0, output_bytes = 0;
+    };
+
+    explicit reshape_chain_partition(parts p) : p_(std::move(p)) {}
+
+    const std::vector<logical_tensor> &inputs() const override { return p_.inputs; }
+    const std::vector<logical_tensor> &outputs() const override { return p_.outputs; }
+    lowering_kind lowering() const override { return p_.kind; }
+    std::string lowering_details() const override { return p_.details; }
+    const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const override {
+        return p_.inplace;
+    }
+    const engine &target_engine() const override { return *p_.eng; }
+
+    void execute(const std::vector<const void *> &inputs,
+                 const std::vector<void *> &outputs) const override {
+        const auto start = clock_type::now();
+        if (inputs.size() != p_.inputs.size() || outputs.size() != p_.outputs.size())
+            throw error(status::invalid_arguments,
+                        "partition " + std::to_string(p_.partition_id) + " takes " +
+                            std::to_string(p_.inputs.size()) + " input and " +
+                            std::to_string(p_.outputs.size()) + " output buffers, got " +
+                            std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
+        // Every run-time shape is checked before anything is written.
+        for (const auto &r : p_.runtime_shapes) check_runtime_shape(r, inputs[r.input_position]);
+
+        const void *src = inputs[p_.data_position];
+        void *dst = outputs[0];
+        if ((p_.input_bytes > 0 && !src) || (p_.output_bytes > 0 && !dst))
+            throw error(status::invalid_arguments,
+                        "partition " + std::to_string(p_.partition_id) + ": null data buffer");
+        if (p_.kind == lowering_kind::alias && src == dst) {
+            // The planned in-place case: the output already is the view.
+        } else if (overlaps(src, p_.input_bytes, dst, p_.output_bytes)) {
+            throw error(status::invalid_arguments,
+                        "partition " + std::to_string(p_.partition_id) + " (" +
+                            std::string(to_string(p_.kind)) +
+                            "): the output buffer overlaps the input buffer" +
+                            (p_.kind == lowering_kind::alias
+                                 ? " without being it"
+                                 : "; only an alias lowering runs in place"));
+        } else {
+            p_.mover->run(src, dst);
+        }
+        if (verbose_level() > 0)
+            verbose_print("execute," + line_fields() +
+                          (p_.kind == lowering_kind::alias && src == dst ? ",in place" : ",copy") +
+                          "," + std::to_string(ms_since(start)));
+    }
+
+    // engine,partition,ops,lowering,src->dst,details (for verbose lines).
+    std::string line_fields() const {
+        return std::string(to_string(p_.eng->kind())) + ",partition " +
+               std::to_string(p_.partition_id) + "," + p_.op_names + "," +
+               std::string(to_string(p_.kind)) + "," +
+               verbose_tensor(p_.inputs[p_.data_position]) + "->" + verbose_tensor(p_.outputs[0]) +
+               "," + p_.details;
+    }
+
+private:
+    parts p_;
+};
+
+std::string join(const std::vector<std::string> &names, const char *sep) {
+    std::string text;
+    for (const auto &n : names) text += (text.empty() ? "" : sep) + n;
+    return text;
+}
+
+std::size_t bytes_or_throw(const logical_tensor &lt, const char *role) {
+    auto bytes = buffer_bytes(lt);
+    if (!bytes)
+        throw error(status::invalid_shape, std::string(role) + " tensor " + std::to_string(lt.id) +
+                                               " " + dims_to_string(lt.shape) +
+                                               ": its buffer size overflows");
+    return *bytes;
+}
+
+std::string steps_summary(const movement_plan &plan, const char *one, const char *many) {
+    if (plan.steps.empty()) return "nothing to move (zero volume)";
+    const std::string count = plan.steps.size() == 1
+                                  ? std::string("1 ") + one
+                                  : std::to_string(plan.steps.size()) + " " + many +
+                                        " via dense temporary " +
+                                        dims_to_string(plan.temporary_dims);
+    return count + ": " + describe(plan);
+}
+
+} // namespace
+
+std::shared_ptr<const compiled_partition> compile(const graph &g, const partition &p,
+                                                  const std::vector<logical_tensor> &inputs,
+                                                  const std::vector<logical_tensor> &outputs,
+                                                  const std::shared_ptr<const engine> &eng) {
+    const auto start = clock_type::now();
+    if (!eng) throw error(status::invalid_arguments, "compile needs an engine");
+    if (!p.supported)
+        throw error(status::unimplemented, "partition " + std::to_string(p.id) +
+                                               " is not supported by this backend: " + p.reason);
+    resolved_chain chain = resolve_chain(g, p, inputs, outputs);
+    const logical_tensor &data = chain.inputs[chain.data_position];
+    movement_plan plan = plan_movement(data, chain.output);
+
+    reshape_chain_partition::parts parts;
+    parts.partition_id = p.id;
+    parts.op_names = join(chain.op_names, "+");
+    parts.eng = eng;
+    parts.data_position = chain.data_position;
+    parts.runtime_shapes = std::move(chain.runtime_shapes);
+    parts.input_bytes = bytes_or_throw(data, "input");
+    parts.output_bytes = bytes_or_throw(plan.output, "output");
+
+    if (plan.alias) {
+        parts.kind = lowering_kind::alias;
+        parts.details = describe(plan);
+        parts.inplace.emplace_back(data.id, plan.output.id);
+        parts.mover = make_alias_copy(data);
+    } else if (auto type = dnnl_reorder_type(data.dtype)) {
+        try {
+            parts.mover = make_reorder_movement(eng, *type, plan, parts.input_bytes, parts.output_bytes);
+            parts.kind = lowering_kind::reorder;
+            parts.details = steps_summary(plan, "reorder", "reorders");
+        } catch (const error &e) {
+            // A layout oneDNN cannot describe (e.g. more dims than it
+            // takes): our kernel moves any strided layout.
+            parts.mover = make_kernel_movement(data.dtype, plan);
+            parts.kind = lowering_kind::kernel;
+            parts.details = steps_summary(plan, "strided copy", "strided copies") +
+                            " (oneDNN declined: " + e.what() + ")";
+        }
+    } else {
+        parts.mover = make_kernel_movement(data.dtype, plan);
+        parts.kind = lowering_kind::kernel;
+        parts.details = steps_summary(plan, "strided copy", "strided copies");
+    }
+    parts.inputs = std::move(chain.inputs);
+    parts.outputs = {std::move(plan.output)};
+    auto compiled = std::make_shared<reshape_chain_partition>(std::move(parts));
+    if (verbose_level() > 0)
+        verbose_print("compile," + compiled->line_fields() + "," + std::to_string(ms_since(start)));
+    return compiled;
+}
+
+} // namespace reshaper::impl

@@ -1,0 +1,178 @@
+#include "backend/compiled_partition_cache.hpp"
+
+#include <cstdlib>
+#include <set>
+#include <variant>
+
+namespace reshaper::impl {
+
+std::size_t cache_capacity_from_env() {
+    constexpr std::size_t default_capacity = 1024;
+    const char *value = std::getenv("RESHAPER_CACHE_CAPACITY");
+    if (!value || !*value) return default_capacity;
+    char *end = nullptr;
+    const long long parsed = std::strtoll(value, &end, 10);
+    if (*end != '\0' || parsed < 0) return default_capacity;
+    return static_cast<std::size_t>(parsed);
+}
+
+namespace {
+
+// A length-prefixed field list: no two different inputs give one key.
+class key_builder {
+public:
+    key_builder &add(std::string_view field) {
+        key_ += std::to_string(field.size());
+        key_ += ':';
+        key_ += field;
+        return *this;
+    }
+    key_builder &add(std::int64_t v) { return add(std::to_string(v)); }
+    key_builder &add(const dims_t &dims) {
+        add(static_cast<std::int64_t>(dims.size()));
+        for (dim_t d : dims) add(d);
+        return *this;
+    }
+    key_builder &add_attribute(const attribute_value &v) {
+        add(static_cast<std::int64_t>(v.index()));
+        std::visit(
+            [this](const auto &x) {
+                using T = std::decay_t<decltype(x)>;
+                if constexpr (std::is_same_v<T, std::string>) add(x);
+                else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) add(x);
+                else if constexpr (std::is_same_v<T, std::vector<float>>) {
+                    add(static_cast<std::int64_t>(x.size()));
+                    for (float f : x) add(std::string_view(reinterpret_cast<const char *>(&f), sizeof f));
+                } else if constexpr (std::is_same_v<T, float>)
+                    add(std::string_view(reinterpret_cast<const char *>(&x), sizeof x));
+                else add(static_cast<std::int64_t>(x));
+            },
+            v);
+        return *this;
+    }
+    key_builder &add_tensor(const logical_tensor &lt) {
+        add(lt.id).add(static_cast<std::int64_t>(lt.dtype)).add(lt.shape).add(lt.strides);
+        add(static_cast<std::int64_t>(lt.layout)).add(lt.format).add(static_cast<std::int64_t>(lt.property));
+        add(static_cast<std::int64_t>(lt.values.has_value()));
+        if (lt.values) {
+            add(static_cast<std::int64_t>(lt.values->count));
+            add(std::string_view(reinterpret_cast<const char *>(lt.values->bytes.data()),
+                                 lt.values->bytes.size()));
+            add(static_cast<std::int64_t>(lt.values->strings.size()));
+            for (const auto &s : lt.values->strings) add(s);
+        }
+        return *this;
+    }
+    std::string take() { return std::move(key_); }
+
+private:
+    std::string key_;
+};
+
+const logical_tensor *find_by_id(const std::vector<logical_tensor> &lts, tensor_id id) {
+    for (const auto &lt : lts)
+        if (lt.id == id) return &lt;
+    return nullptr;
+}
+
+} // namespace
+
+std::string compiled_partition_key(const graph &g, const partition &p,
+                                   const std::vector<logical_tensor> &inputs,
+                                   const std::vector<logical_tensor> &outputs, const engine &eng) {
+    key_builder key;
+    key.add(to_string(eng.kind())).add(static_cast<std::int64_t>(eng.index()));
+    key.add(static_cast<std::int64_t>(p.id)).add(static_cast<std::int64_t>(p.supported));
+    key.add(static_cast<std::int64_t>(p.inputs.size()));
+    for (tensor_id id : p.inputs) key.add(id);
+    key.add(static_cast<std::int64_t>(p.outputs.size()));
+    for (tensor_id id : p.outputs) key.add(id);
+    std::set<tensor_id> touched;
+    key.add(static_cast<std::int64_t>(p.op_indices.size()));
+    for (std::size_t index : p.op_indices) {
+        const op &o = g.ops.at(index);
+        key.add(o.id).add(o.name).add(o.kind).add(o.domain).add(o.version.value_or(-1));
+        key.add(static_cast<std::int64_t>(o.attrs.size()));
+        for (const auto &[name, value] : o.attrs) key.add(name).add_attribute(value);
+        key.add(static_cast<std::int64_t>(o.inputs.size()));
+        for (tensor_id id : o.inputs) key.add(id), touched.insert(id);
+        key.add(static_cast<std::int64_t>(o.outputs.size()));
+        for (tensor_id id : o.outputs) key.add(id), touched.insert(id);
+    }
+    for (tensor_id id : touched) {
+        const logical_tensor *given = find_by_id(inputs, id);
+        if (!given) given = find_by_id(outputs, id);
+        key.add_tensor(given ? *given : g.tensor(id));
+    }
+    return key.take();
+}
+
+compiled_partition_cache::compiled_partition_cache(std::size_t capacity) : capacity_(capacity) {}
+
+compiled_partition_cache &compiled_partition_cache::global() {
+    static compiled_partition_cache cache(cache_capacity_from_env());
+    return cache;
+}
+
+compiled_partition_cache::value_type compiled_partition_cache::get_or_compile(
+    const graph &g, const partition &p, const std::vector<logical_tensor> &inputs,
+    const std::vector<logical_tensor> &outputs, const std::shared_ptr<const engine> &eng) {
+    if (!eng) return compile(g, p, inputs, outputs, eng); // reports the missing engine
+    return get_or_create(compiled_partition_key(g, p, inputs, outputs, *eng),
+                         [&] { return compile(g, p, inputs, outputs, eng); });
+}
+
+compiled_partition_cache::value_type
+compiled_partition_cache::get_or_create(const std::string &key,
+                                        const std::function<value_type()> &make) {
+    std::promise<value_type> promise;
+    std::shared_future<value_type> existing;
+    std::uint64_t generation = 0;
+    {
+        std::lock_guard lock(mutex_);
+        if (auto it = entries_.find(key); it != entries_.end()) {
+            ++hits_;
+            lru_.splice(lru_.begin(), lru_, it->second.recency);
+            existing = it->second.value;
+        } else {
+            ++misses_;
+            if (capacity_ > 0) {
+                generation = ++next_generation_;
+                lru_.push_front(key);
+                entries_.emplace(key, entry{promise.get_future().share(), lru_.begin(), generation});
+                while (entries_.size() > capacity_) {
+                    entries_.erase(lru_.back());
+                    lru_.pop_back();
+                }
+            }
+        }
+    }
+    // Waited for outside the lock: the entry may still be compiling.
+    if (existing.valid()) return existing.get();
+    try {
+        value_type value = make();
+        promise.set_value(value);
+        return value;
+    } catch (...) {
+        promise.set_exception(std::current_exception());
+        std::lock_guard lock(mutex_);
+        if (auto it = entries_.find(key); it != entries_.end() && it->second.generation == generation) {
+            lru_.erase(it->second.recency);
+            entries_.erase(it);
+        }
+        throw;
+    }
+}
+
+std::size_t compiled_partition_cache::size() const {
+    std::lock_guard lock(mutex_);
+    return entries_.size();
+}
+
+void compiled_partition_cache::clear() {
+    std::lock_guard lock(mutex_);
+    entries_.clear();
+    lru_.clear();
+}
+
+} // namespace reshaper::impl

@@ -1,0 +1,72 @@
+// The compiled-partition cache: compiling the same partition with the same
+// boundary tensors on the same engine again returns the same compiled
+// partition. Thread-safe; bounded, least recently used entries go first.
+// Concurrent requests for one key compile it once: the others wait for it.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <future>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "backend/compiled_partition.hpp"
+
+namespace reshaper::impl {
+
+// RESHAPER_CACHE_CAPACITY when it is a non-negative integer, else 1024.
+std::size_t cache_capacity_from_env();
+
+// Everything compile() reads: the partition's ops (ids, kinds, versions,
+// attributes, tensor ids), every tensor they touch (the caller's boundary
+// tensors where given, with layouts and constant values) and the engine.
+std::string compiled_partition_key(const graph &g, const partition &p,
+                                   const std::vector<logical_tensor> &inputs,
+                                   const std::vector<logical_tensor> &outputs, const engine &eng);
+
+class compiled_partition_cache {
+public:
+    using value_type = std::shared_ptr<const compiled_partition>;
+
+    // Capacity 0 caches nothing (every request compiles).
+    explicit compiled_partition_cache(std::size_t capacity);
+
+    // The process-wide cache, with cache_capacity_from_env().
+    static compiled_partition_cache &global();
+
+    value_type get_or_compile(const graph &g, const partition &p,
+                              const std::vector<logical_tensor> &inputs,
+                              const std::vector<logical_tensor> &outputs,
+                              const std::shared_ptr<const engine> &eng);
+
+    // The entry of `key`, made by `make` on a miss (outside the lock). A
+    // failure is not cached: every waiter gets the error, the next request
+    // tries again.
+    value_type get_or_create(const std::string &key, const std::function<value_type()> &make);
+
+    std::size_t hits() const { return hits_.load(); }
+    std::size_t misses() const { return misses_.load(); }
+    std::size_t size() const;
+    std::size_t capacity() const { return capacity_; }
+    void clear();
+
+private:
+    struct entry {
+        std::shared_future<value_type> value;
+        std::list<std::string>::iterator recency; // position in lru_
+        std::uint64_t generation = 0;
+    };
+
+    const std::size_t capacity_;
+    mutable std::mutex mutex_;
+    std::list<std::string> lru_; // most recently used first
+    std::unordered_map<std::string, entry> entries_;
+    std::uint64_t next_generation_ = 0;
+    std::atomic<std::size_t> hits_{0}, misses_{0};
+};
+
+} // namespace reshaper::impl

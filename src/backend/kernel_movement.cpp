@@ -1,0 +1,67 @@
+#include "backend/kernel_movement.hpp"
+
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+#include "kernels/strided_copy.hpp"
+
+namespace reshaper::impl {
+
+namespace {
+
+class kernel_movement final : public data_mover {
+public:
+    kernel_movement(data_type type, std::vector<movement_step> steps, std::size_t temp_elements)
+        : type_(type), steps_(std::move(steps)), temp_elements_(temp_elements) {}
+
+    void run(const void *src, void *dst) const override {
+        // The temporary is per run: concurrent runs never share it.
+        std::vector<std::uint8_t> temp_bytes;
+        std::vector<std::string> temp_strings;
+        void *temp = nullptr;
+        if (temp_elements_ > 0) {
+            if (type_ == data_type::string) {
+                temp_strings.resize(temp_elements_);
+                temp = temp_strings.data();
+            } else {
+                temp_bytes.resize(dense_bytes(type_, temp_elements_));
+                temp = temp_bytes.data();
+            }
+        }
+        for (const auto &step : steps_) {
+            void *from = step.src.temporary ? temp : const_cast<void *>(src);
+            void *to = step.dst.temporary ? temp : dst;
+            strided_copy(type_, step.dims, strided_tensor{from, 0, step.src.strides},
+                         strided_tensor{to, 0, step.dst.strides});
+        }
+    }
+
+private:
+    data_type type_;
+    std::vector<movement_step> steps_;
+    std::size_t temp_elements_;
+};
+
+} // namespace
+
+std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan) {
+    for (const auto &step : plan.steps)
+        for (const step_side *side : {&step.src, &step.dst})
+            if (side->opaque())
+                throw error(status::unimplemented,
+                            "blocked format " + side->format + " with padding (a dim that is "
+                            "not a multiple of its block) for dtype " +
+                                std::string(to_string(type)) +
+                                ": only oneDNN's reorder moves padded layouts, and it does not "
+                                "take this dtype");
+    bool uses_temporary = false;
+    for (const auto &step : plan.steps)
+        uses_temporary = uses_temporary || step.src.temporary || step.dst.temporary;
+    std::size_t temp_elements = 0;
+    if (uses_temporary)
+        temp_elements = static_cast<std::size_t>(checked_volume(plan.temporary_dims).value());
+    return std::make_unique<kernel_movement>(type, plan.steps, temp_elements);
+}
+
+} // namespace reshaper::impl

@@ -1,0 +1,338 @@
+#include "backend/movement_plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/status.hpp"
+#include "layout/memory_layout.hpp"
+#include "layout/view_strides.hpp"
+
+namespace reshaper::impl {
+
+namespace {
+
+bool reads_as_strided(layout_type l) { return l == layout_type::strided || l == layout_type::undef; }
+
+std::string describe_tensor(const logical_tensor &lt) {
+    return "tensor " + std::to_string(lt.id) + " " + dims_to_string(lt.shape);
+}
+
+// The strides of a strided tensor after checking they can describe a buffer.
+dims_t checked_strides(const logical_tensor &lt, const char *role) {
+    if (lt.strides.empty()) {
+        auto dense = dense_strides(lt.shape);
+        if (!dense)
+            throw error(status::invalid_shape, std::string(role) + " " + describe_tensor(lt) +
+                                                   ": dense strides overflow int64");
+        return *dense;
+    }
+    if (lt.strides.size() != lt.shape.size())
+        throw error(status::invalid_arguments,
+                    std::string(role) + " " + describe_tensor(lt) + " has " +
+                        std::to_string(lt.strides.size()) + " strides " +
+                        dims_to_string(lt.strides) + " for rank " +
+                        std::to_string(lt.shape.size()));
+    for (dim_t s : lt.strides)
+        if (s < 0)
+            throw error(status::invalid_arguments, std::string(role) + " " + describe_tensor(lt) +
+                                                       ": negative stride in " +
+                                                       dims_to_string(lt.strides));
+    return lt.strides;
+}
+
+// A sufficient condition for distinct output elements to have distinct
+// addresses: ordered by stride, each dim steps over everything the smaller
+// ones span. Written output elements must never collide.
+void check_no_overlap(const logical_tensor &lt, const dims_t &strides) {
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < lt.shape.size(); ++k) {
+        if (lt.shape[k] == 0) return; // nothing is written
+        if (lt.shape[k] > 1) order.push_back(k);
+    }
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
+    dim_t spanned = 1; // elements covered by the smaller dims, as an extent
+    for (std::size_t k : order) {
+        if (strides[k] < spanned)
+            throw error(status::invalid_arguments,
+                        "output " + describe_tensor(lt) + ": strides " + dims_to_string(strides) +
+                            " make distinct elements share an address");
+        auto extent = checked_mul(lt.shape[k] - 1, strides[k]);
+        auto next = extent ? checked_add(*extent, spanned) : std::nullopt;
+        if (!next)
+            throw error(status::invalid_shape, "output " + describe_tensor(lt) + ": strides " +
+                                                   dims_to_string(strides) + " overflow int64");
+        spanned = *next;
+    }
+}
+
+bool equal_ignoring_unit_dims(const dims_t &dims, const dims_t &a, const dims_t &b) {
+    for (std::size_t k = 0; k < dims.size(); ++k)
+        if (dims[k] != 1 && a[k] != b[k]) return false;
+    return true;
+}
+
+dims_t dense_or_throw(const dims_t &dims) {
+    auto s = dense_strides(dims);
+    if (!s) throw error(status::invalid_shape, "dense strides of " + dims_to_string(dims) + " overflow int64");
+    return *s;
+}
+
+std::optional<dims_t> view_of(const dims_t &sizes, const dims_t &strides, const dims_t &new_sizes) {
+    return compute_view_strides(sizes, strides, new_sizes).strides;
+}
+
+movement_step strided_step(dims_t dims, dims_t src, dims_t dst) {
+    movement_step step{std::move(dims), step_side{std::move(src), {}, false},
+                       step_side{std::move(dst), {}, false}};
+    coalesce_step(step);
+    return step;
+}
+
+// One step between two strided tensors of different dims, when a single
+// strided copy can express it: in the output's dims (input viewable), in
+// the input's dims (output viewable), or in their common refinement.
+std::optional<movement_step> single_strided_step(const dims_t &in_dims, const dims_t &in_strides,
+                                                 const dims_t &out_dims,
+                                                 const dims_t &out_strides) {
+    if (auto v = view_of(in_dims, in_strides, out_dims))
+        return strided_step(out_dims, *v, out_strides);
+    if (auto w = view_of(out_dims, out_strides, in_dims))
+        return strided_step(in_dims, in_strides, *w);
+    if (auto r = common_refinement(in_dims, out_dims)) {
+        auto src = view_of(in_dims, in_strides, *r);
+        auto dst = view_of(out_dims, out_strides, *r);
+        // Splitting dims always gives a view; a refinement only splits.
+        if (src && dst) return strided_step(*r, *src, *dst);
+    }
+    return std::nullopt;
+}
+
+// A tensor as the copy steps see it: strided over some dims, or (only for a
+// blocked format with padding) the format over the tensor's own dims.
+struct movable {
+    dims_t dims;
+    dims_t strides;
+    std::string format;
+};
+
+movable movable_of(const logical_tensor &lt, const dims_t &strides) {
+    if (lt.layout != layout_type::opaque) return {lt.shape, strides, {}};
+    if (auto s = blocked_as_strided(parse_format_tag(lt.format, lt.shape.size()), lt.shape))
+        return {std::move(s->first), std::move(s->second), {}};
+    return {lt.shape, {}, lt.format};
+}
+
+} // namespace
+
+std::optional<std::pair<dims_t, dims_t>> blocked_as_strided(const blocked_format &format,
+                                                           const dims_t &dims) {
+    const std::size_t rank = dims.size();
+    // Per dim: its inner blocks' sizes (outermost first) and their product.
+    std::vector<dims_t> blocks(rank);
+    dims_t product(rank, 1);
+    for (const auto &[d, size] : format.inner_blocks) {
+        if (d < 0 || static_cast<std::size_t>(d) >= rank || size <= 0) return std::nullopt;
+        blocks[d].push_back(size);
+        auto p = checked_mul(product[d], size);
+        if (!p) return std::nullopt;
+        product[d] = *p;
+    }
+    for (std::size_t d = 0; d < rank; ++d)
+        if (dims[d] <= 0 || dims[d] % product[d] != 0) return std::nullopt; // padding
+    // Physical strides, innermost first: the inner blocks, then the outer dims.
+    std::vector<dims_t> strides(rank); // per dim: outer stride, then its blocks'
+    for (std::size_t d = 0; d < rank; ++d) strides[d].assign(blocks[d].size() + 1, 0);
+    std::vector<std::size_t> seen(rank, 0);
+    dim_t stride = 1;
+    for (std::size_t b = format.inner_blocks.size(); b-- > 0;) {
+        const auto [d, size] = format.inner_blocks[b];
+        // the last listed block of a dim is its innermost
+        strides[d][blocks[d].size() - seen[d]++] = stride;
+        auto next = checked_mul(stride, size);
+        if (!next) return std::nullopt;
+        stride = *next;
+    }
+    if (format.outer_order.size() != rank) return std::nullopt;
+    for (std::size_t k = rank; k-- > 0;) {
+        const int d = format.outer_order[k];
+        strides[d][0] = stride;
+        auto next = checked_mul(stride, dims[d] / product[d]);
+        if (!next) return std::nullopt;
+        stride = *next;
+    }
+    std::pair<dims_t, dims_t> result;
+    for (std::size_t d = 0; d < rank; ++d) {
+        result.first.push_back(dims[d] / product[d]);
+        result.first.insert(result.first.end(), blocks[d].begin(), blocks[d].end());
+        result.second.insert(result.second.end(), strides[d].begin(), strides[d].end());
+    }
+    return result;
+}
+
+std::optional<dims_t> common_refinement(const dims_t &a, const dims_t &b) {
+    dims_t out;
+    std::size_t i = 0, j = 0;
+    dim_t ra = 1, rb = 1; // what is left of a[i-1] / b[j-1]
+    for (;;) {
+        while (ra == 1 && i < a.size()) ra = a[i++];
+        while (rb == 1 && j < b.size()) rb = b[j++];
+        if (ra == 1 || rb == 1) break;
+        if (ra <= 0 || rb <= 0) return std::nullopt;
+        const dim_t m = std::min(ra, rb);
+        if (ra % m != 0 || rb % m != 0) return std::nullopt;
+        out.push_back(m);
+        ra /= m;
+        rb /= m;
+    }
+    if (ra != 1 || rb != 1) return std::nullopt; // volumes differ
+    return out;
+}
+
+void coalesce_step(movement_step &step) {
+    const bool src_strided = !step.src.opaque(), dst_strided = !step.dst.opaque();
+    if (!src_strided || !dst_strided) return; // blocked formats need their own dims
+    dims_t dims, src, dst;
+    for (std::size_t k = 0; k < step.dims.size(); ++k) {
+        if (step.dims[k] == 1) continue;
+        if (!dims.empty() && checked_mul(step.src.strides[k], step.dims[k]) == src.back() &&
+            checked_mul(step.dst.strides[k], step.dims[k]) == dst.back()) {
+            // Never overflows: the merged dim is at most the tensor's volume.
+            dims.back() = *checked_mul(dims.back(), step.dims[k]);
+            src.back() = step.src.strides[k];
+            dst.back() = step.dst.strides[k];
+            continue;
+        }
+        dims.push_back(step.dims[k]);
+        src.push_back(step.src.strides[k]);
+        dst.push_back(step.dst.strides[k]);
+    }
+    if (dims.empty()) {
+        dims = {1};
+        src = {1};
+        dst = {1};
+    }
+    step.dims = std::move(dims);
+    step.src.strides = std::move(src);
+    step.dst.strides = std::move(dst);
+}
+
+movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output) {
+    const dims_t &in_dims = input.shape;
+    const dims_t &out_dims = output.shape;
+    const auto volume = checked_volume(in_dims);
+    if (!volume || checked_volume(out_dims) != volume)
+        throw error(status::invalid_shape, "input " + describe_tensor(input) + " and output " +
+                                               describe_tensor(output) +
+                                               " must have the same volume");
+
+    movement_plan plan;
+    plan.output = output;
+    const bool in_strided = reads_as_strided(input.layout);
+    if (!in_strided && input.layout != layout_type::opaque)
+        throw error(status::invalid_arguments,
+                    "input " + describe_tensor(input) + " must have a concrete layout, got " +
+                        std::string(to_string(input.layout)));
+
+    const dims_t in_strides = in_strided ? checked_strides(input, "input") : dims_t{};
+    const bool out_any = output.layout == layout_type::any;
+    const bool out_opaque = output.layout == layout_type::opaque;
+    dims_t out_strides;
+    if (!out_any && !out_opaque) {
+        out_strides = checked_strides(output, "output");
+        check_no_overlap(output, out_strides);
+    }
+
+    // Alias: the output is a view of the input buffer.
+    if (in_strided && !out_opaque) {
+        auto v = view_of(in_dims, in_strides, out_dims);
+        if (out_any) {
+            if (v || *volume == 0) {
+                plan.alias = true;
+                plan.output.layout = layout_type::strided;
+                plan.output.strides = v ? *v : dense_or_throw(out_dims);
+                return plan;
+            }
+        } else if (*volume == 0 || (v && equal_ignoring_unit_dims(out_dims, *v, out_strides))) {
+            plan.alias = true;
+            plan.output.layout = layout_type::strided;
+            plan.output.strides = out_strides;
+            return plan;
+        }
+    }
+    if (input.layout == layout_type::opaque && in_dims == out_dims &&
+        (out_any || (out_opaque && output.format == input.format))) {
+        plan.alias = true;
+        plan.output.layout = layout_type::opaque;
+        plan.output.format = input.format;
+        plan.output.strides.clear();
+        return plan;
+    }
+
+    if (out_any) {
+        out_strides = dense_or_throw(out_dims);
+        plan.output.layout = layout_type::strided;
+        plan.output.strides = out_strides;
+    }
+    if (*volume == 0) return plan; // nothing to move
+
+    // Blocked formats without padding are strided over finer dims, which
+    // read in row-major order are the same elements: one machinery moves all.
+    const movable in = movable_of(input, in_strides);
+    const movable out = movable_of(plan.output, out_strides);
+    const step_side in_side{in.strides, in.format, false};
+    const step_side out_side{out.strides, out.format, false};
+
+    if (in.format.empty() && out.format.empty()) {
+        if (auto step = single_strided_step(in.dims, in.strides, out.dims, out.strides)) {
+            plan.steps.push_back(std::move(*step));
+            return plan;
+        }
+    } else if (out.format.empty()) {
+        if (auto w = view_of(out.dims, out.strides, in.dims)) {
+            plan.steps.push_back({in.dims, in_side, step_side{*w, {}, false}});
+            return plan;
+        }
+    } else if (in.format.empty()) {
+        if (auto v = view_of(in.dims, in.strides, out.dims)) {
+            plan.steps.push_back({out.dims, step_side{*v, {}, false}, out_side});
+            return plan;
+        }
+    } else if (in.dims == out.dims) { // one padded format to another
+        plan.steps.push_back({in.dims, in_side, out_side});
+        return plan;
+    }
+
+    // No single step: through a dense temporary, which is a view in both
+    // the input's and the output's dims.
+    plan.temporary_dims = in.dims;
+    const step_side temp_in{dense_or_throw(in.dims), {}, true};
+    const step_side temp_out{dense_or_throw(out.dims), {}, true};
+    movement_step first{in.dims, in_side, temp_in};
+    movement_step second{out.dims, temp_out, out_side};
+    coalesce_step(first);
+    coalesce_step(second);
+    plan.steps.push_back(std::move(first));
+    plan.steps.push_back(std::move(second));
+    return plan;
+}
+
+std::string describe(const movement_plan &plan) {
+    if (plan.alias) {
+        if (plan.output.layout == layout_type::opaque) return "view in format " + plan.output.format;
+        return "view strides " + dims_to_string(plan.output.strides);
+    }
+    if (plan.steps.empty()) return "nothing to move (zero volume)";
+    auto side = [](const step_side &s) {
+        std::string text = s.opaque() ? s.format : dims_to_string(s.strides);
+        return s.temporary ? "temporary " + text : text;
+    };
+    std::string text;
+    for (const auto &step : plan.steps) {
+        if (!text.empty()) text += "; ";
+        text += dims_to_string(step.dims) + " " + side(step.src) + " -> " + side(step.dst);
+    }
+    return text;
+}
+
+} // namespace reshaper::impl

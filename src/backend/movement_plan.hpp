@@ -1,0 +1,67 @@
+// The data-movement plan of a reshape, decided once at compile time and
+// independent of oneDNN: is the output a view of the input (alias), and if
+// not, which copy steps move the data. Every step describes its source and
+// destination in the same dims, so one reorder primitive or one strided copy
+// performs it. Only the chain's first input and last output matter here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/logical_tensor.hpp"
+#include "layout/memory_layout.hpp"
+
+namespace reshaper::impl {
+
+// One side of a step, in the step's dims.
+struct step_side {
+    dims_t strides;     // element strides, when format is empty
+    std::string format; // oneDNN blocked format tag (opaque layouts)
+    bool temporary = false; // the dense temporary, not the partition's buffer
+
+    bool opaque() const { return !format.empty(); }
+};
+
+struct movement_step {
+    dims_t dims;
+    step_side src;
+    step_side dst;
+};
+
+struct movement_plan {
+    bool alias = false;
+    // The output as compiled: resolved shape, layout chosen for `any`.
+    logical_tensor output;
+    // The copy steps, in order; empty for an alias and for zero volume.
+    std::vector<movement_step> steps;
+    // Dims of the dense temporary when two steps go through one.
+    dims_t temporary_dims;
+};
+
+// `input`: known shape, layout strided/undef (strides or dense) or opaque.
+// `output`: shape known and of the input's volume; layout any, strided,
+// undef (read as strided) or opaque. Throws error(invalid_arguments) for
+// strides that cannot be a buffer (negative, wrong rank, overlapping output
+// elements).
+movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output);
+
+// "[6,4] strides [4,1] -> [1,6]" per step; "view strides [..]" for an alias.
+std::string describe(const movement_plan &plan);
+
+// Drops size-1 dims and merges neighbours that are contiguous in both
+// strided sides (keeps at least one dim). Exposed for tests.
+void coalesce_step(movement_step &step);
+
+// A blocked format without padding as a strided tensor over finer dims:
+// each dim split into its outer part and its inner blocks (outermost
+// first), which read in row-major order are the tensor's elements in
+// row-major order. Nothing when a dim is padded (not a multiple of its
+// blocks) or zero. Exposed for tests.
+std::optional<std::pair<dims_t, dims_t>> blocked_as_strided(const blocked_format &format,
+                                                           const dims_t &dims);
+
+// The coarsest dims that refine both `a` and `b` (both of the same positive
+// volume, no zero dims), or nothing when their boundaries do not nest.
+std::optional<dims_t> common_refinement(const dims_t &a, const dims_t &b);
+
+} // namespace reshaper::impl

@@ -1,0 +1,211 @@
+#include "backend/partition_chain.hpp"
+
+#include <algorithm>
+
+#include "core/status.hpp"
+#include "kernels/strided_copy.hpp"
+#include "ops/registry.hpp"
+
+namespace reshaper::impl {
+
+namespace {
+
+// "op 3 'Reshape_0' StaticReshape-1", as every layer names ops.
+std::string describe_op(const op &o) {
+    return op_label(o, op_registry::instance().find(o.domain, o.kind, o.version));
+}
+
+const logical_tensor *find_by_id(const std::vector<logical_tensor> &lts, tensor_id id) {
+    auto it = std::find_if(lts.begin(), lts.end(), [&](const auto &lt) { return lt.id == id; });
+    return it == lts.end() ? nullptr : &*it;
+}
+
+// The caller's tensor where given, checked against the graph's dtype.
+logical_tensor boundary_tensor(const graph &g, tensor_id id, const std::vector<logical_tensor> &given) {
+    const logical_tensor &declared = g.tensor(id);
+    const logical_tensor *lt = find_by_id(given, id);
+    if (!lt) return declared;
+    if (lt->dtype != declared.dtype && declared.dtype != data_type::undef)
+        throw error(status::invalid_data_type,
+                    "tensor " + std::to_string(id) + " is " + std::string(to_string(declared.dtype)) +
+                        " in the graph but was given as " + std::string(to_string(lt->dtype)));
+    if (lt->shape.size() != declared.shape.size() && !declared.shape.empty() && !lt->shape.empty())
+        throw error(status::invalid_shape, "tensor " + std::to_string(id) + " has shape " +
+                                               dims_to_string(declared.shape) +
+                                               " in the graph but was given as " +
+                                               dims_to_string(lt->shape));
+    logical_tensor result = *lt;
+    if (result.dtype == data_type::undef) result.dtype = declared.dtype;
+    return result;
+}
+
+// Known dims of `declared` must match `resolved` (rank too, when declared).
+void check_declared(const op &o, const dims_t &declared, const dims_t &resolved, const char *what) {
+    bool agrees = declared.size() == resolved.size();
+    for (std::size_t k = 0; agrees && k < declared.size(); ++k)
+        agrees = declared[k] == unknown_dim || declared[k] == resolved[k];
+    if (!agrees)
+        throw error(status::invalid_shape,
+                    describe_op(o) + ": " + what + " shape " + dims_to_string(declared) +
+                        " disagrees with the reshape's result " + dims_to_string(resolved) +
+                        " (rule output_shape_match)",
+                    o.ref());
+}
+
+} // namespace
+
+resolved_chain resolve_chain(const graph &g, const partition &p,
+                             const std::vector<logical_tensor> &inputs,
+                             const std::vector<logical_tensor> &outputs) {
+    if (p.op_indices.empty() || p.outputs.size() != 1)
+        throw error(status::unimplemented,
+                    "partition " + std::to_string(p.id) + " is not a chain of reshapes with one output");
+    resolved_chain chain;
+    for (tensor_id id : p.inputs) chain.inputs.push_back(boundary_tensor(g, id, inputs));
+    chain.output = boundary_tensor(g, p.outputs[0], outputs);
+
+    // The partition's ops over their own tensors, boundary tensors as given:
+    // what read_reshape_request sees (constant shape values included).
+    graph sub;
+    for (std::size_t index : p.op_indices) {
+        const op &o = g.ops.at(index);
+        sub.ops.push_back(o);
+        for (const auto &ids : {o.inputs, o.outputs})
+            for (tensor_id id : ids) sub.tensors.emplace(id, g.tensor(id));
+    }
+    for (const auto &lt : chain.inputs) sub.tensors[lt.id] = lt;
+    sub.tensors[chain.output.id] = chain.output;
+
+    auto position_of_input = [&](tensor_id id) -> std::optional<std::size_t> {
+        auto it = std::find(p.inputs.begin(), p.inputs.end(), id);
+        if (it == p.inputs.end()) return std::nullopt;
+        return static_cast<std::size_t>(it - p.inputs.begin());
+    };
+
+    const op &first = sub.ops.front();
+    const auto data_position = first.inputs.empty() ? std::nullopt : position_of_input(first.inputs[0]);
+    if (!data_position)
+        throw error(status::unimplemented, "partition " + std::to_string(p.id) +
+                                               ": the data input of " + describe_op(first) +
+                                               " is not among the partition's inputs");
+    chain.data_position = *data_position;
+    const logical_tensor &data = chain.inputs[chain.data_position];
+    if (!data.shape_known())
+        throw error(status::invalid_shape, "partition " + std::to_string(p.id) + ": input tensor " +
+                                               std::to_string(data.id) + " has unknown dims " +
+                                               dims_to_string(data.shape) + " at compile");
+    dims_t current = data.shape;
+    tensor_id current_id = data.id;
+    chain.shapes.push_back(current);
+
+    for (const op &o : sub.ops) {
+        if (o.inputs.empty() || o.inputs[0] != current_id || o.outputs.size() != 1)
+            throw error(status::unimplemented,
+                        "partition " + std::to_string(p.id) + ": " + describe_op(o) +
+                            " does not continue the chain of reshapes from tensor " +
+                            std::to_string(current_id),
+                        o.ref());
+        const op_schema *schema = op_registry::instance().resolve(o);
+        if (!schema)
+            throw error(status::unimplemented, describe_op(o) + ": op kind " + o.kind +
+                                                   " is not handled by this backend",
+                        o.ref());
+        chain.op_names.push_back(schema->versioned_name());
+        const reshape_request request = read_reshape_request(*schema, o, sub);
+        const dims_t &declared = sub.tensor(o.outputs[0]).shape;
+        dims_t resolved;
+        if (request.target) {
+            resolved = resolve_for_op(o, current, request);
+            check_declared(o, declared, resolved, "output");
+        } else {
+            // The values arrive at execute: the output's shape must be known
+            // now and is checked against the values then.
+            if (has_unknown_dims(declared))
+                throw error(status::invalid_shape,
+                            describe_op(o) + ": output shape " + dims_to_string(declared) +
+                                " depends on shape values that arrive only at execute; give "
+                                "the output's shape at compile",
+                            o.ref());
+            if (checked_volume(declared) != checked_volume(current))
+                throw error(status::invalid_shape,
+                            describe_op(o) + ": output shape " + dims_to_string(declared) +
+                                " does not have the volume of the input " +
+                                dims_to_string(current) + " (rule volume_match)",
+                            o.ref());
+            if (request.target_rank && *request.target_rank != declared.size())
+                throw error(status::invalid_shape,
+                            describe_op(o) + ": output shape " + dims_to_string(declared) +
+                                " does not have the " + std::to_string(*request.target_rank) +
+                                " dims the shape input gives",
+                            o.ref());
+            resolved = declared;
+            const auto shape_id = request.shape_input && *request.shape_input < o.inputs.size()
+                                      ? std::optional(o.inputs[*request.shape_input])
+                                      : std::nullopt;
+            const auto position = shape_id ? position_of_input(*shape_id) : std::nullopt;
+            if (!position)
+                throw error(status::unimplemented,
+                            describe_op(o) + ": its shape input is produced inside the partition",
+                            o.ref());
+            chain.runtime_shapes.push_back(runtime_shape_input{
+                o, request, *position, chain.inputs[*position], current, resolved});
+        }
+        current = std::move(resolved);
+        current_id = o.outputs[0];
+        chain.shapes.push_back(current);
+    }
+    if (current_id != chain.output.id)
+        throw error(status::unimplemented, "partition " + std::to_string(p.id) +
+                                               ": the chain ends at tensor " +
+                                               std::to_string(current_id) +
+                                               ", not at the partition's output " +
+                                               std::to_string(chain.output.id));
+    chain.output.shape = current;
+    if (chain.output.dtype == data_type::undef) chain.output.dtype = data.dtype;
+    if (chain.output.dtype != data.dtype)
+        throw error(status::invalid_data_type,
+                    "partition " + std::to_string(p.id) + ": output tensor " +
+                        std::to_string(chain.output.id) + " is " +
+                        std::string(to_string(chain.output.dtype)) + " but its input is " +
+                        std::string(to_string(data.dtype)));
+    return chain;
+}
+
+void check_runtime_shape(const runtime_shape_input &r, const void *buffer) {
+    const logical_tensor &lt = r.shape_tensor;
+    if (lt.shape.size() > 1 || !lt.shape_known())
+        throw error(status::invalid_shape,
+                    describe_op(r.reshape) + ": shape input " + std::to_string(lt.id) +
+                        " must be 0-D or 1-D with a known length, got " + dims_to_string(lt.shape),
+                    r.reshape.ref());
+    const dim_t count = lt.shape.empty() ? 1 : lt.shape[0];
+    tensor_values values;
+    values.type = lt.dtype;
+    values.count = static_cast<std::size_t>(count);
+    if (count > 0) {
+        if (!buffer)
+            throw error(status::invalid_arguments,
+                        describe_op(r.reshape) + ": no buffer for shape input " + std::to_string(lt.id),
+                        r.reshape.ref());
+        if (!is_integer(lt.dtype))
+            throw error(status::invalid_data_type,
+                        describe_op(r.reshape) + ": shape input " + std::to_string(lt.id) +
+                            " must have an integer type, got " + std::string(to_string(lt.dtype)),
+                        r.reshape.ref());
+        const dim_t stride = lt.shape.empty() || lt.strides.empty() ? 1 : lt.strides[0];
+        values.bytes.resize(dense_bytes(lt.dtype, values.count));
+        strided_copy(lt.dtype, {count}, strided_tensor{const_cast<void *>(buffer), 0, {stride}},
+                     strided_tensor{values.bytes.data(), 0, {1}});
+    }
+    const std::vector<std::int64_t> target = values_as_int64(values);
+    const dims_t resolved = resolve_for_op(r.reshape, r.data_dims, r.request, &target);
+    if (resolved != r.compiled_dims)
+        throw error(status::invalid_shape,
+                    describe_op(r.reshape) + ": shape values " + dims_to_string(target) +
+                        " at execute give output " + dims_to_string(resolved) +
+                        ", but the partition was compiled for " + dims_to_string(r.compiled_dims) +
+                        " (rule runtime_shape_match)",
+                    r.reshape.ref());
+}
+
+} // namespace reshaper::impl

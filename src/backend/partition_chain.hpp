@@ -1,0 +1,51 @@
+// A supported partition read as what it is: a chain of reshapes from one
+// data input to one output. Resolves every shape along the chain at compile
+// time through the one reshape rule (resolve_for_op), and checks shape
+// values that arrive only at execute against what was compiled.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "ops/reshape_request.hpp"
+#include "partition/partitioner.hpp"
+
+namespace reshaper::impl {
+
+// A shape input whose values the caller passes only at execute
+// (DynamicReshape-1, Reshape-1, ONNX Reshape >= 5 with a non-constant shape).
+struct runtime_shape_input {
+    op reshape; // copied: a compiled partition outlives the graph
+    reshape_request request;
+    std::size_t input_position = 0; // index into the partition's inputs
+    logical_tensor shape_tensor;
+    dims_t data_dims;     // the op's data input as compiled
+    dims_t compiled_dims; // the op's output as compiled
+};
+
+struct resolved_chain {
+    std::vector<logical_tensor> inputs; // in the partition's input order
+    std::size_t data_position = 0;      // the data input among them
+    logical_tensor output;              // shape resolved; layout as given
+    std::vector<std::string> op_names;  // "StaticReshape-1", in chain order
+    std::vector<dims_t> shapes;         // the data input's, then each op output's
+    std::vector<runtime_shape_input> runtime_shapes;
+};
+
+// `inputs` / `outputs`: the caller's boundary tensors, matched by id; a
+// boundary tensor not among them is taken from the graph. Throws error:
+// unimplemented for partitions that are not a chain of handled reshapes,
+// invalid_shape naming the op and the rule for shapes that disagree or
+// remain unknown, invalid_data_type for dtypes that differ from the graph's.
+resolved_chain resolve_chain(const graph &g, const partition &p,
+                             const std::vector<logical_tensor> &inputs,
+                             const std::vector<logical_tensor> &outputs);
+
+// Reads the shape values from `buffer` (the shape tensor's host buffer) and
+// throws error(invalid_shape), naming the op, the values and the compiled
+// shape, when they resolve to anything but the compiled output dims.
+void check_runtime_shape(const runtime_shape_input &r, const void *buffer);
+
+} // namespace reshaper::impl

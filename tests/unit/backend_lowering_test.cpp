@@ -1,0 +1,169 @@
+// Every dtype through every lowering that applies, on dense, permuted,
+// sliced, padded, size-1, zero-size and scalar layouts and on chains:
+// bit-exact against the reference reshape, guards intact, inputs unchanged.
+#include "backend_test_support.hpp"
+
+#include <algorithm>
+
+#include "backend/dnnl_mapping.hpp"
+
+namespace reshaper::impl::testing {
+namespace {
+
+struct layout_case {
+    std::string name;
+    dims_t in_shape, in_strides;     // strides empty: dense
+    std::vector<dims_t> targets;     // the chain of StaticReshape targets
+    std::optional<dims_t> out_strides; // nothing: layout any
+    bool expect_alias;
+    std::size_t expect_steps = 0;    // for moves
+    dims_t expect_out_strides = {};  // checked when not empty
+};
+
+const std::vector<layout_case> &layout_cases() {
+    static const std::vector<layout_case> cases{
+        {"dense_merge", {2, 3, 4}, {}, {{6, 4}}, std::nullopt, true, 0, {4, 1}},
+        {"dense_split", {24}, {}, {{2, 3, 4}}, std::nullopt, true, 0, {12, 4, 1}},
+        {"permuted", {4, 6}, {1, 4}, {{24}}, std::nullopt, false, 1, {1}},
+        {"sliced_step", {3, 4}, {10, 2}, {{12}}, std::nullopt, false, 1, {1}},
+        {"sliced_rows_viewable", {3, 4}, {8, 1}, {{3, 2, 2}}, std::nullopt, true, 0, {8, 2, 1}},
+        {"sliced_rows_not_viewable", {3, 4}, {8, 1}, {{2, 6}}, std::nullopt, false, 1, {6, 1}},
+        {"padded_output", {24}, {}, {{4, 6}}, dims_t{8, 1}, false, 1, {8, 1}},
+        {"view_strides_given", {3, 4}, {8, 1}, {{3, 2, 2}}, dims_t{8, 2, 1}, true, 0, {8, 2, 1}},
+        {"both_column_major", {6, 4}, {1, 6}, {{4, 6}}, dims_t{1, 4}, false, 2, {1, 4}},
+        {"common_refinement", {4, 6}, {12, 1}, {{2, 12}}, dims_t{24, 1}, false, 1, {24, 1}},
+        {"chain_permuted", {4, 6}, {1, 4}, {{24}, {2, 12}, {3, 8}}, std::nullopt, false, 1, {8, 1}},
+        {"chain_alias", {2, 3, 4}, {}, {{6, 4}, {24}, {4, 6}}, std::nullopt, true, 0, {6, 1}},
+        {"odd_count_permuted", {3, 5}, {1, 3}, {{15}}, std::nullopt, false, 1, {1}},
+        {"odd_stride_view", {5}, {3}, {{5, 1}}, std::nullopt, true, 0, {3, 3}},
+        {"size_one_dims", {1, 6, 1}, {100, 1, 7}, {{6}}, std::nullopt, true, 0, {1}},
+        {"size_one_strides_ignored", {6}, {}, {{1, 6, 1}}, dims_t{99, 1, 5}, true, 0, {99, 1, 5}},
+        {"zero_size", {2, 0, 3}, {}, {{0, 6}}, std::nullopt, true, 0, {}},
+        {"zero_size_strided_out", {2, 0, 3}, {}, {{0, 6}}, dims_t{1, 1}, true, 0, {1, 1}},
+        {"scalar_to_ones", {}, {}, {{1, 1}}, std::nullopt, true, 0, {}},
+        {"ones_to_scalar", {1, 1}, {}, {{}}, dims_t{}, true, 0, {}},
+    };
+    return cases;
+}
+
+using param = std::tuple<data_type, std::size_t>;
+
+class backend_lowering : public ::testing::TestWithParam<param> {
+protected:
+    data_type type() const { return std::get<0>(GetParam()); }
+    const layout_case &c() const { return layout_cases()[std::get<1>(GetParam())]; }
+
+    std::shared_ptr<const compiled_partition> compile_case() const {
+        const logical_tensor in = strided_lt(0, type(), c().in_shape, c().in_strides);
+        graph g = static_chain(in, c().targets);
+        const tensor_id out_id = static_cast<tensor_id>(c().targets.size());
+        logical_tensor out = c().out_strides ? strided_lt(out_id, type(), c().targets.back(), *c().out_strides)
+                                             : any_lt(out_id, type(), c().targets.back());
+        return compile_whole(g, in, out);
+    }
+};
+
+TEST_P(backend_lowering, matches_reference_with_planned_lowering) {
+    const auto cp = compile_case();
+    const bool oneDNN_type = dnnl_reorder_type(type()).has_value();
+    const lowering_kind expected = c().expect_alias ? lowering_kind::alias
+                                   : oneDNN_type    ? lowering_kind::reorder
+                                                    : lowering_kind::kernel;
+    EXPECT_EQ(to_string(cp->lowering()), to_string(expected)) << cp->lowering_details();
+    const logical_tensor &out = cp->outputs().at(0);
+    EXPECT_EQ(out.layout, layout_type::strided);
+    EXPECT_EQ(out.shape, c().targets.back());
+    if (!c().expect_out_strides.empty()) {
+        EXPECT_EQ(out.strides, c().expect_out_strides);
+    }
+    if (c().expect_alias) {
+        ASSERT_EQ(cp->inplace_pairs().size(), 1u);
+        EXPECT_EQ(cp->inplace_pairs()[0], std::make_pair(tensor_id{0}, out.id));
+    } else {
+        EXPECT_TRUE(cp->inplace_pairs().empty());
+        const std::string details = cp->lowering_details();
+        const bool via_temporary = details.find("via dense temporary") != std::string::npos;
+        EXPECT_EQ(via_temporary, c().expect_steps == 2) << details;
+    }
+    expect_matches_reference(*cp);
+}
+
+class backend_alias : public backend_lowering {};
+
+// An alias run in place moves nothing: the input buffer is unchanged and,
+// read through the output's strides, holds the reshaped tensor.
+TEST_P(backend_alias, in_place_moves_nothing) {
+    const auto cp = compile_case();
+    ASSERT_EQ(cp->lowering(), lowering_kind::alias);
+    const logical_tensor &in = cp->inputs()[0];
+    const logical_tensor &out = cp->outputs()[0];
+    host_buffer buffer(in);
+    std::mt19937 rng(7);
+    buffer.fill_random(rng);
+    const host_buffer before = buffer;
+    cp->execute({buffer.data()}, {buffer.data()});
+    EXPECT_TRUE(buffer == before);
+
+    // The same elements in row-major order, read through either description.
+    const logical_tensor dense_out = strided_lt(99, type(), out.shape);
+    host_buffer via_reshape(dense_out), via_view(dense_out);
+    via_reshape.fill(0);
+    via_view.fill(0);
+    reference_reshape(in, buffer.data(), dense_out, via_reshape.data());
+    reference_reshape(out, buffer.data(), dense_out, via_view.data());
+    EXPECT_TRUE(via_reshape == via_view) << "the output strides are not a view of the input";
+}
+
+std::string param_name(const ::testing::TestParamInfo<param> &info) {
+    return std::string(to_string(std::get<0>(info.param))) + "_" +
+           layout_cases()[std::get<1>(info.param)].name;
+}
+
+INSTANTIATE_TEST_SUITE_P(every_dtype, backend_lowering,
+                         ::testing::Combine(::testing::ValuesIn(all_data_types()),
+                                            ::testing::Range(std::size_t{0}, layout_cases().size())),
+                         param_name);
+
+std::vector<std::size_t> alias_cases() {
+    std::vector<std::size_t> indices;
+    for (std::size_t k = 0; k < layout_cases().size(); ++k)
+        if (layout_cases()[k].expect_alias) indices.push_back(k);
+    return indices;
+}
+
+INSTANTIATE_TEST_SUITE_P(every_dtype, backend_alias,
+                         ::testing::Combine(::testing::ValuesIn(all_data_types()),
+                                            ::testing::ValuesIn(alias_cases())),
+                         param_name);
+
+// A slice (rows 1.., every second column from 1) of a larger buffer: the
+// caller passes a pointer to its first element, 10 elements in.
+TEST(backend_lowering_offset, slice_inside_larger_buffer) {
+    for (data_type t : all_data_types()) {
+        SCOPED_TRACE(std::string(to_string(t)));
+        const logical_tensor whole = strided_lt(50, t, {5, 9});
+        const logical_tensor in = strided_lt(0, t, {4, 3}, {9, 2});
+        graph g = static_chain(in, {{2, 6}});
+        const auto cp = compile_whole(g, in, any_lt(1, t, {2, 6}));
+        ASSERT_NE(cp->lowering(), lowering_kind::alias);
+
+        host_buffer base(whole);
+        std::mt19937 rng(11);
+        base.fill_random(rng);
+        const host_buffer base_before = base;
+        const std::size_t offset_bytes = 10 * element_bits(t) / 8;
+        const void *first = static_cast<const std::uint8_t *>(base.data()) + offset_bytes;
+        const logical_tensor &out = cp->outputs()[0];
+        host_buffer actual(out), expected(out);
+        actual.fill(output_sentinel(out));
+        expected.fill(output_sentinel(out));
+        reference_reshape(in, first, out, expected.data());
+        cp->execute({first}, {actual.data()});
+        EXPECT_TRUE(actual == expected) << cp->lowering_details();
+        EXPECT_TRUE(actual.guards_intact());
+        EXPECT_TRUE(base == base_before);
+    }
+}
+
+} // namespace
+} // namespace reshaper::impl::testing
