@@ -37,8 +37,9 @@ graph read_graph_file(const std::string &path); // unreadable -> invalid_argumen
 
 // Pretty JSON (indent 2) unless `indent` < 0, fields in the order of
 // oneDNN's files. Extensions (domain, version, values, format) are written
-// only when used. Throws error(invalid_graph) when an op names a tensor the
-// graph does not hold.
+// only when used. Tensors are written where ops use them (a tensor no op
+// names is not written). Throws error(invalid_graph) when an op names a
+// tensor the graph does not hold.
 std::string write_graph_json(const graph &g, int indent = 2);
 
 // A logical tensor's JSON form (as in graph files), shared with the

@@ -319,6 +319,21 @@ TEST(GraphJsonTensors, RepeatedTensorsMergeIntoOne) {
     EXPECT_EQ(read_graph_json(write_graph_json(g)), g);
 }
 
+TEST(GraphJsonTensors, TheProducersLayoutWinsAlsoWhenItComesLater) {
+    const graph g = read_graph_json(R"({"graph": [
+      {"id": 5, "kind": "Consumer",
+       "inputs": [{"id": 1, "dtype": "f32", "shape": [2, 3], "layout_type": "any", "property_type": "undef"}],
+       "outputs": []},
+      {"id": 6, "kind": "Producer", "inputs": [],
+       "outputs": [{"id": 1, "dtype": "f32", "shape": [2, 3], "stride": [1, 2], "layout_type": "strided",
+                    "property_type": "constant"}]}]})");
+    const logical_tensor &t = g.tensors.at(1);
+    EXPECT_EQ(t.layout, layout_type::strided);
+    EXPECT_EQ(t.strides, (dims_t{1, 2}));
+    EXPECT_EQ(t.property, property_type::constant);
+    EXPECT_EQ(read_graph_json(write_graph_json(g)), g);
+}
+
 TEST(GraphJsonValues, EveryDtypeRoundTripsThroughJson) {
     struct sample {
         data_type type;
