@@ -1,13 +1,15 @@
 #include "backend/verbose.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 namespace reshaper::impl {
 
-int verbose_level() {
-    static const int level = [] {
+namespace {
+std::atomic<int> &level_setting() {
+    static std::atomic<int> level = [] {
         const char *value = std::getenv("RESHAPER_VERBOSE");
         if (!value) return 0;
         char *end = nullptr;
@@ -16,6 +18,11 @@ int verbose_level() {
     }();
     return level;
 }
+} // namespace
+
+int verbose_level() { return level_setting().load(std::memory_order_relaxed); }
+
+void set_verbose_level(int level) { level_setting().store(level, std::memory_order_relaxed); }
 
 std::string verbose_tensor(const logical_tensor &lt) {
     std::string text = std::string(to_string(lt.dtype)) + ":" + dims_to_string(lt.shape) + ":";

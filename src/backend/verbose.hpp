@@ -12,8 +12,10 @@
 
 namespace reshaper::impl {
 
-// Read once from the environment; 0 when unset or unreadable.
+// RESHAPER_VERBOSE, read once from the environment; 0 when unset or not a
+// positive integer. set_verbose_level overrides it (a driver flag, tests).
 int verbose_level();
+void set_verbose_level(int level);
 
 // "f32:[2,3]:[3,1]", "f32:[1,32,4,4]:nChw16c", "f32:[2,3]:any".
 std::string verbose_tensor(const logical_tensor &lt);
