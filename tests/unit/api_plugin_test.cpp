@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -137,6 +138,43 @@ TEST_F(Plugin, RunsAGraphFileEndToEndThroughTheTable) {
     ASSERT_OK(api->engine_destroy(engine));
     ASSERT_OK(api->partition_list_destroy(list));
     ASSERT_OK(api->graph_destroy(graph));
+}
+
+TEST_F(Plugin, EveryCorpusFileLoadsPartitionsAndCompilesThroughTheTable) {
+    const std::filesystem::path corpus = std::filesystem::path(RESHAPER_SHARED_DIR) / "corpus";
+    if (!std::filesystem::exists(corpus)) GTEST_SKIP() << "no corpus at " << corpus;
+    reshaper_engine_t engine = nullptr;
+    ASSERT_OK(api->engine_create(reshaper_engine_cpu, 0, &engine));
+    size_t files = 0, compiled_partitions = 0;
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(corpus)) {
+        if (entry.path().extension() != ".json") continue;
+        SCOPED_TRACE(entry.path().string());
+        ++files;
+        reshaper_graph_t graph = nullptr;
+        reshaper_partition_list_t list = nullptr;
+        ASSERT_OK(api->graph_create_from_file(entry.path().c_str(), &graph));
+        ASSERT_OK(api->graph_get_partitions(graph, reshaper_policy_fusion, reshaper_engine_cpu,
+                                            &list));
+        size_t count = 0;
+        ASSERT_OK(api->partition_list_get_count(list, &count));
+        EXPECT_GT(count, 0u);
+        for (size_t i = 0; i < count; ++i) {
+            const_reshaper_partition_t p = nullptr;
+            int supported = 0;
+            ASSERT_OK(api->partition_list_get(list, i, &p));
+            ASSERT_OK(api->partition_is_supported(p, &supported));
+            if (!supported) continue;
+            reshaper_compiled_partition_t cp = nullptr;
+            ASSERT_OK(api->partition_compile(p, engine, 0, nullptr, 0, nullptr, &cp));
+            ++compiled_partitions;
+            api->compiled_partition_destroy(cp);
+        }
+        api->partition_list_destroy(list);
+        api->graph_destroy(graph);
+    }
+    EXPECT_GT(files, 100u);
+    EXPECT_GE(compiled_partitions, 1u); // f32/static_reshape.json at least
+    api->engine_destroy(engine);
 }
 
 TEST_F(Plugin, ErrorsComeBackThroughTheTable) {
