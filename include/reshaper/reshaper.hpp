@@ -4,6 +4,7 @@
 #ifndef RESHAPER_RESHAPER_HPP
 #define RESHAPER_RESHAPER_HPP
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -135,10 +136,17 @@ struct logical_tensor {
         : id(id_), dtype(dtype_), dims(std::move(dims_)), strides(std::move(strides_)),
           layout(layout_) {}
 
+    // Throws error(invalid_arguments) for an ndims outside [0, RESHAPER_MAX_NDIMS].
     explicit logical_tensor(const reshaper_logical_tensor_t &c)
-        : id(c.id), dtype(static_cast<data_type>(c.data_type)), dims(c.dims, c.dims + c.ndims),
+        : id(c.id), dtype(static_cast<data_type>(c.data_type)),
           layout(static_cast<layout_type>(c.layout_type)),
-          property(static_cast<property_type>(c.property_type)), format(c.format) {
+          property(static_cast<property_type>(c.property_type)),
+          format(c.format, std::find(c.format, c.format + RESHAPER_MAX_FORMAT_LEN, '\0')) {
+        if (c.ndims < 0 || c.ndims > RESHAPER_MAX_NDIMS)
+            throw error(status::invalid_arguments,
+                        "logical tensor " + std::to_string(c.id) + ": ndims " +
+                            std::to_string(c.ndims) + " is out of range");
+        dims.assign(c.dims, c.dims + c.ndims);
         bool known = false;
         for (int i = 0; i < c.ndims; ++i) known = known || c.strides[i] != RESHAPER_UNKNOWN_DIM;
         if (known) strides.assign(c.strides, c.strides + c.ndims);

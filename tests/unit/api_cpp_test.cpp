@@ -120,3 +120,31 @@ TEST(CppApi, StatusNamesAndCapabilities) {
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), "StaticReshape"), kinds.end());
     EXPECT_FALSE(reshaper::version().empty());
 }
+
+TEST(CppApi, LogicalTensorRoundTripsThroughTheCStruct) {
+    reshaper::logical_tensor blocked(9, reshaper::data_type::bf16, {1, 32, 4, 4},
+                                     reshaper::layout_type::opaque);
+    blocked.format = "nChw16c";
+    blocked.property = reshaper::property_type::constant;
+    const reshaper::logical_tensor back(blocked.to_c());
+    EXPECT_EQ(back.id, 9);
+    EXPECT_EQ(back.dtype, reshaper::data_type::bf16);
+    EXPECT_EQ(back.dims, blocked.dims);
+    EXPECT_TRUE(back.strides.empty());
+    EXPECT_EQ(back.format, "nChw16c");
+    EXPECT_EQ(back.property, reshaper::property_type::constant);
+    EXPECT_EQ(blocked.mem_size(), 512 * 2u);
+
+    const reshaper::logical_tensor strided(1, reshaper::data_type::u8, {2, 3},
+                                           reshaper::layout_type::strided, {8, 2});
+    EXPECT_EQ(reshaper::logical_tensor(strided.to_c()).strides, (std::vector<int64_t>{8, 2}));
+    EXPECT_EQ(strided.mem_size(), 13u); // last element at 8 + 2 * 2
+
+    auto mismatched = thrown_by([] {
+        reshaper::logical_tensor lt(1, reshaper::data_type::f32, {2, 3},
+                                    reshaper::layout_type::strided, {1});
+        lt.to_c();
+    });
+    EXPECT_EQ(mismatched.code(), reshaper::status::invalid_arguments);
+    EXPECT_TRUE(contains(mismatched.what(), "2 dims but 1 strides")) << mismatched.what();
+}
