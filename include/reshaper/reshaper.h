@@ -260,10 +260,10 @@ typedef struct reshaper_inplace_pair {
 
 /* Compiles a supported partition for `engine`. inputs / outputs give the
  * boundary tensors as the caller has them (concrete shapes, actual strides or
- * layouts, `any` outputs to let the backend choose), in the order of
- * reshaper_partition_get_inputs / _outputs; NULL with a count of 0 uses the
- * partition's own. The compiled partition keeps what it needs: the list and
- * the engine may be destroyed afterwards. */
+ * layouts, `any` outputs to let the backend choose), matched to the
+ * partition's by id; a boundary tensor not given (NULL with a count of 0 for
+ * all of them) is the partition's own. The compiled partition keeps what it
+ * needs: the graph, the list and the engine may be destroyed afterwards. */
 RESHAPER_API reshaper_status_t reshaper_partition_compile(
         const_reshaper_partition_t partition, reshaper_engine_t engine, size_t num_inputs,
         const reshaper_logical_tensor_t *inputs, size_t num_outputs,

@@ -38,13 +38,6 @@ std::vector<impl::logical_tensor> to_impl(const reshaper_logical_tensor_t *lts, 
     return out;
 }
 
-std::vector<impl::logical_tensor> graph_tensors(const impl::graph &g,
-                                                const std::vector<impl::tensor_id> &ids) {
-    std::vector<impl::logical_tensor> out;
-    for (impl::tensor_id id : ids) out.push_back(g.tensor(id));
-    return out;
-}
-
 // Each buffer array must have the compiled count and a non-NULL pointer for
 // every tensor that occupies bytes.
 template <typename Pointer>
@@ -106,16 +99,13 @@ RESHAPER_API reshaper_status_t reshaper_partition_compile(
             throw impl::error(impl::status::invalid_arguments,
                               "partition " + std::to_string(p.id) +
                                   " is not supported by this backend: " + p.reason);
-        // NULL with a count of 0: the partition's own boundary tensors.
-        const auto in = inputs == nullptr && num_inputs == 0 ? graph_tensors(g, p.inputs)
-                                                             : to_impl(inputs, num_inputs, g);
-        const auto out = outputs == nullptr && num_outputs == 0 ? graph_tensors(g, p.outputs)
-                                                                : to_impl(outputs, num_outputs, g);
-        // Through the process-wide cache: hosts compile the same partition
-        // again and again (one graph file after another, one shape per call).
-        auto result = impl::compiled_partition_cache::global().get_or_compile(g, p, in, out,
-                                                                             engine->engine);
-        *compiled = new reshaper_compiled_partition(partition->graph, std::move(result));
+        // Boundary tensors not given (a count of 0) are taken from the graph
+        // by compile(). The cache serves hosts that compile the same
+        // partition again and again.
+        auto result = impl::compiled_partition_cache::global().get_or_compile(
+                g, p, to_impl(inputs, num_inputs, g), to_impl(outputs, num_outputs, g),
+                engine->engine);
+        *compiled = new reshaper_compiled_partition(std::move(result));
     });
 }
 

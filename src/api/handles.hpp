@@ -31,14 +31,12 @@ struct reshaper_engine {
     std::shared_ptr<const reshaper::impl::engine> engine;
 };
 
+// A compiled partition copies what it needs from the graph.
 struct reshaper_compiled_partition {
-    reshaper_compiled_partition(std::shared_ptr<const reshaper::impl::graph> g,
-                                std::shared_ptr<const reshaper::impl::compiled_partition> cp)
-        : graph(std::move(g)), compiled(std::move(cp)) {}
+    explicit reshaper_compiled_partition(
+            std::shared_ptr<const reshaper::impl::compiled_partition> cp)
+        : compiled(std::move(cp)) {}
 
-    // compile() takes the graph by reference and does not promise to copy
-    // what it needs; the snapshot stays alive as long as the result.
-    std::shared_ptr<const reshaper::impl::graph> graph;
     std::shared_ptr<const reshaper::impl::compiled_partition> compiled;
     // lowering_details() returns by value; the C API hands out a pointer.
     std::once_flag details_once;
