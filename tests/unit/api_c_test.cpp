@@ -296,6 +296,24 @@ TEST_F(CApi, PermutedInputMovesDataInLogicalOrder) {
     reshaper_compiled_partition_destroy(cp);
 }
 
+TEST_F(CApi, BoundaryTensorsNotGivenAreThePartitionsOwn) {
+    // Only the output, with layout any: the input comes from the graph.
+    reshaper_logical_tensor_t out;
+    const int64_t dims[] = {4, 6};
+    ASSERT_OK(reshaper_logical_tensor_init(&out, 1, reshaper_dt_f32, 2, dims, nullptr,
+                                           reshaper_layout_any, reshaper_property_undef));
+    reshaper_compiled_partition_t cp = compile({}, {out});
+    ASSERT_NE(cp, nullptr);
+    reshaper_logical_tensor_t in, chosen;
+    size_t n = 0;
+    ASSERT_OK(reshaper_compiled_partition_get_inputs(cp, &in, 1, &n));
+    EXPECT_EQ(strides_of(in), (std::vector<int64_t>{12, 4, 1}));
+    ASSERT_OK(reshaper_compiled_partition_get_outputs(cp, &chosen, 1, &n));
+    EXPECT_EQ(chosen.layout_type, reshaper_layout_strided);
+    EXPECT_EQ(strides_of(chosen), (std::vector<int64_t>{6, 1})); // the view of the input
+    reshaper_compiled_partition_destroy(cp);
+}
+
 TEST_F(CApi, CompiledPartitionOutlivesListGraphAndEngine) {
     reshaper_compiled_partition_t cp = compile({}, {});
     ASSERT_NE(cp, nullptr);
