@@ -47,7 +47,7 @@ foreach(mode find_package pkg-config)
   if(mode STREQUAL "find_package")
     run(${build}/cpp_api_example)
     # The plugin host does not link libreshaper: it dlopen()s the installed one.
-    file(GLOB library ${prefix}/lib*/libreshaper.so.[0-9]*)
+    file(GLOB_RECURSE library ${prefix}/libreshaper.so.[0-9]*)
     list(GET library 0 library)
     run(${build}/plugin_host ${library} ${graph})
   endif()
