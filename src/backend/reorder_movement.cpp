@@ -98,6 +98,7 @@ movement_step as_byte_pairs(movement_step step) {
         side->strides.push_back(1);
     }
     step.dims.push_back(2);
+    coalesce_step(step); // contiguous runs absorb the pair
     return step;
 }
 

@@ -94,6 +94,38 @@ TEST_P(backend_blocked, dense_input_to_blocked_output) {
     expect_matches_reference(*cp, 5);
 }
 
+// No view of a permuted input in the output's dims: through a temporary
+// when the output is padded.
+TEST_P(backend_blocked, permuted_input_to_blocked_output) {
+    const dims_t flat{volume() / c().dims[0], c().dims[0]};
+    const logical_tensor in = strided_lt(0, type(), flat, {1, flat[0]});
+    graph g = static_chain(in, {c().dims});
+    const logical_tensor out = opaque_lt(1, type(), c().dims, c().format);
+    if (!movable()) {
+        EXPECT_EQ(error_of([&] { compile_whole(g, in, out); }).code(), status::unimplemented);
+        return;
+    }
+    const auto cp = compile_whole(g, in, out);
+    EXPECT_EQ(cp->lowering(), mover()) << cp->lowering_details();
+    expect_matches_reference(*cp, 13);
+}
+
+// One blocked format into another over other dims.
+TEST_P(backend_blocked, blocked_input_to_other_blocked_output) {
+    const logical_tensor in = opaque_lt(0, type(), c().dims, c().format);
+    const dims_t target{c().dims[1], c().dims[0], c().dims[2] * c().dims[3], 1};
+    graph g = static_chain(in, {target});
+    const logical_tensor out = opaque_lt(1, type(), target, "nChw8c");
+    const bool padded_out = target[1] % 8 != 0;
+    if (!dnnl_reorder_type(type()) && (c().padded || padded_out)) {
+        EXPECT_EQ(error_of([&] { compile_whole(g, in, out); }).code(), status::unimplemented);
+        return;
+    }
+    const auto cp = compile_whole(g, in, out);
+    EXPECT_EQ(cp->lowering(), mover()) << cp->lowering_details();
+    expect_matches_reference(*cp, 17);
+}
+
 // Same dims, output any: the blocked buffer itself is the output.
 TEST_P(backend_blocked, identity_reshape_aliases_the_blocked_buffer) {
     const logical_tensor in = opaque_lt(0, type(), c().dims, c().format);

@@ -165,5 +165,37 @@ TEST(backend_lowering_offset, slice_inside_larger_buffer) {
     }
 }
 
+// A broadcast input (stride 0): no view merges it, every lowering reads it.
+TEST(backend_lowering_special, broadcast_input) {
+    for (data_type t : {data_type::f32, data_type::bf16, data_type::u8, data_type::s64, data_type::u4}) {
+        SCOPED_TRACE(std::string(to_string(t)));
+        const logical_tensor in = strided_lt(0, t, {3, 4}, {0, 1});
+        graph g = static_chain(in, {{12}});
+        const auto cp = compile_whole(g, in, any_lt(1, t, {12}));
+        EXPECT_NE(cp->lowering(), lowering_kind::alias);
+        expect_matches_reference(*cp);
+        // Splitting a broadcast dim is a view: stride 0 stays.
+        graph split = static_chain(in, {{3, 2, 2}});
+        const auto view = compile_whole(split, in, any_lt(1, t, {3, 2, 2}));
+        EXPECT_EQ(view->lowering(), lowering_kind::alias);
+        EXPECT_EQ(view->outputs()[0].strides, (dims_t{0, 2, 1}));
+        expect_matches_reference(*view);
+    }
+}
+
+// More dims than oneDNN takes (12) and none to coalesce: our kernel moves
+// them, and the details say why.
+TEST(backend_lowering_special, more_dims_than_oneDNN_takes_fall_back_to_the_kernel) {
+    const dims_t dims(14, 2);
+    dims_t reversed(14);
+    for (std::size_t k = 0; k < 14; ++k) reversed[k] = dim_t{1} << k; // column-major
+    const logical_tensor in = strided_lt(0, data_type::f32, dims, reversed);
+    graph g = static_chain(in, {{16384}});
+    const auto cp = compile_whole(g, in, any_lt(1, data_type::f32, {16384}));
+    EXPECT_EQ(cp->lowering(), lowering_kind::kernel);
+    EXPECT_NE(cp->lowering_details().find("oneDNN declined"), std::string::npos) << cp->lowering_details();
+    expect_matches_reference(*cp);
+}
+
 } // namespace
 } // namespace reshaper::impl::testing
