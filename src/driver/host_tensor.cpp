@@ -117,7 +117,11 @@ void host_tensor::fill_random(std::uint64_t seed) {
     std::uint64_t state = seed;
     if (!strings_.empty()) {
         for (std::size_t i = guard_strings; i + guard_strings < strings_.size(); ++i)
-            strings_[i] = "s" + std::to_string(splitmix64(state) % 1000000);
+            {
+            std::string &element = strings_[i];
+            element.assign(1, 's');
+            element.append(std::to_string(splitmix64(state) % 1000000));
+        }
         return;
     }
     for (std::size_t i = guard_bytes; i + guard_bytes < bytes_.size(); ++i)

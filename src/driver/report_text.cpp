@@ -9,15 +9,19 @@ namespace {
 std::string tensor_summary(const impl::logical_tensor &lt) {
     std::string s = std::to_string(lt.id) + ":" + std::string(impl::to_string(lt.dtype)) +
                     impl::dims_to_string(lt.shape);
-    if (lt.layout == impl::layout_type::opaque) s += "{" + lt.format + "}";
-    else if (lt.layout == impl::layout_type::any) s += "{any}";
-    else if (!lt.strides.empty()) s += "{" + impl::dims_to_string(lt.strides) + "}";
+    // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "{" + string.
+    if (lt.layout == impl::layout_type::opaque) s.append("{").append(lt.format).append("}");
+    else if (lt.layout == impl::layout_type::any) s.append("{any}");
+    else if (!lt.strides.empty()) s.append("{").append(impl::dims_to_string(lt.strides)).append("}");
     return s;
 }
 
 std::string tensor_list(const std::vector<impl::tensor_id> &ids, const impl::graph &g) {
     std::string s;
-    for (impl::tensor_id id : ids) s += (s.empty() ? "" : " ") + tensor_summary(g.tensor(id));
+    for (impl::tensor_id id : ids) {
+        if (!s.empty()) s += ' ';
+        s += tensor_summary(g.tensor(id));
+    }
     return s;
 }
 

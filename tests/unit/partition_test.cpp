@@ -1,0 +1,201 @@
+// The partitioner: coverage, order, chain fusion and its limits.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ops/graph_inference.hpp"
+#include "partition/partitioner.hpp"
+
+using namespace reshaper::impl;
+
+namespace {
+
+// Builds graphs of f32 tensors: reshapes (StaticReshape to a given shape)
+// and opaque "other" ops that this backend does not handle.
+struct graph_builder {
+    graph g;
+    tensor_id next_tensor = 0;
+
+    tensor_id tensor(dims_t shape, data_type dt = data_type::f32) {
+        logical_tensor lt;
+        lt.id = next_tensor++;
+        lt.dtype = dt;
+        lt.shape = std::move(shape);
+        g.tensors[lt.id] = lt;
+        return lt.id;
+    }
+    tensor_id reshape(tensor_id in, dims_t shape) {
+        const tensor_id out = tensor(shape, g.tensors[in].dtype);
+        op o;
+        o.id = static_cast<std::int64_t>(g.ops.size());
+        o.name = "reshape_" + std::to_string(o.id);
+        o.kind = "StaticReshape";
+        o.attrs["shape"] = std::vector<std::int64_t>(shape.begin(), shape.end());
+        o.attrs["special_zero"] = false;
+        o.inputs = {in};
+        o.outputs = {out};
+        g.ops.push_back(o);
+        return out;
+    }
+    tensor_id other(std::vector<tensor_id> ins, dims_t shape, const std::string &kind = "ReLU") {
+        const tensor_id out = tensor(shape);
+        op o;
+        o.id = static_cast<std::int64_t>(g.ops.size());
+        o.name = kind + "_" + std::to_string(o.id);
+        o.kind = kind;
+        o.inputs = std::move(ins);
+        o.outputs = {out};
+        g.ops.push_back(o);
+        return out;
+    }
+};
+
+std::vector<std::vector<std::int64_t>> op_ids(const graph &g, const std::vector<partition> &ps) {
+    std::vector<std::vector<std::int64_t>> ids;
+    for (const auto &p : ps) {
+        ids.emplace_back();
+        for (std::size_t i : p.op_indices) ids.back().push_back(g.ops[i].id);
+    }
+    return ids;
+}
+
+// Every op exactly once; every partition input produced by an earlier
+// partition or by nobody.
+void expect_valid_cover(const graph &g, const std::vector<partition> &ps) {
+    std::set<std::size_t> seen;
+    std::set<tensor_id> produced_so_far;
+    std::set<tensor_id> produced_anywhere;
+    for (const op &o : g.ops) produced_anywhere.insert(o.outputs.begin(), o.outputs.end());
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+        EXPECT_EQ(ps[k].id, k);
+        for (tensor_id in : ps[k].inputs) {
+            if (produced_anywhere.count(in)) {
+                EXPECT_TRUE(produced_so_far.count(in)) << "tensor " << in;
+            }
+        }
+        for (std::size_t i : ps[k].op_indices) {
+            EXPECT_TRUE(seen.insert(i).second) << "op index " << i << " twice";
+            produced_so_far.insert(g.ops[i].outputs.begin(), g.ops[i].outputs.end());
+        }
+    }
+    EXPECT_EQ(seen.size(), g.ops.size());
+}
+
+} // namespace
+
+TEST(Partitioner, ChainOfReshapesBecomesOnePartitionBetweenOtherOps) {
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3, 4});
+    const tensor_id a = b.other({x}, {2, 3, 4});
+    const tensor_id r1 = b.reshape(a, {6, 4});
+    const tensor_id r2 = b.reshape(r1, {24});
+    const tensor_id r3 = b.reshape(r2, {4, 6});
+    b.other({r3}, {4, 6});
+    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    expect_valid_cover(b.g, ps);
+    ASSERT_EQ(ps.size(), 3u);
+    EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1, 2, 3}, {4}}));
+    EXPECT_FALSE(ps[0].supported);
+    EXPECT_EQ(ps[0].reason, "op kind ReLU is not handled by this backend");
+    EXPECT_TRUE(ps[1].supported);
+    EXPECT_EQ(ps[1].inputs, std::vector<tensor_id>{a});
+    EXPECT_EQ(ps[1].outputs, std::vector<tensor_id>{r3});
+}
+
+TEST(Partitioner, DebugPolicyGivesOneOpPerPartition) {
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3});
+    b.reshape(b.reshape(x, {3, 2}), {6});
+    const auto ps = get_partitions(b.g, partition_policy::debug);
+    expect_valid_cover(b.g, ps);
+    EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}}));
+}
+
+TEST(Partitioner, BranchStopsFusion) {
+    // r1 feeds two reshapes: neither may swallow it.
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3});
+    const tensor_id r1 = b.reshape(x, {3, 2});
+    b.reshape(r1, {6});
+    b.reshape(r1, {1, 6});
+    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    expect_valid_cover(b.g, ps);
+    EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}, {2}}));
+    EXPECT_EQ(ps[0].outputs, std::vector<tensor_id>{r1});
+}
+
+TEST(Partitioner, GraphOutputInTheMiddleOfAChainSplitsIt) {
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3});
+    const tensor_id r1 = b.reshape(x, {3, 2});
+    const tensor_id r2 = b.reshape(r1, {6});
+    b.g.output_ports = std::vector<tensor_id>{r1, r2};
+    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}}));
+}
+
+TEST(Partitioner, ChainThroughAnUnsupportedOpIsTwoPartitions) {
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3});
+    const tensor_id r1 = b.reshape(x, {6});
+    const tensor_id y = b.other({r1}, {6});
+    b.reshape(y, {3, 2});
+    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    expect_valid_cover(b.g, ps);
+    EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}, {2}}));
+}
+
+TEST(Partitioner, ProducersComeBeforeConsumersWhateverTheFileOrder) {
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3});
+    const tensor_id r1 = b.reshape(x, {6});
+    b.other({r1}, {6}, "Abs");
+    // Put the consumer first in file order.
+    std::swap(b.g.ops[0], b.g.ops[1]);
+    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    expect_valid_cover(b.g, ps);
+    ASSERT_EQ(ps.size(), 2u);
+    EXPECT_TRUE(ps[0].supported);
+    EXPECT_EQ(b.g.ops[ps[1].op_indices[0]].kind, "Abs");
+}
+
+TEST(Partitioner, SideInputsOfAChainAreBoundaryInputs) {
+    // A DynamicReshape in a chain takes its shape tensor from outside.
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3});
+    const tensor_id r1 = b.reshape(x, {6});
+    const tensor_id shape = b.tensor({2}, data_type::s32);
+    const tensor_id out = b.tensor({3, 2});
+    op dyn;
+    dyn.id = 1;
+    dyn.name = "dyn";
+    dyn.kind = "DynamicReshape";
+    dyn.attrs["special_zero"] = false;
+    dyn.inputs = {r1, shape};
+    dyn.outputs = {out};
+    b.g.ops.push_back(dyn);
+    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    ASSERT_EQ(ps.size(), 1u);
+    EXPECT_EQ(ps[0].inputs, (std::vector<tensor_id>{x, shape}));
+    EXPECT_EQ(ps[0].outputs, std::vector<tensor_id>{out});
+}
+
+TEST(Partitioner, GpuLeavesTypesOnlyOurCpuKernelsMove) {
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3}, data_type::s64);
+    const tensor_id shape = b.tensor({1}, data_type::s64);
+    const tensor_id out = b.tensor({6}, data_type::s64);
+    op o;
+    o.id = 0;
+    o.name = "onnx_reshape";
+    o.kind = "Reshape";
+    o.domain = "ai.onnx";
+    o.version = 14;
+    o.inputs = {x, shape};
+    o.outputs = {out};
+    b.g.ops.push_back(o);
+    EXPECT_TRUE(get_partitions(b.g, partition_policy::fusion, "cpu")[0].supported);
+    const auto gpu = get_partitions(b.g, partition_policy::fusion, "gpu");
+    EXPECT_FALSE(gpu[0].supported);
+    EXPECT_EQ(gpu[0].reason, "dtype s64 is not supported on the gpu engine");
+}
