@@ -29,12 +29,18 @@ logical_tensor boundary_tensor(const graph &g, tensor_id id, const std::vector<l
         throw error(status::invalid_data_type,
                     "tensor " + std::to_string(id) + " is " + std::string(to_string(declared.dtype)) +
                         " in the graph but was given as " + std::string(to_string(lt->dtype)));
-    if (lt->shape.size() != declared.shape.size() && !declared.shape.empty() && !lt->shape.empty())
+    // Known dims must agree; an unknown dim takes the other side's value.
+    logical_tensor result = *lt;
+    bool agrees = lt->shape.size() == declared.shape.size();
+    for (std::size_t k = 0; agrees && k < result.shape.size(); ++k) {
+        if (result.shape[k] == unknown_dim) result.shape[k] = declared.shape[k];
+        else agrees = declared.shape[k] == unknown_dim || declared.shape[k] == result.shape[k];
+    }
+    if (!agrees)
         throw error(status::invalid_shape, "tensor " + std::to_string(id) + " has shape " +
                                                dims_to_string(declared.shape) +
                                                " in the graph but was given as " +
                                                dims_to_string(lt->shape));
-    logical_tensor result = *lt;
     if (result.dtype == data_type::undef) result.dtype = declared.dtype;
     return result;
 }

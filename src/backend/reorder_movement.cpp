@@ -45,6 +45,7 @@ public:
           input_bytes_(input_bytes), output_bytes_(output_bytes) {}
 
     void run(const void *src, void *dst) const override {
+        if (steps_.empty()) return; // zero volume
         const dnnl::engine &e = engine_->dnnl_engine();
         // A stream, scratchpads and the temporary per run: concurrent runs
         // share only the immutable primitives.

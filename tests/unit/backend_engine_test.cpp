@@ -107,7 +107,13 @@ TEST(backend_compile_checks, bad_partitions_and_tensors_are_reported) {
     const error rank = error_of([&] { compile_whole(g, in, strided_lt(1, data_type::f32, {3, 2})); });
     EXPECT_EQ(rank.code(), status::invalid_shape);
     EXPECT_NE(std::string(rank.what()).find("given as [3,2]"), std::string::npos) << rank.what();
-    const error shape = error_of([&] { compile_whole(g, in, strided_lt(1, data_type::f32, {5})); });
+    const error given = error_of([&] { compile_whole(g, in, strided_lt(1, data_type::f32, {5})); });
+    EXPECT_EQ(given.code(), status::invalid_shape);
+    EXPECT_NE(std::string(given.what()).find("given as [5]"), std::string::npos) << given.what();
+    // An unknown given dim takes the graph's, which the reshape contradicts.
+    graph wrong = g;
+    wrong.tensors[1].shape = {5};
+    const error shape = error_of([&] { compile_whole(wrong, in, strided_lt(1, data_type::f32, {-1})); });
     EXPECT_EQ(shape.code(), status::invalid_shape);
     EXPECT_NE(std::string(shape.what()).find("output_shape_match"), std::string::npos) << shape.what();
 
