@@ -12,7 +12,10 @@ namespace reshaper::impl {
 // invalid_shape) naming the op, the rule and the values.
 void validate_graph(const graph &g);
 
-// validate_graph, then infers every output shape it can, in place.
+// validate_graph, then infers every output dtype and shape it can, in
+// place: ops run in topological order and each is verified once its inputs
+// are inferred, so a dtype only inference reveals is checked too. Throws as
+// validate_graph does (g may be partly inferred then).
 void infer_graph_shapes(graph &g);
 
 } // namespace reshaper::impl

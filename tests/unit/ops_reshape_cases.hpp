@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct reshape_case {
     std::string rule;               // on failure: the rule id
     std::string message;            // on failure: a message substring
 };
+
+inline void PrintTo(const reshape_case &c, std::ostream *os) { *os << c.name; }
 
 inline bool applies(const reshape_case &c, zero_rule z) {
     return c.zeros == zeros_in_case::either ||

@@ -16,6 +16,11 @@ struct op_case {
     zero_rule zeros;
 };
 
+void PrintTo(const op_case &p, std::ostream *os) {
+    *os << p.variant.label << " " << p.c.name
+        << (p.zeros == zero_rule::literal ? " literal" : " copy");
+}
+
 std::vector<op_case> op_cases() {
     std::vector<op_case> params;
     for (const reshape_variant &v : all_reshape_variants())

@@ -13,6 +13,10 @@ struct rule_param {
     zero_rule zeros;
 };
 
+void PrintTo(const rule_param &p, std::ostream *os) {
+    *os << p.c.name << (p.zeros == zero_rule::literal ? " literal" : " copy");
+}
+
 std::vector<rule_param> rule_params() {
     std::vector<rule_param> params;
     for (const reshape_case &c : reshape_cases())

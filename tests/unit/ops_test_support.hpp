@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct reshape_variant {
     enum class zero_attr { special_zero, allowzero, none } zeros;
     bool allows_0d_shape_input;
 };
+
+// gtest prints parameters by this (not as raw bytes).
+inline void PrintTo(const reshape_variant &v, std::ostream *os) { *os << v.label; }
 
 inline const std::vector<reshape_variant> &all_reshape_variants() {
     using z = reshape_variant::zero_attr;
