@@ -63,4 +63,3 @@ BENCHMARK(BM_InferGraphShapes)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillise
 
 } // namespace
 
-BENCHMARK_MAIN();
