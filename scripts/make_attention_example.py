@@ -46,8 +46,10 @@ def static_reshape(name, x, shape, out_shape, special_zero=False):
         "shape": {"type": "s64[]", "value": shape}})
 
 
-def transpose(name, x, order):
+def transpose(name, x, order, as_view=False):
     out = lt([x["shape"][i] for i in order])
+    if as_view:  # the transposed tensor is a strided view of its input
+        out["stride"] = [x["stride"][i] for i in order]
     return op("StaticTranspose", name, [x], [out], {"order": {"type": "s64[]", "value": order}})
 
 
@@ -78,7 +80,9 @@ scores = matmul("scores", heads["q"], heads["k"], [B, H, S, S], transpose_b=True
 probs = lt([B, H, S, S])
 op("SoftMax", "softmax", [scores], [probs], {"axis": {"type": "s64", "value": 3}})
 context = matmul("context", probs, heads["v"], [B, H, S, D])
-merged = transpose("merge_transpose", context, [0, 2, 1, 3])
+# The merge transpose hands over a strided view (no copy), so the reshape
+# chain after it cannot alias: it reorders into dense [B*S, E].
+merged = transpose("merge_transpose", context, [0, 2, 1, 3], as_view=True)
 # [B, S, H, D] -> [B, S, E] -> [B*S, E]: a chain the partitioner fuses. The
 # first keeps B and S with special_zero copies.
 merged = static_reshape("merge_heads", merged, [0, 0, E], [B, S, E], special_zero=True)
