@@ -120,7 +120,7 @@ std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile) {
         p.src_offset += across_from * across.src_stride + along_from * along.src_stride;
         p.dst_offset += across_from * across.dst_stride + along_from * along.dst_stride;
         p.volume = plan.volume / across.size / along.size * across_size * along_size;
-        p.dst_increasing = false;
+        p.dst_increasing = increasing_along_walk(p.dims);
         return p;
     };
 
@@ -131,6 +131,7 @@ std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile) {
     whole.dims.push_back({along_whole / tile, tile * along.src_stride, tile * along.dst_stride});
     whole.dims.push_back({tile, across.src_stride, across.dst_stride});
     whole.dims.push_back({tile, along.src_stride, along.dst_stride});
+    whole.dst_increasing = increasing_along_walk(whole.dims);
 
     std::vector<copy_plan> parts{std::move(whole)};
     if (along_whole < along.size) // the columns past the last whole tile, every row
@@ -138,6 +139,15 @@ std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile) {
     if (across_whole < across.size) // the rows past the last whole tile
         parts.push_back(part(across.size - across_whole, along_whole, across_whole, 0));
     return parts;
+}
+
+bool rows_own_their_bytes(const copy_plan &plan) {
+    const std::size_t inner = plan.dims.size() - 1;
+    if (plan.dims[inner].dst_stride != 1 || plan.dims[inner].size % 2 != 0) return false;
+    if (plan.dst_offset % 2 != 0) return false;
+    for (std::size_t k = 0; k < inner; ++k)
+        if (plan.dims[k].dst_stride % 2 != 0) return false;
+    return true;
 }
 
 // The destination indices increase along the walk, so p is safe when dst(p)

@@ -46,10 +46,14 @@ element_pair element_at(const copy_plan &plan, dim_t flat, dims_t *index = nullp
 // the innermost still writing along the destination) keeps a tile's reads
 // and writes in cache. Returns the tiled plan for the part of the walk
 // whose two sizes are whole tiles plus plans for the edge strips, or
-// nothing when the walk is not transpose-like or smaller than a tile. The
-// parts' walks do not increase along the destination: for whole-element
-// types only.
+// nothing when the walk is not transpose-like or smaller than a tile.
 std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile);
+
+// For packed 4-bit destinations: every destination row (run of the
+// innermost dim) has unit stride, an even length and an even start, so no
+// byte spans two rows and a cut of the walk at any even flat position
+// leaves each byte to one task.
+bool rows_own_their_bytes(const copy_plan &plan);
 
 // For packed 4-bit destinations (two elements per byte) whose indices
 // increase along the walk: the first cut at or after flat position p

@@ -45,8 +45,9 @@ struct byte_elements {
 // Packed 4-bit elements: element e is the low nibble of byte e/2 when e is
 // even, the high nibble when odd.
 struct nibble_elements {
-    static constexpr dim_t grain = 512 << 10;
-    static constexpr bool packed = true; // two elements share a byte
+    static constexpr dim_t grain = 512 << 10; // even: see copy_plan_elements
+    static constexpr dim_t tile = 64;         // even: tile rows own their bytes
+    static constexpr bool packed = true;      // two elements share a byte
 
     static std::uint8_t get(const void *data, dim_t e) {
         const std::uint8_t byte = static_cast<const std::uint8_t *>(data)[e / 2];
@@ -68,6 +69,24 @@ struct nibble_elements {
                         static_cast<const std::uint8_t *>(src) + s / 2,
                         static_cast<std::size_t>(n / 2));
             if (n % 2 == 1) set(dst, d + n - 1, get(src, s + n - 1));
+            return;
+        }
+        if (ds == 1 && d % 2 == 0) { // gathering into whole bytes: one store per pair
+            auto *to = static_cast<std::uint8_t *>(dst) + d / 2;
+            const dim_t pairs = n / 2;
+            if (ss % 2 == 0) { // every source element in the same nibble half
+                const auto *from = static_cast<const std::uint8_t *>(src) + s / 2;
+                const dim_t step = ss / 2;
+                const int shift = s % 2 == 0 ? 0 : 4;
+                for (dim_t j = 0; j < pairs; ++j)
+                    to[j] = static_cast<std::uint8_t>(((from[2 * j * step] >> shift) & 0x0F) |
+                                                      ((from[(2 * j + 1) * step] >> shift) << 4));
+            } else {
+                for (dim_t j = 0; j < pairs; ++j)
+                    to[j] = static_cast<std::uint8_t>(get(src, s + 2 * j * ss) |
+                                                      get(src, s + (2 * j + 1) * ss) << 4);
+            }
+            if (n % 2 == 1) set(dst, d + n - 1, get(src, s + (n - 1) * ss));
             return;
         }
         for (dim_t i = 0; i < n; ++i) set(dst, d + i * ds, get(src, s + i * ss));
@@ -123,20 +142,24 @@ void copy_flat_range(const copy_plan &plan, const void *src, void *dst, dim_t be
 template <typename Elements>
 void copy_plan_elements(const copy_plan &plan, const void *src, void *dst) {
     const dim_t volume = plan.volume;
-    // Small copies stay on the calling thread. A packed destination whose
-    // indices do not increase along the walk could share a byte between
-    // any two tasks, so it is copied by one.
-    if (volume <= Elements::grain || (Elements::packed && !plan.dst_increasing)) {
+    // Packed destinations: tasks must not share a byte. Whole-byte rows
+    // allow any even cut; an increasing walk allows byte-safe cuts; any
+    // other walk could share a byte between any two tasks, so one task
+    // copies it. Small copies stay on the calling thread.
+    const bool even_cuts = Elements::packed && rows_own_their_bytes(plan);
+    const bool safe_cuts = Elements::packed && !even_cuts && plan.dst_increasing;
+    if (volume <= Elements::grain || (Elements::packed && !even_cuts && !safe_cuts)) {
         copy_flat_range<Elements>(plan, src, dst, 0, volume);
         return;
     }
-    // Tasks of whole rows when rows are short.
+    // Tasks of whole rows when rows are short. Even for packed types, as
+    // grain and (with even_cuts) rows are.
     const dim_t row = plan.dims.back().size;
     const dim_t chunk = row < Elements::grain ? Elements::grain / row * row : Elements::grain;
     const dim_t chunks = volume / chunk + (volume % chunk != 0 ? 1 : 0);
     auto cut = [&](dim_t i) {
         const dim_t p = std::min(i * chunk, volume);
-        return Elements::packed && p > 0 && p < volume ? byte_safe_cut(plan, p) : p;
+        return safe_cuts && p > 0 && p < volume ? byte_safe_cut(plan, p) : p;
     };
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<dim_t>(0, chunks),
                               [&](const oneapi::tbb::blocked_range<dim_t> &r) {
@@ -145,15 +168,16 @@ void copy_plan_elements(const copy_plan &plan, const void *src, void *dst) {
                               });
 }
 
-// Transpose-like walks go tile by tile (not for packed types: their
-// parallel cuts need a walk that increases along the destination).
+// Transpose-like walks go tile by tile. For packed types only when the
+// tiles' rows own their bytes: a tiled walk does not increase along the
+// destination, so it could not be cut into tasks otherwise.
 template <typename Elements>
 void copy_elements(const copy_plan &plan, const void *src, void *dst) {
-    if constexpr (!Elements::packed) {
-        if (plan.volume > Elements::grain) {
-            const auto parts = tiled_parts(plan, Elements::tile);
+    if (plan.volume > Elements::grain) {
+        const auto parts = tiled_parts(plan, Elements::tile);
+        if (!parts.empty() && (!Elements::packed || rows_own_their_bytes(parts.front()))) {
             for (const auto &part : parts) copy_plan_elements<Elements>(part, src, dst);
-            if (!parts.empty()) return;
+            return;
         }
     }
     copy_plan_elements<Elements>(plan, src, dst);

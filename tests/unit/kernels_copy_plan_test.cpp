@@ -97,12 +97,13 @@ TEST(CopyPlan, MalformedTensorsAreErrors) {
               std::string::npos);
 }
 
-// Every cut byte_safe_cut proposes splits the destination bytes into two
-// disjoint sets, checked by brute force over random packed layouts.
+// Every cut byte_safe_cut proposes, and every even cut of a walk whose rows
+// own their bytes, splits the destination bytes into two disjoint sets,
+// checked by brute force over random packed layouts.
 TEST(CopyPlan, ByteSafeCutsNeverSplitAByte) {
     std::mt19937_64 rng(11);
     auto pick = [&](dim_t lo, dim_t hi) { return std::uniform_int_distribution<dim_t>(lo, hi)(rng); };
-    int increasing = 0, moved = 0;
+    int increasing = 0, moved = 0, even_rows = 0;
     for (int iter = 0; iter < 3000; ++iter) {
         const std::size_t rank = static_cast<std::size_t>(pick(1, 3));
         dims_t dims(rank), dst(rank), src(rank);
@@ -121,6 +122,18 @@ TEST(CopyPlan, ByteSafeCutsNeverSplitAByte) {
             s *= dims[k];
         }
         const auto plan = make_copy_plan(dims, src, 0, dst, pick(0, 3));
+        if (rows_own_their_bytes(plan)) {
+            ++even_rows;
+            for (dim_t p = 2; p < plan.volume; p += 2) {
+                std::set<dim_t> before, after;
+                for (dim_t q = 0; q < plan.volume; ++q)
+                    (q < p ? before : after).insert(element_at(plan, q).dst / 2);
+                for (dim_t byte : before)
+                    ASSERT_EQ(after.count(byte), 0u) << "even cut " << p << " of dims "
+                                                     << dims_to_string(dims) << " dst strides "
+                                                     << dims_to_string(dst);
+            }
+        }
         if (!plan.dst_increasing) continue;
         ++increasing;
         for (dim_t p = 1; p < plan.volume; ++p) {
@@ -138,6 +151,7 @@ TEST(CopyPlan, ByteSafeCutsNeverSplitAByte) {
     }
     EXPECT_GT(increasing, 1000);
     EXPECT_GT(moved, 100); // the cuts that had to move were exercised
+    EXPECT_GT(even_rows, 100);
 }
 
 namespace {

@@ -245,10 +245,15 @@ TEST(StridedCopy, LargeCopiesRunInParallelAndStayExact) {
         for (auto [type, d] : {std::pair{data_type::s16, dims_t{517, 263}},
                                std::pair{data_type::c128, dims_t{300, 301}},
                                std::pair{data_type::f8_e4m3, dims_t{2, 400, 333}},
-                               std::pair{data_type::string, dims_t{100, 70}}}) {
+                               std::pair{data_type::string, dims_t{100, 70}},
+                               // Packed: tiled (even rows at even starts), and not.
+                               std::pair{data_type::u4, dims_t{600, 900}},
+                               std::pair{data_type::s4, dims_t{601, 901}}}) {
             std::vector<std::size_t> reversed(d.size());
             std::iota(reversed.rbegin(), reversed.rend(), 0);
             const dims_t ones(d.size(), 1), zeros(d.size(), 0);
+            expect_matches_reference(type, d, make_layout(d, reversed, ones, zeros, 3),
+                                     dense_layout(d, 0));
             expect_matches_reference(type, d, make_layout(d, reversed, ones, zeros, 3),
                                      dense_layout(d, 1));
             expect_matches_reference(type, d, dense_layout(d, 2),
