@@ -60,11 +60,13 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
     const std::string shape = "shape " + dims_to_string(requested);
     const std::string input_text = "input " + dims_to_string(input);
 
-    std::optional<std::size_t> minus_one;
-    for (std::size_t i = 0; i < requested.size(); ++i) {
+    // A value invalid on its own is reported before any rule between values.
+    for (std::size_t i = 0; i < requested.size(); ++i)
         if (requested[i] < -1)
             fail("value_range", shape + " has " + std::to_string(requested[i]) + " at index " +
                                     std::to_string(i) + "; values must be >= -1");
+    std::optional<std::size_t> minus_one;
+    for (std::size_t i = 0; i < requested.size(); ++i) {
         if (requested[i] == -1) {
             if (minus_one)
                 fail("single_minus_one", shape + " has more than one -1 (at indices " +
