@@ -1,5 +1,7 @@
 #include "layout/memory_layout.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <string_view>
 
@@ -57,14 +59,22 @@ std::string_view abc_spelling(const std::string &tag) {
 }
 
 // Product of the inner blocks of each dim (1 for unblocked dims).
-dims_t block_products(const blocked_format &format, std::size_t rank) {
-    dims_t product(rank, 1);
+// A tag names each dim by a letter, so a parsed format has at most 26 dims:
+// per-dim scratch fits in a fixed array (blocked_offset runs per element).
+constexpr std::size_t max_tag_rank = 26;
+using per_dim = std::array<dim_t, max_tag_rank>;
+
+// Product of the inner blocks of each dim (1 for unblocked dims); parsing
+// checked that these products fit.
+per_dim block_products(const blocked_format &format) {
+    per_dim product;
+    product.fill(1);
     for (const auto &[dim, block] : format.inner_blocks) product[dim] *= block;
     return product;
 }
 
 void check_rank(const blocked_format &format, std::size_t rank, const char *what) {
-    if (format.outer_order.size() != rank)
+    if (format.outer_order.size() != rank || rank > max_tag_rank)
         throw error(status::invalid_arguments,
                     std::string(what) + " of rank " + std::to_string(rank) +
                         " does not fit format tag '" + format.tag + "' of rank " +
@@ -93,6 +103,7 @@ blocked_format parse_format_tag(const std::string &tag, std::size_t rank) {
 
     // Outer part: one letter per dim; upper case marks a blocked dim.
     std::size_t pos = 0;
+    if (rank > max_tag_rank) bad_tag(tag, rank, "a tag names at most 26 dims");
     std::vector<bool> seen(rank, false), blocked(rank, false);
     for (; pos < abc.size() && std::isalpha(static_cast<unsigned char>(abc[pos])); ++pos) {
         const char c = abc[pos];
@@ -152,10 +163,11 @@ dim_t blocked_offset(const blocked_format &format, const dims_t &dims, const dim
     const std::size_t rank = dims.size();
     check_rank(format, rank, "dims");
     check_rank(format, idx.size(), "index");
-    const dims_t blocks = block_products(format, rank);
+    const per_dim blocks = block_products(format);
 
     dim_t offset = 0, stride = 1;
-    dims_t remaining = idx; // the part of each index the inner blocks have not consumed
+    per_dim remaining; // the part of each index the inner blocks have not consumed
+    std::copy(idx.begin(), idx.end(), remaining.begin());
     for (std::size_t b = format.inner_blocks.size(); b-- > 0;) {
         const auto [dim, block] = format.inner_blocks[b];
         const dim_t next_stride = checked_or_throw(checked_mul(stride, block), format, dims);
@@ -178,7 +190,7 @@ dim_t blocked_size(const blocked_format &format, const dims_t &dims) {
     if (has_unknown_dims(dims))
         throw error(status::invalid_arguments,
                     "format '" + format.tag + "' needs known dims, got " + dims_to_string(dims));
-    const dims_t blocks = block_products(format, dims.size());
+    const per_dim blocks = block_products(format);
     dim_t size = 1;
     for (std::size_t d = 0; d < dims.size(); ++d) {
         const dim_t padded = padded_dim(dims[d], blocks[d], format, dims);
