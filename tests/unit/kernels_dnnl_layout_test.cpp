@@ -58,9 +58,10 @@ const std::vector<named_tag> &tags() {
     return all;
 }
 
-// A shape of the given rank whose dims are not multiples of the blocks.
-dims_t shape_of_rank(int rank) {
-    const dims_t dims{17, 19, 3, 2, 3, 2};
+// Shapes of the given rank: dims that are not multiples of the blocks, and
+// dims that are (with size-1 dims).
+dims_t shape_of_rank(int rank, int variant = 0) {
+    const dims_t dims = variant == 0 ? dims_t{17, 19, 3, 2, 3, 2} : dims_t{32, 16, 1, 5, 1, 2};
     return dims_t(dims.begin(), dims.begin() + rank);
 }
 
@@ -97,27 +98,31 @@ TEST(MemoryLayoutVsOneDnn, EveryNamedTagPlacesElementsWhereOneDnnDoes) {
             }
         }
         ASSERT_GT(rank, 0) << t.name;
-        const dims_t dims = shape_of_rank(rank);
-        const dnnl::memory::desc plain_desc(dims, dnnl::memory::data_type::f32, plain_tag(rank));
+        for (int variant : {0, 1}) {
+            const dims_t dims = shape_of_rank(rank, variant);
+            if (variant == 1)
+                blocked_desc = dnnl::memory::desc(dims, dnnl::memory::data_type::f32, t.dnnl_tag);
+            const dnnl::memory::desc plain_desc(dims, dnnl::memory::data_type::f32, plain_tag(rank));
 
-        std::vector<float> plain(plain_desc.get_size() / sizeof(float));
-        for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<float>(i);
-        std::vector<float> blocked(blocked_desc.get_size() / sizeof(float), -1.0f);
-        dnnl::memory plain_mem(plain_desc, engine, plain.data());
-        dnnl::memory blocked_mem(blocked_desc, engine, blocked.data());
-        dnnl::reorder(plain_mem, blocked_mem).execute(stream, plain_mem, blocked_mem);
-        stream.wait();
+            std::vector<float> plain(plain_desc.get_size() / sizeof(float));
+            for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<float>(i);
+            std::vector<float> blocked(blocked_desc.get_size() / sizeof(float), -1.0f);
+            dnnl::memory plain_mem(plain_desc, engine, plain.data());
+            dnnl::memory blocked_mem(blocked_desc, engine, blocked.data());
+            dnnl::reorder(plain_mem, blocked_mem).execute(stream, plain_mem, blocked_mem);
+            stream.wait();
 
-        const auto format = parse_format_tag(t.name, dims.size());
-        EXPECT_EQ(blocked_size(format, dims), static_cast<dim_t>(blocked.size())) << t.name;
-        dim_t row_major = 0, wrong = 0;
-        for_each_index(dims, [&](const dims_t &idx) {
-            const dim_t off = blocked_offset(format, dims, idx);
-            if (off >= static_cast<dim_t>(blocked.size()) ||
-                blocked[off] != static_cast<float>(row_major))
-                ++wrong;
-            ++row_major;
-        });
-        EXPECT_EQ(wrong, 0) << t.name << " " << dims_to_string(dims);
+            const auto format = parse_format_tag(t.name, dims.size());
+            EXPECT_EQ(blocked_size(format, dims), static_cast<dim_t>(blocked.size())) << t.name;
+            dim_t row_major = 0, wrong = 0;
+            for_each_index(dims, [&](const dims_t &idx) {
+                const dim_t off = blocked_offset(format, dims, idx);
+                if (off >= static_cast<dim_t>(blocked.size()) ||
+                    blocked[off] != static_cast<float>(row_major))
+                    ++wrong;
+                ++row_major;
+            });
+            EXPECT_EQ(wrong, 0) << t.name << " " << dims_to_string(dims);
+        }
     }
 }
