@@ -111,6 +111,10 @@ std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile) {
     if (k == inner || plan.dims[k].size < tile || plan.dims[inner].size < tile) return {};
 
     const copy_dim across = plan.dims[k], along = plan.dims[inner];
+    const auto across_dst_step = checked_mul(tile, across.dst_stride);
+    const auto along_src_step = checked_mul(tile, along.src_stride);
+    const auto along_dst_step = checked_mul(tile, along.dst_stride);
+    if (!across_dst_step || !along_src_step || !along_dst_step) return {};
     const dim_t across_whole = across.size / tile * tile, along_whole = along.size / tile * tile;
     auto part = [&](dim_t across_size, dim_t along_size, dim_t across_from, dim_t along_from) {
         copy_plan p = plan;
@@ -127,8 +131,8 @@ std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile) {
     copy_plan whole = part(across_whole, along_whole, 0, 0);
     whole.dims.erase(whole.dims.begin() + static_cast<std::ptrdiff_t>(k));
     whole.dims.pop_back();
-    whole.dims.push_back({across_whole / tile, tile * across.src_stride, tile * across.dst_stride});
-    whole.dims.push_back({along_whole / tile, tile * along.src_stride, tile * along.dst_stride});
+    whole.dims.push_back({across_whole / tile, tile, *across_dst_step}); // source stride 1
+    whole.dims.push_back({along_whole / tile, *along_src_step, *along_dst_step});
     whole.dims.push_back({tile, across.src_stride, across.dst_stride});
     whole.dims.push_back({tile, along.src_stride, along.dst_stride});
     whole.dst_increasing = increasing_along_walk(whole.dims);

@@ -23,7 +23,7 @@ namespace {
 template <std::size_t N>
 struct byte_elements {
     static constexpr dim_t grain = (256 << 10) / N; // elements per parallel task
-    static constexpr dim_t tile = 32;  // a tile: at most 32 KiB read, 32 KiB written
+    static constexpr dim_t tile = 32; // 32 x 32 elements: at most 16 KiB each way
     static constexpr bool packed = false;
 
     static void run(const void *src, dim_t s, dim_t ss, void *dst, dim_t d, dim_t ds, dim_t n) {
@@ -190,7 +190,7 @@ void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
     const std::size_t bits = element_bits(type);
     if (bits == 0)
         throw error(status::invalid_data_type,
-                    "strided copy of dtype " + std::string(to_string(type)));
+                    "strided copy needs a defined dtype, got " + std::string(to_string(type)));
     const copy_plan plan = make_copy_plan(dims, src.strides, src.offset, dst.strides, dst.offset);
     if (plan.volume == 0) return;
     if (src.data == dst.data && src.offset == dst.offset && src.strides == dst.strides) return;
