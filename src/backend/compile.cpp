@@ -1,6 +1,7 @@
 // compile(): a chain of reshapes becomes one immutable compiled partition
 // holding its plan (alias / reorder / kernel) and the executable of it.
 #include <chrono>
+#include <new>
 
 #include "backend/alias_copy.hpp"
 #include "backend/buffer_size.hpp"
@@ -92,7 +93,7 @@ public:
                                  ? " without being it"
                                  : "; only an alias lowering runs in place"));
         } else {
-            p_.mover->run(src, dst);
+            run_mover(src, dst);
         }
         if (verbose_level() > 0)
             verbose_print("execute," + line_fields() +
@@ -110,6 +111,20 @@ public:
     }
 
 private:
+    // Failures inside oneDNN or allocation reach callers as error values.
+    void run_mover(const void *src, void *dst) const {
+        const std::string where = "partition " + std::to_string(p_.partition_id) + " (" +
+                                  std::string(to_string(p_.kind)) + ")";
+        try {
+            p_.mover->run(src, dst);
+        } catch (const dnnl::error &e) {
+            throw error(e.status == dnnl_out_of_memory ? status::out_of_memory : status::runtime_error,
+                        where + ": oneDNN failed: " + e.what());
+        } catch (const std::bad_alloc &) {
+            throw error(status::out_of_memory, where + ": out of memory for a temporary");
+        }
+    }
+
     parts p_;
 };
 
