@@ -153,6 +153,11 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                 throw error(status::unimplemented,
                             describe_op(o) + ": its shape input is produced inside the partition",
                             o.ref());
+            // A 1-D shape input of unknown length holds one value per output
+            // dim: its buffer size is known from now on.
+            logical_tensor &shape_lt = chain.inputs[*position];
+            if (shape_lt.shape.size() == 1 && shape_lt.shape[0] == unknown_dim)
+                shape_lt.shape[0] = static_cast<dim_t>(declared.size());
             chain.runtime_shapes.push_back(runtime_shape_input{
                 o, request, *position, chain.inputs[*position], current, resolved});
         }

@@ -149,6 +149,30 @@ TEST(backend_runtime_shape_compile, unknown_output_shape_is_reported) {
     EXPECT_NE(std::string(e.what()).find("'dyn'"), std::string::npos) << e.what();
 }
 
+// A shape input of unknown length has one value per output dim.
+TEST(backend_runtime_shape_compile, unknown_shape_input_length_is_the_output_rank) {
+    graph g;
+    g.tensors[0] = strided_lt(0, data_type::f32, {4, 6});
+    g.tensors[1] = strided_lt(1, data_type::s64, {-1});
+    g.tensors[2] = strided_lt(2, data_type::f32, {2, 3, 4});
+    op o;
+    o.id = 0;
+    o.name = "onnx";
+    o.kind = "Reshape";
+    o.domain = "ai.onnx";
+    o.version = 14;
+    o.inputs = {0, 1};
+    o.outputs = {2};
+    g.ops.push_back(o);
+    const auto cp = compile(g, whole_graph(g), {g.tensor(0), g.tensor(1)}, {g.tensor(2)}, cpu_engine());
+    EXPECT_EQ(cp->inputs()[1].shape, (dims_t{3}));
+    EXPECT_EQ(buffer_bytes(cp->inputs()[1]), 24u);
+    float data[24] = {}, out[24] = {};
+    const std::int64_t good[3] = {2, 3, -1}, bad[3] = {3, 2, -1};
+    cp->execute({data, good}, {out});
+    EXPECT_EQ(error_of([&] { cp->execute({data, bad}, {out}); }).code(), status::invalid_shape);
+}
+
 // Constant shape values are known at compile: the output shape follows.
 TEST(backend_runtime_shape_compile, constant_shape_values_resolve_at_compile) {
     graph g;
