@@ -241,6 +241,9 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
     if (!out_any && !out_opaque) {
         out_strides = checked_strides(output, "output");
         check_no_overlap(output, out_strides);
+        // Reported explicitly, also when given as dense by omission.
+        plan.output.layout = layout_type::strided;
+        plan.output.strides = out_strides;
     }
 
     // Alias: the output is a view of the input buffer.
