@@ -235,7 +235,8 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
                         std::string(to_string(input.layout)));
 
     const dims_t in_strides = in_strided ? checked_strides(input, "input") : dims_t{};
-    const bool out_any = output.layout == layout_type::any;
+    // An output whose layout nobody stated (undef) is the backend's to choose.
+    const bool out_any = output.layout == layout_type::any || output.layout == layout_type::undef;
     const bool out_opaque = output.layout == layout_type::opaque;
     dims_t out_strides;
     if (!out_any && !out_opaque) {

@@ -39,8 +39,8 @@ struct movement_plan {
 };
 
 // `input`: known shape, layout strided/undef (strides or dense) or opaque.
-// `output`: shape known and of the input's volume; layout any, strided,
-// undef (read as strided) or opaque. Throws error(invalid_arguments) for
+// `output`: shape known and of the input's volume; layout any (undef reads
+// as any), strided or opaque. Throws error(invalid_arguments) for
 // strides that cannot be a buffer (negative, wrong rank, overlapping output
 // elements).
 movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output);

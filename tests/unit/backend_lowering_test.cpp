@@ -165,6 +165,20 @@ TEST(backend_lowering_offset, slice_inside_larger_buffer) {
     }
 }
 
+// Layout undef: an input reads as strided (dense without strides), an
+// output is the backend's to choose, like any.
+TEST(backend_lowering_special, undef_layouts) {
+    logical_tensor in = strided_lt(0, data_type::f32, {3, 4}, {8, 1});
+    in.layout = layout_type::undef;
+    graph g = static_chain(in, {{3, 2, 2}});
+    logical_tensor out = strided_lt(1, data_type::f32, {3, 2, 2});
+    out.layout = layout_type::undef;
+    const auto cp = compile_whole(g, in, out);
+    EXPECT_EQ(cp->lowering(), lowering_kind::alias);
+    EXPECT_EQ(cp->outputs()[0].layout, layout_type::strided);
+    EXPECT_EQ(cp->outputs()[0].strides, (dims_t{8, 2, 1}));
+}
+
 // A broadcast input (stride 0): no view merges it, every lowering reads it.
 TEST(backend_lowering_special, broadcast_input) {
     for (data_type t : {data_type::f32, data_type::bf16, data_type::u8, data_type::s64, data_type::u4}) {
