@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include <dnnl_debug.h>
+#include <oneapi/dnnl/dnnl_debug.h>
 
 #include "core/status.hpp"
 #include "layout/memory_layout.hpp"

@@ -1,7 +1,6 @@
 #include "backend/movement_plan.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/status.hpp"
 #include "layout/memory_layout.hpp"
