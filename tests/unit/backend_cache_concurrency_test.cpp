@@ -22,12 +22,13 @@ struct workload {
     host_buffer expected;
 };
 
-// One alias, one reorder, one kernel partition.
+// One alias, one reorder, one two-step reorder (through a temporary per
+// run), one kernel partition.
 std::vector<std::unique_ptr<workload>> make_workloads() {
     std::vector<std::unique_ptr<workload>> w;
-    auto add = [&](data_type t, dims_t shape, dims_t strides, dims_t target) {
+    auto add = [&](data_type t, dims_t shape, dims_t strides, dims_t target, dims_t out_strides = {}) {
         const logical_tensor in = strided_lt(0, t, shape, strides);
-        const logical_tensor out = strided_lt(1, t, target);
+        const logical_tensor out = strided_lt(1, t, target, out_strides);
         graph g = static_chain(in, {target});
         host_buffer input(in), expected(out);
         std::mt19937 rng(static_cast<std::uint32_t>(w.size()) + 1);
@@ -38,6 +39,7 @@ std::vector<std::unique_ptr<workload>> make_workloads() {
     };
     add(data_type::f32, {64, 48}, {}, {48, 64});                 // alias
     add(data_type::f32, {64, 48}, {1, 64}, {3072});              // reorder
+    add(data_type::f32, {64, 48}, {1, 64}, {48, 64}, {1, 48});   // 2 reorders
     add(data_type::s16, {64, 48}, {1, 64}, {48, 64});            // kernel
     return w;
 }
@@ -71,9 +73,14 @@ TEST(backend_cache_concurrency, eight_threads_compile_once_and_execute_bit_exact
     go = true;
     for (auto &th : threads) th.join();
     EXPECT_EQ(errors.load(), 0);
+    for (const auto &w : work) {
+        const auto cp = cache.get_or_compile(w->g, whole_graph(w->g), {w->in}, {w->out}, cpu_engine());
+        const bool two_steps = cp->lowering_details().find("2 reorders") != std::string::npos;
+        EXPECT_EQ(two_steps, (w->out.strides == dims_t{1, 48})) << cp->lowering_details();
+    }
     EXPECT_EQ(mismatches.load(), 0);
     EXPECT_EQ(cache.misses(), work.size());
-    EXPECT_EQ(cache.hits(), thread_count * rounds - work.size());
+    EXPECT_EQ(cache.hits(), thread_count * rounds - work.size() + work.size());
     // One compiled partition per workload, shared by every thread.
     for (std::size_t k = 0; k < work.size(); ++k) {
         const compiled_partition *first = nullptr;
