@@ -173,6 +173,45 @@ TEST(backend_runtime_shape_compile, unknown_shape_input_length_is_the_output_ran
     EXPECT_EQ(error_of([&] { cp->execute({data, bad}, {out}); }).code(), status::invalid_shape);
 }
 
+// A run-time shape in the middle of a chain: checked against the dims the
+// chain has there; the chain still moves its data once.
+TEST(backend_runtime_shape_compile, shape_input_inside_a_chain) {
+    graph g;
+    g.tensors[0] = strided_lt(0, data_type::f32, {4, 6}, {1, 4}); // permuted
+    g.tensors[1] = strided_lt(1, data_type::f32, {24});
+    g.tensors[2] = strided_lt(2, data_type::s32, {3});
+    g.tensors[3] = strided_lt(3, data_type::f32, {2, 3, 4});
+    g.tensors[4] = strided_lt(4, data_type::f32, {6, 4});
+    g.ops.push_back(static_reshape(0, 0, 1, {24}));
+    op dynamic;
+    dynamic.id = 1;
+    dynamic.name = "middle";
+    dynamic.kind = "DynamicReshape";
+    dynamic.attrs["special_zero"] = false;
+    dynamic.inputs = {1, 2};
+    dynamic.outputs = {3};
+    g.ops.push_back(dynamic);
+    g.ops.push_back(static_reshape(2, 3, 4, {6, 4}));
+    const partition p = whole_graph(g);
+    ASSERT_EQ(p.inputs, (std::vector<tensor_id>{0, 2}));
+    const auto cp = compile(g, p, {g.tensor(0), g.tensor(2)}, {any_lt(4, data_type::f32, {6, 4})}, cpu_engine());
+    EXPECT_EQ(cp->lowering(), lowering_kind::reorder);
+    EXPECT_EQ(cp->lowering_details().rfind("1 reorder", 0), 0u) << cp->lowering_details();
+
+    host_buffer data(g.tensor(0)), out(cp->outputs()[0]), expected(cp->outputs()[0]);
+    std::mt19937 rng(5);
+    data.fill_random(rng);
+    out.fill(0x5A);
+    expected.fill(0x5A);
+    reference_reshape(g.tensor(0), data.data(), cp->outputs()[0], expected.data());
+    const std::int32_t good[3] = {2, 3, -1}, bad[3] = {3, 2, -1};
+    const error e = error_of([&] { cp->execute({data.data(), bad}, {out.data()}); });
+    EXPECT_EQ(e.code(), status::invalid_shape);
+    EXPECT_NE(std::string(e.what()).find("'middle'"), std::string::npos) << e.what();
+    cp->execute({data.data(), good}, {out.data()});
+    EXPECT_TRUE(out == expected);
+}
+
 // Constant shape values are known at compile: the output shape follows.
 TEST(backend_runtime_shape_compile, constant_shape_values_resolve_at_compile) {
     graph g;
