@@ -4,6 +4,7 @@
 
 #include "driver/partition_check.hpp"
 #include "io/graph_json.hpp"
+#include "layout/memory_layout.hpp"
 #include "ops/graph_inference.hpp"
 
 namespace reshaper::driver {
@@ -17,6 +18,10 @@ void load_and_partition(graph_run &run, const options &opts) {
     run.graph = impl::read_graph_file(run.path);
     run.graph_loaded = true;
     impl::infer_graph_shapes(run.graph);
+    // A format tag the file names must be one we can lay out, in every mode.
+    for (const auto &[id, lt] : run.graph.tensors)
+        if (lt.layout == impl::layout_type::opaque && !lt.format.empty())
+            impl::parse_format_tag(lt.format, lt.shape.size());
     const std::string engine = opts.engine.value_or(run.graph.engine_kind);
     if (engine != "cpu" && engine != "gpu")
         throw error(status::invalid_graph,

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "core/status.hpp"
-#include "layout/memory_layout.hpp"
+#include "backend/buffer_size.hpp"
 #include "layout/reference.hpp"
 
 namespace reshaper::driver {
@@ -32,31 +32,20 @@ std::uint64_t splitmix64(std::uint64_t &state) {
                     " needs more than the driver's limit of 16 GiB per tensor");
 }
 
-// Elements the tensor's memory spans, padding included.
-std::size_t extent_elements(const impl::logical_tensor &lt) {
+// Bytes the tensor's memory spans, padding included.
+std::size_t extent_bytes(const impl::logical_tensor &lt) {
     if (!lt.shape_known())
         throw error(status::invalid_shape, "tensor " + std::to_string(lt.id) + " has unknown dims " +
                                                impl::dims_to_string(lt.shape) +
                                                ": give concrete shapes to execute it");
-    if (lt.layout == impl::layout_type::opaque) {
-        const auto format = impl::parse_format_tag(lt.format, lt.shape.size());
-        return static_cast<std::size_t>(impl::blocked_size(format, lt.shape));
-    }
-    const auto strides = impl::effective_strides(lt);
-    if (!strides) too_large(lt);
-    dim_t last = 0;
-    for (std::size_t i = 0; i < lt.shape.size(); ++i) {
-        if (lt.shape[i] == 0) return 0;
-        if ((*strides)[i] < 0)
-            throw error(status::invalid_shape, "tensor " + std::to_string(lt.id) +
-                                                   " has a negative stride " +
-                                                   impl::dims_to_string(*strides));
-        const auto step = impl::checked_mul(lt.shape[i] - 1, (*strides)[i]);
-        const auto sum = step ? impl::checked_add(last, *step) : std::nullopt;
-        if (!sum) too_large(lt);
-        last = *sum;
-    }
-    return static_cast<std::size_t>(last) + 1;
+    const auto bytes = impl::buffer_bytes(lt);
+    if (!bytes)
+        throw error(status::invalid_shape, "tensor " + std::to_string(lt.id) + " with shape " +
+                                               impl::dims_to_string(lt.shape) + " and strides " +
+                                               impl::dims_to_string(lt.strides) +
+                                               " has a negative stride or a size beyond int64");
+    if (*bytes > static_cast<std::size_t>(memory_budget)) too_large(lt);
+    return *bytes;
 }
 
 impl::logical_tensor dense_like(const impl::logical_tensor &lt) {
@@ -71,13 +60,10 @@ impl::logical_tensor dense_like(const impl::logical_tensor &lt) {
 } // namespace
 
 host_tensor::host_tensor(const impl::logical_tensor &desc) : desc_(desc) {
-    elements_ = extent_elements(desc_);
+    const std::size_t bytes = extent_bytes(desc_);
     if (desc_.dtype == impl::data_type::string) {
-        if (elements_ > static_cast<std::size_t>(memory_budget) / sizeof(std::string)) too_large(desc_);
-        strings_.assign(elements_ + 2 * guard_strings, guard_string);
+        strings_.assign(bytes / sizeof(std::string) + 2 * guard_strings, guard_string);
     } else {
-        const std::size_t bytes = impl::dense_bytes(desc_.dtype, elements_);
-        if (bytes > static_cast<std::size_t>(memory_budget)) too_large(desc_);
         bytes_.assign(bytes + 2 * guard_bytes, guard_byte);
         std::memset(bytes_.data() + guard_bytes, 0, bytes);
     }

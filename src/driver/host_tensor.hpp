@@ -34,7 +34,6 @@ public:
 
 private:
     impl::logical_tensor desc_;
-    std::size_t elements_ = 0; // extent in elements (padding included)
     std::vector<std::uint8_t> bytes_;
     std::vector<std::string> strings_;
 };

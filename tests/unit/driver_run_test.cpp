@@ -191,3 +191,63 @@ TEST(DriverPerf, ReportsMedianTimesAndBandwidth) {
     }
     EXPECT_EQ(perf[0].at("bytes"), 4 * 60 * 2); // f32 [4,3,5] read + [4,15] written
 }
+
+namespace {
+
+// A one-op StaticReshape graph with the given op fields and input tensor fields.
+std::string bad_graph(const std::string &op_fields, const std::string &input_fields) {
+    return R"({"version": "3.3.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [
+      {"id": 0, "name": "r", "kind": "StaticReshape", )" + op_fields + R"(
+       "inputs": [{"id": 0, "dtype": "f32", )" + input_fields + R"(, "property_type": "undef"}],
+       "outputs": [{"id": 1, "dtype": "f32", "shape": [-1, -1], "stride": [], "layout_type": "strided",
+                    "property_type": "undef"}]}]})";
+}
+
+const std::string good_attrs =
+    R"("attrs": {"special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": [4, 6]}},)";
+const std::string good_input = R"("shape": [2, 3, 4], "stride": [12, 4, 1], "layout_type": "strided")";
+
+struct bad_case {
+    const char *name;
+    std::string text;
+    const char *code;
+    const char *message_part;
+};
+
+} // namespace
+
+TEST(DriverInvalidInput, EveryModeExitsTwoWithTheRightCode) {
+    const std::vector<bad_case> cases = {
+        {"two_minus_one",
+         bad_graph(R"("attrs": {"special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": [-1, -1]}},)", good_input),
+         "invalid_shape", "single_minus_one"},
+        {"value_below_minus_one",
+         bad_graph(R"("attrs": {"special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": [-2, 12]}},)", good_input),
+         "invalid_graph_op", "value_range"},
+        {"missing_attribute", bad_graph(R"("attrs": {"shape": {"type": "s64[]", "value": [4, 6]}},)", good_input),
+         "invalid_graph_op", "special_zero"},
+        {"unknown_dtype", bad_graph(good_attrs, R"("shape": [2, 3, 4], "layout_type": "strided", "dtype": "float")"),
+         "invalid_data_type", "float"},
+        {"overflowing_input", bad_graph(good_attrs, R"("shape": [4611686018427387904, 4, 4], "layout_type": "strided")"),
+         "invalid_shape", "overflow"},
+        {"unknown_format_tag", bad_graph(good_attrs, R"("shape": [2, 3, 4], "layout_type": "opaque", "format": "zzz")"),
+         "invalid_graph", "zzz"},
+        {"not_json", "{\"graph\": [1, 2", "invalid_graph", "JSON"},
+    };
+    for (const bad_case &c : cases) {
+        const std::string path = testing::TempDir() + "/" + c.name + ".json";
+        FILE *f = fopen(path.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        fputs(c.text.c_str(), f);
+        fclose(f);
+        for (const char *mode : {"infer", "check", "perf"}) {
+            const auto r = run_driver(std::string("--report=json --mode=") + mode + " " + path);
+            EXPECT_EQ(r.exit_code, 2) << c.name << " " << mode << ": " << r.out;
+            ASSERT_EQ(r.reports.size(), 1u) << c.name << " " << mode;
+            const json &err = r.reports[0].at("error");
+            EXPECT_EQ(err.at("code"), c.code) << c.name << " " << mode;
+            EXPECT_NE(err.at("message").get<std::string>().find(c.message_part), std::string::npos)
+                << c.name << ": " << err.at("message");
+        }
+    }
+}
