@@ -37,7 +37,7 @@ graph_run run_graph_file(const std::string &path, const options &opts) {
     run.path = path;
     try {
         load_and_partition(run, opts);
-        if (opts.mode != run_mode::infer) execute_partitions(run, opts);
+        compile_and_run_partitions(run, opts);
     } catch (const error &e) {
         run.failure = e;
     } catch (const std::bad_alloc &) {

@@ -189,15 +189,30 @@ void time_partition(partition_run &pr, const impl::graph &g, const options &opts
 
 } // namespace
 
-void execute_partitions(graph_run &run, const options &opts) {
+void compile_and_run_partitions(graph_run &run, const options &opts) {
+    // Infer mode compiles too (no data is needed to choose a lowering), but
+    // only where every boundary shape is known, and only on an engine that
+    // exists here.
+    const bool infer_only = opts.mode == run_mode::infer;
     const std::string kind = opts.engine.value_or(run.graph.engine_kind);
     std::shared_ptr<const impl::engine> eng;
     for (partition_run &pr : run.partitions) {
         if (!pr.part.supported) continue;
-        if (!eng) eng = impl::engine::create(impl::engine_kind_from_string(kind));
         std::vector<logical_tensor> ins, outs;
         for (tensor_id id : pr.part.inputs) ins.push_back(run.graph.tensor(id));
         for (tensor_id id : pr.part.outputs) outs.push_back(run.graph.tensor(id));
+        const auto known = [](const logical_tensor &lt) { return lt.shape_known(); };
+        if (infer_only && !(std::all_of(ins.begin(), ins.end(), known) &&
+                            std::all_of(outs.begin(), outs.end(), known)))
+            continue;
+        if (!eng) {
+            try {
+                eng = impl::engine::create(impl::engine_kind_from_string(kind));
+            } catch (const error &e) {
+                if (infer_only && e.code() == status::unavailable) return;
+                throw;
+            }
+        }
         pr.compiled = impl::compile(run.graph, pr.part, ins, outs, eng);
         for (const logical_tensor &out : pr.compiled->outputs()) {
             logical_tensor &lt = run.graph.tensor(out.id);
@@ -206,7 +221,7 @@ void execute_partitions(graph_run &run, const options &opts) {
             lt.values = values;
         }
         if (opts.mode == run_mode::check) check_partition(run, pr, opts);
-        else time_partition(pr, run.graph, opts);
+        else if (opts.mode == run_mode::perf) time_partition(pr, run.graph, opts);
     }
 }
 

@@ -1,6 +1,6 @@
-// Check and perf modes: compile every supported partition, execute it on the
-// tensors' values or generated data, and compare with the reference (check)
-// or time it (perf).
+// Compile every supported partition (in infer mode: those whose shapes are
+// all known), then execute it on the tensors' values or generated data and
+// compare with the reference (check) or time it (perf).
 #pragma once
 
 #include "driver/graph_run.hpp"
@@ -9,6 +9,6 @@ namespace reshaper::driver {
 
 // Fills run.partitions[*].compiled / check_passed / perf, run.outputs and the
 // check counts, and writes the compiled output layouts into run.graph.
-void execute_partitions(graph_run &run, const options &opts);
+void compile_and_run_partitions(graph_run &run, const options &opts);
 
 } // namespace reshaper::driver

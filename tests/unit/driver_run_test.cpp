@@ -251,3 +251,20 @@ TEST(DriverInvalidInput, EveryModeExitsTwoWithTheRightCode) {
         }
     }
 }
+
+TEST(DriverInfer, ReportsTheLoweringAndTheViewStridesOfAnAnyOutput) {
+    // Rows 24 elements apart (a slice of a wider tensor): [2,3,4] -> [2,12]
+    // is still a view, with strides [24,1].
+    for (const char *mode : {"infer", "check"}) {
+        const auto r = run_driver(std::string("--report=json --mode=") + mode + " " + data("sliced_view.json"));
+        ASSERT_EQ(r.exit_code, 0) << r.out;
+        const json &p = r.reports.at(0).at("partitions").at(0);
+        EXPECT_EQ(p.at("lowering"), "alias") << mode;
+        EXPECT_EQ(p.at("inplace"), json::parse("[[0, 1]]")) << mode;
+        const json *out = find_tensor(r.reports[0], 1);
+        ASSERT_NE(out, nullptr);
+        EXPECT_EQ(out->at("shape"), json::parse("[2, 12]"));
+        EXPECT_EQ(out->at("stride"), json::parse("[24, 1]")) << mode;
+        EXPECT_EQ(out->at("layout_type"), "strided");
+    }
+}
