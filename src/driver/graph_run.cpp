@@ -14,10 +14,30 @@ using impl::status;
 
 namespace {
 
+// Executing modes feed every tensor's "values" as its data, so the driver
+// knows run-time shape values before compiling: it infers once more with
+// them as constants and gives compile the concrete shapes that follow (as a
+// benchdnn user gives concrete shapes). Execute still checks the values.
+void fill_shapes_from_fed_values(impl::graph &g, const impl::graph &as_loaded) {
+    impl::graph fed = as_loaded;
+    bool any = false;
+    for (auto &[id, lt] : fed.tensors)
+        if (lt.values && lt.property != impl::property_type::constant) {
+            lt.property = impl::property_type::constant;
+            any = true;
+        }
+    if (!any) return;
+    impl::infer_graph_shapes(fed);
+    for (auto &[id, lt] : g.tensors)
+        if (!lt.shape_known()) lt.shape = fed.tensor(id).shape;
+}
+
 void load_and_partition(graph_run &run, const options &opts) {
-    run.graph = impl::read_graph_file(run.path);
+    const impl::graph as_loaded = impl::read_graph_file(run.path);
+    run.graph = as_loaded;
     run.graph_loaded = true;
     impl::infer_graph_shapes(run.graph);
+    if (opts.mode != run_mode::infer) fill_shapes_from_fed_values(run.graph, as_loaded);
     // A format tag the file names must be one we can lay out, in every mode.
     for (const auto &[id, lt] : run.graph.tensors)
         if (lt.layout == impl::layout_type::opaque && !lt.format.empty())
