@@ -55,7 +55,8 @@ std::vector<op_schema> make_reshape_schemas() {
         .name = "shape",
         .kind = attr_kind::s64_list,
         .required = true,
-        .min_value = -1,
+        // No min_value: a value below -1 is the reshape rule's value_range
+        // (invalid_shape), the same for an attribute as for a shape input.
         .doc = "The target shape. One -1 at most: that dim keeps the element count; "
                "0 is read as the op's zero rule says.",
     };

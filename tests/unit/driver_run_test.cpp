@@ -223,7 +223,7 @@ TEST(DriverInvalidInput, EveryModeExitsTwoWithTheRightCode) {
          "invalid_shape", "single_minus_one"},
         {"value_below_minus_one",
          bad_graph(R"("attrs": {"special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": [-2, 12]}},)", good_input),
-         "invalid_graph_op", "value_range"},
+         "invalid_shape", "value_range"},
         {"missing_attribute", bad_graph(R"("attrs": {"shape": {"type": "s64[]", "value": [4, 6]}},)", good_input),
          "invalid_graph_op", "special_zero"},
         {"unknown_dtype", bad_graph(good_attrs, R"("shape": [2, 3, 4], "layout_type": "strided", "dtype": "float")"),

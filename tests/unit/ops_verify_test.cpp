@@ -208,16 +208,18 @@ graph valid_graph(const char *label) {
     return make_reshape_graph(variant_named(label), {2, 3}, {3, 2}, zero_rule::copy_from_input);
 }
 
-TEST(Attributes, OutOfRangeValueNamesIndexRuleAndRange) {
-    graph g = make_reshape_graph(variant_named("StaticReshape_1"), {2, 3, 4}, {2, 3, -7},
-                                 zero_rule::copy_from_input);
-    expect_error([&] { validate_graph(g); }, status::invalid_graph_op,
-                 "op 3 'Reshape_0' StaticReshape-1: attr shape[2]=-7 violates value_range "
-                 "(values >= -1)");
-    graph onnx = make_reshape_graph(variant_named("Onnx_Reshape_1"), {2, 3}, {-2, 3},
-                                    zero_rule::copy_from_input);
-    expect_error([&] { validate_graph(onnx); }, status::invalid_graph_op,
-                 "ai.onnx.Reshape-1: attr shape[0]=-2 violates value_range");
+// A shape value below -1 is the reshape rule's to report, for an attribute as
+// for a shape input: invalid_shape, as oneDNN's StaticReshape shape inference
+// returns for {4, -6, 16}. The schema's range check must not pre-empt it
+// with another status.
+TEST(Attributes, ShapeValueBelowMinusOneIsTheRulesInvalidShape) {
+    for (const char *label : {"StaticReshape_1", "Onnx_Reshape_1"}) {
+        graph g = make_reshape_graph(variant_named(label), {2, 3, 4}, {2, 3, -7},
+                                     zero_rule::copy_from_input);
+        EXPECT_NO_THROW(validate_graph(g)) << label;
+        expect_error([&] { infer_graph_shapes(g); }, status::invalid_shape,
+                     "shape [2,3,-7] has -7 at index 2; values must be >= -1 [value_range]");
+    }
 }
 
 TEST(Attributes, AllowzeroAcceptsZeroAndOneOnly) {
