@@ -78,6 +78,9 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
 
     dims_t out(requested.begin(), requested.end());
     std::optional<std::size_t> literal_zero;
+    // Indices whose unknown input dim a 0 copies: the same unknown stands on
+    // both sides of the volume equation, so it cancels out of it.
+    std::vector<bool> cancels(requested.size(), false);
     for (std::size_t i = 0; i < requested.size(); ++i) {
         if (requested[i] != 0) continue;
         if (zeros == zero_rule::literal) {
@@ -90,6 +93,7 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
                                            input_text + " has rank " +
                                            std::to_string(input.size()));
         out[i] = input[i] < 0 ? unknown_dim : input[i];
+        cancels[i] = input[i] < 0;
     }
     if (literal_zero && minus_one)
         fail("zero_with_minus_one", shape + " has both a literal 0 (at index " +
@@ -101,17 +105,30 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
     if (minus_one) {
         dims_t others = out;
         others.erase(others.begin() + static_cast<std::ptrdiff_t>(*minus_one));
-        const partial_volume rest = volume_of(others, shape);
+        // The -1 solves (input dims) = (other dims) * x with the cancelling
+        // unknowns left out of both sides (OpenVINO and ONNX do the same):
+        // {?,4} with [0,-1] gives {?,4}. Were that unknown 0, the -1 would be
+        // ambiguous, so a valid input never contradicts the result.
+        dims_t in_kept, others_kept;
+        for (std::size_t i = 0; i < input.size(); ++i)
+            if (i >= cancels.size() || !cancels[i]) in_kept.push_back(input[i]);
+        for (std::size_t i = 0; i < out.size(); ++i)
+            if (i != *minus_one && !cancels[i]) others_kept.push_back(out[i]);
+        const bool cancelled = in_kept.size() != input.size();
+        const std::string in_kept_text =
+            cancelled ? input_text + " without the copied unknown dims" : input_text;
+        const partial_volume in_part = volume_of(in_kept, in_kept_text);
+        const partial_volume rest = volume_of(others_kept, shape);
         if (rest.known == 0)
             fail("ambiguous_minus_one",
                  shape + " leaves volume 0 for the -1 at index " + std::to_string(*minus_one) +
                      " (other dims " + dims_to_string(others) + "), so any value would fit");
-        if (in_volume.exact && rest.exact) {
-            if (in_volume.known % rest.known != 0)
-                fail("volume_match", shape + " cannot hold " + input_text + " of " +
-                                         in_volume.describe() + ": the other dims' volume " +
+        if (in_part.exact && rest.exact) {
+            if (in_part.known % rest.known != 0)
+                fail("volume_match", shape + " cannot hold " + in_kept_text + " of " +
+                                         in_part.describe() + ": the other dims' volume " +
                                          std::to_string(rest.known) + " does not divide it");
-            out[*minus_one] = in_volume.known / rest.known;
+            out[*minus_one] = in_part.known / rest.known;
         } else {
             out[*minus_one] = unknown_dim; // never guessed from unknown dims
         }

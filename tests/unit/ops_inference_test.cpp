@@ -55,12 +55,21 @@ TEST(GivenOutput, UnknownDimsAreFilledBothWays) {
     infer_graph_shapes(g);
     EXPECT_EQ(g.tensor(output_id).shape, (dims_t{3, 20}));
 
-    // The rule cannot know the -1 beside an unknown input dim; the graph can.
-    graph partial = make_reshape_graph(static_reshape(), {-1, 4}, {0, -1},
+    // The rule cannot know the -1 beside an unknown input dim it does not
+    // copy; the graph can.
+    graph partial = make_reshape_graph(static_reshape(), {-1, -1, 4}, {0, -1},
                                        zero_rule::copy_from_input,
                                        {.given_output = dims_t{-1, 8}});
     infer_graph_shapes(partial);
     EXPECT_EQ(partial.tensor(output_id).shape, (dims_t{-1, 8}));
+
+    // A copied unknown dim cancels: {?,4} with [0,-1] is {?,4}, and a given
+    // output that says otherwise contradicts it.
+    graph copied = make_reshape_graph(static_reshape(), {-1, 4}, {0, -1},
+                                      zero_rule::copy_from_input,
+                                      {.given_output = dims_t{-1, 8}});
+    expect_error([&] { infer_graph_shapes(copied); }, status::invalid_shape,
+                 "output 0 is given as [-1,8] but the reshape gives [-1,4] [output_shape]");
 }
 
 TEST(GivenOutput, StridesAreLeftAlone) {
@@ -239,11 +248,12 @@ TEST(ResolveForOp, RuntimeValuesOfAZeroDimensionalShapeInput) {
 }
 
 TEST(ResolveForOp, ConcreteDimsResolveUnknownsOfCompileTime) {
-    graph g = make_reshape_graph(static_reshape(), {-1, 4}, {0, -1}, zero_rule::copy_from_input);
+    graph g = make_reshape_graph(static_reshape(), {-1, -1, 4}, {0, -1},
+                                 zero_rule::copy_from_input);
     const op &o = g.ops[0];
     const reshape_request r = read_reshape_request(*op_registry::instance().resolve(o), o, g);
-    EXPECT_EQ(resolve_for_op(o, {-1, 4}, r), (dims_t{-1, -1}));
-    EXPECT_EQ(resolve_for_op(o, {6, 4}, r), (dims_t{6, 4}));
+    EXPECT_EQ(resolve_for_op(o, {-1, -1, 4}, r), (dims_t{-1, -1}));
+    EXPECT_EQ(resolve_for_op(o, {6, 2, 4}, r), (dims_t{6, 8}));
 }
 
 } // namespace
