@@ -28,8 +28,11 @@ inline std::optional<dim_t> checked_add(dim_t a, dim_t b) {
 }
 
 // Product of known, non-negative dims; nothing on overflow. The caller makes
-// sure no dim is unknown (see has_unknown_dims).
+// sure no dim is unknown (see has_unknown_dims). A 0 anywhere makes the
+// product 0 even when the dims before it would overflow.
 inline std::optional<dim_t> checked_volume(const dims_t &dims) {
+    for (dim_t d : dims)
+        if (d == 0) return 0;
     dim_t v = 1;
     for (dim_t d : dims) {
         auto next = checked_mul(v, d);

@@ -31,6 +31,14 @@ TEST(CheckedMath, DetectsOverflowInsteadOfWrapping) {
     EXPECT_EQ(checked_volume({}), std::optional<dim_t>(1));
 }
 
+TEST(CheckedMath, AZeroDimMakesTheVolumeZeroWhereverItStands) {
+    // The exact product is 0: no partial product may report an overflow,
+    // whichever order the dims come in.
+    EXPECT_EQ(checked_volume({0, 1ll << 62, 4}), std::optional<dim_t>(0));
+    EXPECT_EQ(checked_volume({1ll << 62, 4, 0}), std::optional<dim_t>(0));
+    EXPECT_EQ(checked_volume({1ll << 62, 0, 4}), std::optional<dim_t>(0));
+}
+
 TEST(LogicalTensor, DenseStridesTreatZeroDimsAsOne) {
     EXPECT_EQ(dense_strides({2, 3, 4}), std::optional<dims_t>({12, 4, 1}));
     EXPECT_EQ(dense_strides({2, 0, 4}), std::optional<dims_t>({4, 4, 1}));

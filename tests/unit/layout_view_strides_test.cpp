@@ -301,8 +301,11 @@ TEST(ViewRule, OverflowIsItsOwnFailure) {
     const dim_t big = dim_t{1} << 32;
     auto volume = compute_view_strides({big, big}, {big, 1}, {big, big});
     EXPECT_EQ(volume.failure, view_failure::overflow);
-    auto target = compute_view_strides({4}, {1}, {big, big, 0});
+    auto target = compute_view_strides({4}, {1}, {big, big});
     EXPECT_EQ(target.failure, view_failure::overflow);
+    // A 0 makes the volume 0 however large the other dims are.
+    EXPECT_EQ(compute_view_strides({4}, {1}, {big, big, 0}).failure,
+              view_failure::volume_mismatch);
     // The leading size-1 dim would need stride 2^32 * 2^31.
     auto stride = compute_view_strides({big}, {dim_t{1} << 31}, {1, big});
     EXPECT_EQ(stride.failure, view_failure::overflow);
