@@ -37,9 +37,7 @@ impl::property_type to_impl(reshaper_property_type_t p) {
 
 // Strides mean something for strided tensors (and undef ones, read as
 // strided); `any` and opaque layouts have none.
-bool has_strides(impl::layout_type l) {
-    return l == impl::layout_type::strided || l == impl::layout_type::undef;
-}
+bool has_strides(impl::layout_type l) { return impl::reads_as_strided(l); }
 
 } // namespace
 

@@ -10,8 +10,6 @@ namespace reshaper::impl {
 
 namespace {
 
-bool reads_as_strided(layout_type l) { return l == layout_type::strided || l == layout_type::undef; }
-
 std::string describe_tensor(const logical_tensor &lt) {
     return "tensor " + std::to_string(lt.id) + " " + dims_to_string(lt.shape);
 }

@@ -97,7 +97,7 @@ std::optional<dims_t> dense_strides(const dims_t &shape) {
 }
 
 std::optional<dims_t> effective_strides(const logical_tensor &lt) {
-    if (lt.layout != layout_type::strided || !lt.shape_known()) return std::nullopt;
+    if (!reads_as_strided(lt.layout) || !lt.shape_known()) return std::nullopt;
     if (!lt.strides.empty()) return lt.strides;
     return dense_strides(lt.shape);
 }

@@ -64,8 +64,14 @@ struct logical_tensor {
 // zero-size dims). Nothing when a product overflows or a dim is unknown.
 std::optional<dims_t> dense_strides(const dims_t &shape);
 
-// The strides a strided tensor really has: its own, or dense row-major when
-// it gave none. Nothing for non-strided layouts or unknown shapes.
+// Whether a layout addresses elements by strides: strided, and undef (a
+// layout nobody stated reads as strided, dense when no strides are given).
+inline bool reads_as_strided(layout_type l) {
+    return l == layout_type::strided || l == layout_type::undef;
+}
+
+// The strides a strided (or undef) tensor really has: its own, or dense
+// row-major when it gave none. Nothing for other layouts or unknown shapes.
 std::optional<dims_t> effective_strides(const logical_tensor &lt);
 
 // "[2,3,4]" - for messages and the text report.

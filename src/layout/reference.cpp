@@ -17,7 +17,7 @@ public:
         : dims_(desc.shape), offset_(offset) {
         if (desc.layout == layout_type::opaque) {
             format_ = parse_format_tag(desc.format, dims_.size());
-        } else if (desc.layout == layout_type::strided) {
+        } else if (reads_as_strided(desc.layout)) {
             strides_ = *effective_strides(desc); // shape known: checked by the caller
             if (strides_.size() != dims_.size())
                 throw error(status::invalid_arguments,
@@ -28,7 +28,7 @@ public:
             throw error(status::invalid_arguments,
                         std::string("reference reshape: ") + role + " has layout " +
                             std::string(to_string(desc.layout)) +
-                            ", expected strided or opaque");
+                            ", expected strided, undef or opaque");
         }
     }
 

@@ -281,3 +281,21 @@ TEST(DriverCheck, RunTimeShapeValuesInTheFileGiveCompileItsShapes) {
     EXPECT_EQ(r.reports[0].at("check").at("passed"), 1);
     EXPECT_EQ(r.reports[0].at("partitions")[0].at("lowering"), "alias");
 }
+
+TEST(DriverCheck, AnUndefInputLayoutReadsAsStridedInEveryMode) {
+    // Input [2,3] stored column-major with layout undef: infer and check agree
+    // on the lowering, and the data moves as for a strided input.
+    std::string lowering;
+    for (const char *mode : {"infer", "check"}) {
+        const auto r = run_driver(std::string("--report=json --values --mode=") + mode + " " +
+                                  data("undef_input.json"));
+        ASSERT_EQ(r.exit_code, 0) << mode << ": " << r.out;
+        const json &p = r.reports.at(0).at("partitions").at(0);
+        if (lowering.empty()) lowering = p.at("lowering");
+        EXPECT_EQ(p.at("lowering"), lowering) << mode;
+    }
+    const auto r = run_driver("--report=json --values --mode=check " + data("undef_input.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(r.reports.at(0).at("check").at("passed"), 1);
+    EXPECT_EQ(r.reports.at(0).at("outputs").at(0).at("values"), json::parse("[1,2,3,4,5,6]"));
+}

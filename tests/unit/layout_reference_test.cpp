@@ -76,6 +76,23 @@ TEST(ReferenceReshape, DenseWhenStridesAreEmptyAndScalars) {
     EXPECT_EQ(out, 2.5);
 }
 
+// A layout nobody stated (undef) reads as strided, as the backend reads it:
+// its strides, or dense row-major without them.
+TEST(ReferenceReshape, ReadsAnUndefLayoutAsStrided) {
+    const std::vector<float> column_major{1, 4, 2, 5, 3, 6}; // [2,3] with strides [1,2]
+    logical_tensor src = strided(data_type::f32, {2, 3}, {1, 2});
+    src.layout = layout_type::undef;
+    std::vector<float> dst(6, 0);
+    reference_reshape(src, column_major.data(), strided(data_type::f32, {6}), dst.data());
+    EXPECT_EQ(dst, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+
+    logical_tensor dense = strided(data_type::f32, {3, 2});
+    dense.layout = layout_type::undef;
+    std::vector<float> back(6, 0);
+    reference_reshape(strided(data_type::f32, {6}), dst.data(), dense, back.data());
+    EXPECT_EQ(back, dst);
+}
+
 TEST(ReferenceReshape, ZeroVolumeWritesNothing) {
     std::vector<std::int32_t> dst(4, 7);
     reference_reshape(strided(data_type::s32, {0, 3}), nullptr,
