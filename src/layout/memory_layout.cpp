@@ -104,6 +104,10 @@ blocked_format parse_format_tag(const std::string &tag, std::size_t rank) {
     // Outer part: one letter per dim; upper case marks a blocked dim.
     std::size_t pos = 0;
     if (rank > max_tag_rank) bad_tag(tag, rank, "a tag names at most 26 dims");
+    if (tag.empty() && rank > 0)
+        bad_tag(tag, rank,
+                "an opaque layout needs a \"format\" (a oneDNN format tag such as nChw16c) "
+                "naming its " + std::to_string(rank) + " dims, and none is given");
     std::vector<bool> seen(rank, false), blocked(rank, false);
     for (; pos < abc.size() && std::isalpha(static_cast<unsigned char>(abc[pos])); ++pos) {
         const char c = abc[pos];

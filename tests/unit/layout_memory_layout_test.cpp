@@ -206,6 +206,8 @@ TEST(MemoryLayout, ZeroSizeDimsGiveAnEmptyBuffer) {
 
 TEST(MemoryLayout, RejectsUnknownAndMisfittingTags) {
     EXPECT_NE(expect_error("nchw", 3).find("beyond the rank"), std::string::npos);
+    // An opaque tensor without "format": say so rather than "describes 0 dims".
+    EXPECT_NE(expect_error("", 4).find("opaque layout needs a \"format\""), std::string::npos);
     EXPECT_NE(expect_error("nchw", 5).find("describes 4 dims"), std::string::npos);
     EXPECT_NE(expect_error("nChw16c", 5).find("describes 4 dims"), std::string::npos);
     EXPECT_NE(expect_error("abca", 4).find("twice"), std::string::npos);
