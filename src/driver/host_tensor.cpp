@@ -1,6 +1,8 @@
 #include "driver/host_tensor.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <unistd.h>
 
 #include "core/status.hpp"
 #include "backend/buffer_size.hpp"
@@ -17,7 +19,22 @@ constexpr std::size_t guard_bytes = 64;
 constexpr std::size_t guard_strings = 4;
 constexpr std::uint8_t guard_byte = 0xA5;
 const std::string guard_string = "\x01guard";
-constexpr dim_t memory_budget = dim_t{16} << 30; // bytes one tensor may take
+
+// Bytes one tensor may take. A check holds about seven copies of a partition's
+// data at once (inputs, their pristine copy, the reference, outputs, the
+// in-place run, row-major reads), so one tensor gets a twelfth of this
+// machine's memory, and never more than 16 GiB: beyond that the system would
+// kill the driver instead of letting it report.
+dim_t memory_budget() {
+    static const dim_t budget = [] {
+        constexpr dim_t cap = dim_t{16} << 30;
+        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+        if (pages <= 0 || page <= 0) return cap;
+        const auto physical = impl::checked_mul(pages, page);
+        return physical ? std::min(cap, *physical / 12) : cap;
+    }();
+    return budget;
+}
 
 std::uint64_t splitmix64(std::uint64_t &state) {
     std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -26,10 +43,12 @@ std::uint64_t splitmix64(std::uint64_t &state) {
     return z ^ (z >> 31);
 }
 
-[[noreturn]] void too_large(const impl::logical_tensor &lt) {
+[[noreturn]] void too_large(const impl::logical_tensor &lt, std::size_t bytes) {
     throw error(status::out_of_memory,
                 "tensor " + std::to_string(lt.id) + " with shape " + impl::dims_to_string(lt.shape) +
-                    " needs more than the driver's limit of 16 GiB per tensor");
+                    " needs " + std::to_string(bytes) + " bytes, more than the driver's memory budget of " +
+                    std::to_string(memory_budget()) +
+                    " bytes per tensor (a twelfth of this machine's memory, at most 16 GiB)");
 }
 
 // Bytes the tensor's memory spans, padding included.
@@ -44,7 +63,7 @@ std::size_t extent_bytes(const impl::logical_tensor &lt) {
                                                impl::dims_to_string(lt.shape) + " and strides " +
                                                impl::dims_to_string(lt.strides) +
                                                " has a negative stride or a size beyond int64");
-    if (*bytes > static_cast<std::size_t>(memory_budget)) too_large(lt);
+    if (*bytes > static_cast<std::size_t>(memory_budget())) too_large(lt, *bytes);
     return *bytes;
 }
 

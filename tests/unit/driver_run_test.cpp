@@ -299,3 +299,43 @@ TEST(DriverCheck, AnUndefInputLayoutReadsAsStridedInEveryMode) {
     EXPECT_EQ(r.reports.at(0).at("check").at("passed"), 1);
     EXPECT_EQ(r.reports.at(0).at("outputs").at(0).at("values"), json::parse("[1,2,3,4,5,6]"));
 }
+
+TEST(DriverCheck, TensorsBeyondTheMachinesMemoryBudgetAreRefusedBeforeAllocating) {
+    // 15 GiB of u8: a check holds several copies of it, more than a machine
+    // below ~180 GB has. The driver must refuse it by its budget (exit 3,
+    // out_of_memory, naming the limit) instead of allocating until the
+    // system kills it. The address-space limit keeps a driver that does try
+    // from hurting the machine: it then fails with bad_alloc, without the
+    // budget's message.
+    const std::string path = testing::TempDir() + "/beyond_budget.json";
+    FILE *f = fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fputs(R"({"version": "3.3.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [
+      {"id": 0, "name": "big", "kind": "Reshape", "domain": "ai.onnx", "version": 21,
+       "inputs": [{"id": 0, "dtype": "u8", "shape": [16106127360], "stride": [1],
+                   "layout_type": "strided", "property_type": "undef"},
+                  {"id": 1, "dtype": "s64", "shape": [2], "stride": [1], "layout_type": "strided",
+                   "property_type": "constant", "values": [15, -1]}],
+       "outputs": [{"id": 2, "dtype": "u8", "shape": [-1, -1], "stride": [],
+                    "layout_type": "strided", "property_type": "undef"}]}]})",
+          f);
+    fclose(f);
+    for (const char *mode : {"check", "perf"}) {
+        const std::string command = std::string("ulimit -v 6000000; ") + RESHAPER_RUN_PATH +
+                                    " --report=json --mode=" + mode + " " + path + " 2>/dev/null";
+        FILE *pipe = popen(command.c_str(), "r");
+        ASSERT_NE(pipe, nullptr);
+        std::string out;
+        std::array<char, 4096> buf;
+        std::size_t n;
+        while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+        const int status = pclose(pipe);
+        ASSERT_TRUE(WIFEXITED(status)) << mode << ": " << out;
+        EXPECT_EQ(WEXITSTATUS(status), 3) << mode << ": " << out;
+        const json rep = json::parse(out.substr(0, out.find('\n')));
+        EXPECT_EQ(rep.at("error").at("code"), "out_of_memory") << mode;
+        EXPECT_NE(rep.at("error").at("message").get<std::string>().find("memory budget"),
+                  std::string::npos)
+            << rep.at("error").at("message");
+    }
+}
