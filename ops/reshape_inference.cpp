@@ -34,13 +34,28 @@ void infer_reshape_shapes(const op &o, graph &g) {
     const reshape_request request = read_reshape_request(*schema, o, g);
     const logical_tensor &data = g.tensor(o.inputs.at(0));
 
-    std::optional<dims_t> inferred;
-    if (request.target)
-        inferred = resolve_for_op(o, data.shape, request);
-    else if (request.target_rank)
-        inferred = dims_t(*request.target_rank, unknown_dim); // values arrive at execute
-
     logical_tensor &out = g.tensor(o.outputs.at(0));
+    std::optional<dims_t> inferred;
+    if (request.target) {
+        inferred = resolve_for_op(o, data.shape, request);
+    } else if (request.target_rank) {
+        // Values arrive at execute; the shape input's length is the output
+        // rank. It may be any size (2^40), so compare it with the given rank
+        // before building that many unknown dims.
+        if (*request.target_rank != out.shape.size())
+            throw error(status::invalid_shape,
+                        op_label(o, schema) + ": output 0 is given as " +
+                            dims_to_string(out.shape) + " of rank " +
+                            std::to_string(out.shape.size()) +
+                            (request.target_is_0d
+                                 ? std::string(", but a 0-D shape input makes it a scalar")
+                                 : ", but the shape input holds " +
+                                       std::to_string(*request.target_rank) + " values") +
+                            " [output_shape]",
+                        o.ref());
+        inferred = dims_t(*request.target_rank, unknown_dim);
+    }
+
     if (out.dtype == data_type::undef) out.dtype = data.dtype;
     // Without a target rank nothing is known about the output shape.
     if (inferred) out.shape = merge_with_given(o, *schema, *inferred, out.shape);
