@@ -62,6 +62,20 @@ graph_topology check_structure(const graph &g) {
     return graph_topology::build(g);
 }
 
+// Inputs are inferred by the time their consumer is: an undef dtype left on
+// one is never known (a graph input, or an op we do not own gave none), and
+// nothing can move data of an unknown type.
+void check_input_dtypes_known(const op &o, const op_schema &schema, const graph &g) {
+    for (std::size_t i = 0; i < o.inputs.size(); ++i)
+        if (g.tensor(o.inputs[i]).dtype == data_type::undef)
+            throw error(status::invalid_data_type,
+                        op_label(o, &schema) + ": input " + std::to_string(i) +
+                            (i < schema.inputs.size() ? " '" + schema.inputs[i].name + "'" : "") +
+                            " has dtype undef, and no op in the graph gives tensor " +
+                            std::to_string(o.inputs[i]) + " one [known_dtype]",
+                        o.ref());
+}
+
 // The op's schema after verifying the op against it; nullptr for kinds this
 // backend leaves alone.
 const op_schema *verified_schema(const op &o, const graph &g) {
@@ -84,6 +98,7 @@ void infer_graph_shapes(graph &g) {
     for (std::size_t index : topology.topological_order) {
         const op &o = g.ops[index];
         const op_schema *schema = verified_schema(o, g);
+        if (schema) check_input_dtypes_known(o, *schema, g);
         if (schema && schema->infer_shapes) schema->infer_shapes(o, g);
     }
 }

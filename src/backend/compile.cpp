@@ -135,6 +135,10 @@ std::string join(const std::vector<std::string> &names, const char *sep) {
 }
 
 std::size_t bytes_or_throw(const logical_tensor &lt, const char *role) {
+    if (lt.dtype == data_type::undef)
+        throw error(status::invalid_data_type, std::string(role) + " tensor " +
+                                                   std::to_string(lt.id) +
+                                                   " has dtype undef; its buffer needs a dtype");
     auto bytes = buffer_bytes(lt);
     if (!bytes)
         throw error(status::invalid_shape, std::string(role) + " tensor " + std::to_string(lt.id) +

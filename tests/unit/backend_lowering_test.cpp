@@ -179,6 +179,16 @@ TEST(backend_lowering_special, undef_layouts) {
     EXPECT_EQ(cp->outputs()[0].strides, (dims_t{8, 2, 1}));
 }
 
+// Data of an unknown type has no buffer size: the dtype is what is wrong.
+TEST(backend_lowering_special, undef_dtype_is_an_invalid_data_type) {
+    logical_tensor in = strided_lt(0, data_type::undef, {3, 4});
+    graph g = static_chain(in, {{12}});
+    logical_tensor out = strided_lt(1, data_type::undef, {12});
+    const error e = error_of([&] { compile_whole(g, in, out); });
+    EXPECT_EQ(e.code(), status::invalid_data_type) << e.what();
+    EXPECT_NE(std::string(e.what()).find("dtype undef"), std::string::npos) << e.what();
+}
+
 // A broadcast input (stride 0): no view merges it, every lowering reads it.
 TEST(backend_lowering_special, broadcast_input) {
     for (data_type t : {data_type::f32, data_type::bf16, data_type::u8, data_type::s64, data_type::u4}) {

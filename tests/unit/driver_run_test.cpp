@@ -233,6 +233,9 @@ TEST(DriverInvalidInput, EveryModeExitsTwoWithTheRightCode) {
         {"unknown_format_tag", bad_graph(good_attrs, R"("shape": [2, 3, 4], "layout_type": "opaque", "format": "zzz")"),
          "invalid_graph", "zzz"},
         {"not_json", "{\"graph\": [1, 2", "invalid_graph", "JSON"},
+        {"undef_input_dtype",
+         bad_graph(good_attrs, R"("shape": [2, 3, 4], "layout_type": "strided", "dtype": "undef")"),
+         "invalid_data_type", "dtype undef"},
     };
     for (const bad_case &c : cases) {
         const std::string path = testing::TempDir() + "/" + c.name + ".json";

@@ -95,6 +95,24 @@ TEST(GivenOutput, ShapeInputLengthIsCheckedAgainstTheOutputRankBeforeAnythingIsB
     }
 }
 
+TEST(InputDtype, UndefThatNoOpInfersIsAnInvalidDataType) {
+    // A graph input's dtype cannot be inferred: undef there is an error of the
+    // op that reads it, for the data and for a shape input alike.
+    graph data = make_reshape_graph(static_reshape(), {2, 3}, {6}, zero_rule::literal,
+                                    {.data_dtype = data_type::undef});
+    expect_error([&] { infer_graph_shapes(data); }, status::invalid_data_type,
+                 "StaticReshape-1: input 0 'data' has dtype undef");
+    graph shape = make_reshape_graph(variant_named("Onnx_Reshape_14"), {2, 3}, {6},
+                                     zero_rule::copy_from_input, {.shape_values_known = false});
+    shape.tensor(shape_id).dtype = data_type::undef;
+    expect_error([&] { infer_graph_shapes(shape); }, status::invalid_data_type,
+                 "input 1 'shape' has dtype undef");
+    // Produced by a reshape, an undef dtype is inferred: no error.
+    graph chain = make_reshape_graph(static_reshape(), {2, 3}, {6}, zero_rule::literal);
+    EXPECT_NO_THROW(infer_graph_shapes(chain));
+    EXPECT_EQ(chain.tensor(output_id).dtype, data_type::f32);
+}
+
 TEST(GivenOutput, StridesAreLeftAlone) {
     graph g = make_reshape_graph(static_reshape(), {2, 3}, {3, 2}, zero_rule::copy_from_input);
     g.tensor(output_id).strides = {1, 3};
