@@ -53,7 +53,16 @@ void infer_reshape_shapes(const op &o, graph &g) {
                                        std::to_string(*request.target_rank) + " values") +
                             " [output_shape]",
                         o.ref());
-        inferred = dims_t(*request.target_rank, unknown_dim);
+        if (request.target_is_0d) {
+            // A 0-D shape input may only hold 1, a scalar: whatever arrives,
+            // the target is [] and the volumes can be checked now. (The
+            // request itself keeps no target, so execute still checks the 1.)
+            reshape_request scalar = request;
+            scalar.target.emplace();
+            inferred = resolve_for_op(o, data.shape, scalar);
+        } else {
+            inferred = dims_t(*request.target_rank, unknown_dim);
+        }
     }
 
     if (out.dtype == data_type::undef) out.dtype = data.dtype;

@@ -95,6 +95,26 @@ TEST(GivenOutput, ShapeInputLengthIsCheckedAgainstTheOutputRankBeforeAnythingIsB
     }
 }
 
+TEST(ZeroDimensionalShapeInput, WithoutValuesStillMeansAScalarOfVolumeOne) {
+    // A 0-D shape input can only hold 1 (a scalar output): its values need not
+    // be known to see that data of 12 elements cannot become a scalar
+    // (OpenVINO rejects it at type inference too).
+    for (const char *label : {"DynamicReshape_1", "Reshape_1"}) {
+        graph bad = make_reshape_graph(variant_named(label), {3, 4}, {1}, zero_rule::literal,
+                                       {.given_output = dims_t{},
+                                        .shape_values_known = false,
+                                        .shape_tensor_shape = dims_t{}});
+        expect_error([&] { infer_graph_shapes(bad); }, status::invalid_shape,
+                     "input [3,4] has volume 12 [volume_match]");
+        graph good = make_reshape_graph(variant_named(label), {1, 1}, {1}, zero_rule::literal,
+                                        {.given_output = dims_t{},
+                                         .shape_values_known = false,
+                                         .shape_tensor_shape = dims_t{}});
+        EXPECT_NO_THROW(infer_graph_shapes(good)) << label;
+        EXPECT_EQ(good.tensor(output_id).shape, dims_t{});
+    }
+}
+
 TEST(InputDtype, UndefThatNoOpInfersIsAnInvalidDataType) {
     // A graph input's dtype cannot be inferred: undef there is an error of the
     // op that reads it, for the data and for a shape input alike.
