@@ -194,13 +194,14 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
         } catch (const error &e) {
             // A layout oneDNN cannot describe (e.g. more dims than it
             // takes): our kernel moves any strided layout.
-            parts.mover = make_kernel_movement(data.dtype, plan);
+            parts.mover = make_kernel_movement(data.dtype, plan,
+                                               std::string("oneDNN declined: ") + e.what());
             parts.kind = lowering_kind::kernel;
             parts.details = steps_summary(plan, "strided copy", "strided copies") +
                             " (oneDNN declined: " + e.what() + ")";
         }
     } else {
-        parts.mover = make_kernel_movement(data.dtype, plan);
+        parts.mover = make_kernel_movement(data.dtype, plan, "its reorder does not take this dtype");
         parts.kind = lowering_kind::kernel;
         parts.details = steps_summary(plan, "strided copy", "strided copies");
     }

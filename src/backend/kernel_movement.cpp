@@ -45,7 +45,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan) {
+std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan,
+                                                 const std::string &why_not_reorder) {
     for (const auto &step : plan.steps)
         for (const step_side *side : {&step.src, &step.dst})
             if (side->opaque())
@@ -53,8 +54,8 @@ std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_
                             "blocked format " + side->format + " with padding (a dim that is "
                             "not a multiple of its block) for dtype " +
                                 std::string(to_string(type)) +
-                                ": only oneDNN's reorder moves padded layouts, and it does not "
-                                "take this dtype");
+                                ": only oneDNN's reorder moves padded layouts, and " +
+                                why_not_reorder);
     bool uses_temporary = false;
     for (const auto &step : plan.steps)
         uses_temporary = uses_temporary || step.src.temporary || step.dst.temporary;

@@ -12,6 +12,8 @@ namespace reshaper::impl {
 
 // Throws error(unimplemented) naming the dtype and format when a step has an
 // opaque side (a blocked format with padding): those only oneDNN moves.
-std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan);
+// `why_not_reorder` says why oneDNN's reorder is not moving it instead.
+std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan,
+                                                 const std::string &why_not_reorder);
 
 } // namespace reshaper::impl
