@@ -41,7 +41,8 @@ struct reshape_resolution {
 // error when that volume is 0 [ambiguous_minus_one]; volumes must match
 // [volume_match]; an empty request is a scalar (input volume 1); any
 // product that overflows int64 [overflow]. Unknown input dims stay unknown in
-// the output unless the rule fixes them.
+// the output unless the rule fixes them; an unknown dim that a 0 copies
+// cancels out of the -1's equation ({?,4} with [0,-1] gives {?,4}).
 reshape_resolution resolve_target_shape(const dims_t &input_dims,
                                         const std::vector<std::int64_t> &requested,
                                         zero_rule zeros);
