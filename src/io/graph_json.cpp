@@ -1,14 +1,15 @@
 #include "io/graph_json.hpp"
 
+#include <array>
 #include <bit>
 #include <charconv>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <new>
 #include <set>
-#include <sstream>
 #include <system_error>
 
 #include "core/element_codec.hpp"
@@ -677,10 +678,23 @@ graph read_graph_file(const std::string &path) {
     if (!in)
         throw error(status::invalid_arguments, "cannot read graph file '" + path + "': " +
                                                    std::generic_category().message(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
+    // Read in chunks: JSON text never holds a NUL byte, so an endless stream
+    // such as /dev/zero stops at its first chunk instead of filling memory.
+    std::string text;
+    std::array<char, 1 << 16> chunk;
+    while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+        const auto n = static_cast<std::size_t>(in.gcount());
+        if (const void *nul = std::memchr(chunk.data(), 0, n))
+            throw error(status::invalid_graph,
+                        "malformed JSON: graph file '" + path + "' holds a NUL byte at offset " +
+                            std::to_string(text.size() + static_cast<std::size_t>(
+                                                             static_cast<const char *>(nul) -
+                                                             chunk.data())) +
+                            " [json_syntax]");
+        text.append(chunk.data(), n);
+    }
     if (in.bad()) throw error(status::invalid_arguments, "cannot read graph file '" + path + "'");
-    return read_graph_json(text.str());
+    return read_graph_json(text);
 }
 
 std::string write_graph_json(const graph &g, int indent) {

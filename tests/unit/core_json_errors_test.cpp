@@ -289,6 +289,21 @@ TEST(GraphJsonErrors, UnreadableFilesNameThePath) {
     std::filesystem::remove(empty);
 }
 
+TEST(GraphJsonErrors, EndlessStreamsStopAtTheirFirstBytes) {
+    // /dev/zero never ends: reading it whole would exhaust memory. No JSON
+    // text holds a NUL byte, so the first one is already the error.
+    if (!std::filesystem::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero here";
+    try {
+        read_graph_file("/dev/zero");
+        FAIL() << "no error";
+    } catch (const error &e) {
+        EXPECT_EQ(e.code(), status::invalid_graph) << e.what();
+        EXPECT_NE(std::string(e.what()).find("NUL byte at offset 0"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("[json_syntax]"), std::string::npos) << e.what();
+    }
+}
+
 namespace {
 
 std::string extensions_file() {
