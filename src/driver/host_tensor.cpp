@@ -112,6 +112,12 @@ bool host_tensor::same_contents(const host_tensor &other) const {
 }
 
 void host_tensor::fill_from(const impl::tensor_values &values) {
+    // The reference reads one value per element: fewer would be read past.
+    if (values.count != static_cast<std::size_t>(impl::checked_volume(desc_.shape).value_or(0)))
+        throw error(status::invalid_arguments,
+                    "tensor " + std::to_string(desc_.id) + " with shape " +
+                        impl::dims_to_string(desc_.shape) + " cannot be filled from " +
+                        std::to_string(values.count) + " values");
     const void *src = values.type == impl::data_type::string
                           ? static_cast<const void *>(values.strings.data())
                           : static_cast<const void *>(values.bytes.data());

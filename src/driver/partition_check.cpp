@@ -20,7 +20,8 @@ using impl::tensor_id;
 constexpr std::uint64_t data_seed = 20261122;
 
 // A shape input with no values gets the shape the graph says the op makes,
-// so that generated data agrees with the compiled output.
+// so that generated data agrees with the compiled output; a 0-D one gets the
+// only value it may hold, 1 (a scalar output).
 std::optional<impl::tensor_values> implied_shape_values(const impl::graph &g,
                                                         const impl::partition &part, tensor_id id) {
     for (std::size_t index : part.op_indices) {
@@ -32,13 +33,14 @@ std::optional<impl::tensor_values> implied_shape_values(const impl::graph &g,
         const logical_tensor &shape_lt = g.tensor(id);
         const logical_tensor &out = g.tensor(o.outputs[0]);
         if (!out.shape_known()) return std::nullopt;
+        const impl::dims_t target = request.target_is_0d ? impl::dims_t{1} : out.shape;
         impl::tensor_values v;
         v.type = shape_lt.dtype;
-        v.count = out.shape.size();
+        v.count = target.size();
         const std::size_t width = impl::element_bits(v.type) / 8;
         v.bytes.assign(v.count * width, 0);
         for (std::size_t i = 0; i < v.count; ++i) {
-            const std::int64_t d = out.shape[i];
+            const std::int64_t d = target[i];
             std::memcpy(v.bytes.data() + i * width, &d, width); // little-endian narrowing
         }
         return v;

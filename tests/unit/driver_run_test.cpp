@@ -349,3 +349,20 @@ TEST(DriverCheck, TensorsBeyondTheMachinesMemoryBudgetAreRefusedBeforeAllocating
             << rep.at("error").at("message");
     }
 }
+
+TEST(DriverCheck, AZeroDimensionalShapeInputWithoutValuesGetsTheValueOne) {
+    // The shape input of [1,1] -> [] is 0-D and has no values: the driver
+    // feeds the one value a 0-D shape input may hold, 1, in every executing
+    // mode (it used to feed no value at all and read past it).
+    for (const char *mode : {"check", "perf"}) {
+        const auto r = run_driver(std::string("--report=json --values --reps=1 --mode=") + mode +
+                                  " " + data("scalar_shape_input.json"));
+        ASSERT_EQ(r.exit_code, 0) << mode << ": " << r.out;
+        ASSERT_EQ(r.reports.size(), 1u) << mode;
+        EXPECT_EQ(r.reports[0].at("status"), "ok") << mode;
+    }
+    const auto r = run_driver("--report=json --values --mode=check " + data("scalar_shape_input.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(r.reports.at(0).at("check").at("passed"), 1);
+    EXPECT_EQ(r.reports.at(0).at("outputs").at(0).at("values"), json::parse("[2.5]"));
+}
