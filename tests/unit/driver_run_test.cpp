@@ -366,3 +366,15 @@ TEST(DriverCheck, AZeroDimensionalShapeInputWithoutValuesGetsTheValueOne) {
     EXPECT_EQ(r.reports.at(0).at("check").at("passed"), 1);
     EXPECT_EQ(r.reports.at(0).at("outputs").at(0).at("values"), json::parse("[2.5]"));
 }
+
+TEST(DriverInfer, APartitionThatCannotCompileAsGivenStillInfers) {
+    // An input of layout any has no memory to execute on: infer reports the
+    // shapes without a lowering, check says what is missing.
+    auto r = run_driver("--report=json --mode=infer " + data("any_input.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_FALSE(r.reports.at(0).at("partitions").at(0).contains("lowering"));
+    EXPECT_EQ(find_tensor(r.reports[0], 1)->at("shape"), json::parse("[6]"));
+    r = run_driver("--report=json --mode=check " + data("any_input.json"));
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(r.reports.at(0).at("error").at("code"), "invalid_arguments");
+}
