@@ -7,10 +7,6 @@
 namespace reshaper::impl {
 namespace {
 
-std::string describe(const op &o) {
-    return "op " + std::to_string(o.id) + " '" + o.name + "' (" + o.kind + ")";
-}
-
 void check_op_ids_unique(const graph &g) {
     std::unordered_map<std::int64_t, std::size_t> seen;
     seen.reserve(g.ops.size());

@@ -6,10 +6,6 @@
 namespace reshaper::impl {
 namespace {
 
-std::string describe(const op &o) {
-    return "op " + std::to_string(o.id) + " '" + o.name + "' (" + o.kind + ")";
-}
-
 error missing_tensor(tensor_id id) {
     return error(status::invalid_graph,
                  "tensor " + std::to_string(id) + " is not in the graph [tensor_exists]");

@@ -48,4 +48,6 @@ struct op {
     }
 };
 
+inline std::string describe(const op &o) { return describe(o.ref()); }
+
 } // namespace reshaper::impl

@@ -18,4 +18,8 @@ std::string_view to_string(status s) {
     return "runtime_error";
 }
 
+std::string describe(const op_ref &o) {
+    return "op " + std::to_string(o.id) + " '" + o.name + "' (" + o.kind + ")";
+}
+
 } // namespace reshaper::impl

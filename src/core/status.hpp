@@ -36,6 +36,9 @@ struct op_ref {
     std::string kind;
 };
 
+// "op 3 'Reshape_0' (StaticReshape)": how messages name an op.
+std::string describe(const op_ref &o);
+
 class error : public std::runtime_error {
 public:
     error(status code, std::string message, std::optional<op_ref> op = std::nullopt)

@@ -43,10 +43,6 @@ std::string in_quotes(std::string_view s) {
     return out;
 }
 
-std::string describe(const op_ref &o) {
-    return "op " + std::to_string(o.id) + " '" + o.name + "' (" + o.kind + ")";
-}
-
 // Where a field is read from: the prefix of messages and the op to blame.
 struct context {
     std::string where;
