@@ -49,13 +49,12 @@ struct nibble_elements {
     static constexpr dim_t tile = 64;         // even: tile rows own their bytes
     static constexpr bool packed = true;      // two elements share a byte
 
+    // Element indices are never negative (make_copy_plan checks the ranges).
     static std::uint8_t get(const void *data, dim_t e) {
-        const std::uint8_t byte = static_cast<const std::uint8_t *>(data)[e / 2];
-        return e % 2 == 0 ? byte & 0x0F : byte >> 4;
+        return load_nibble(data, static_cast<std::size_t>(e));
     }
     static void set(void *data, dim_t e, std::uint8_t v) {
-        std::uint8_t &byte = static_cast<std::uint8_t *>(data)[e / 2];
-        byte = static_cast<std::uint8_t>(e % 2 == 0 ? (byte & 0xF0) | v : (byte & 0x0F) | (v << 4));
+        store_nibble(data, static_cast<std::size_t>(e), v);
     }
 
     static void run(const void *src, dim_t s, dim_t ss, void *dst, dim_t d, dim_t ds, dim_t n) {

@@ -43,7 +43,7 @@ public:
         }
         parallel_memcpy(d, s, count_ / 2);
         if (count_ % 2 == 1) // an odd last element: its nibble only
-            d[count_ / 2] = static_cast<std::uint8_t>((d[count_ / 2] & 0xF0) | (s[count_ / 2] & 0x0F));
+            store_nibble(d, count_ - 1, load_nibble(s, count_ - 1));
     }
 
 private:

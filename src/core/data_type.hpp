@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,21 @@ std::optional<data_type> data_type_from_string(std::string_view name);
 // (an element is an owned std::string object).
 std::size_t element_bits(data_type t);
 inline bool is_packed_4bit(data_type t) { return element_bits(t) == 4; }
+
+// Element `index` of a packed 4-bit buffer: the low nibble of byte index/2
+// when index is even, the high nibble when odd. The one place that layout is
+// written down; codecs, kernels and the reference all go through these.
+inline std::uint8_t load_nibble(const void *base, std::size_t index) {
+    const std::uint8_t byte = static_cast<const std::uint8_t *>(base)[index / 2];
+    return index % 2 == 0 ? byte & 0x0F : byte >> 4;
+}
+// Keeps the other nibble of the byte; only the low 4 bits of `value` count.
+inline void store_nibble(void *base, std::size_t index, std::uint8_t value) {
+    std::uint8_t &byte = static_cast<std::uint8_t *>(base)[index / 2];
+    value &= 0x0F;
+    byte = static_cast<std::uint8_t>(index % 2 == 0 ? (byte & 0xF0) | value
+                                                    : (byte & 0x0F) | (value << 4));
+}
 
 // Bytes a dense buffer of `count` elements occupies (packed types round up).
 // The caller checks count * bits for overflow beforehand via checked_math.

@@ -175,10 +175,7 @@ data_type component_type(data_type t) {
 
 std::uint64_t load_bits(data_type t, const std::uint8_t *base, std::size_t index) {
     switch (element_bits(t)) {
-    case 4: {
-        const std::uint8_t byte = base[index / 2];
-        return index % 2 == 0 ? (byte & 0xF) : (byte >> 4);
-    }
+    case 4: return load_nibble(base, index);
     case 8: return base[index];
     case 16: { std::uint16_t v; std::memcpy(&v, base + 2 * index, 2); return v; }
     case 32: { std::uint32_t v; std::memcpy(&v, base + 4 * index, 4); return v; }
@@ -189,13 +186,7 @@ std::uint64_t load_bits(data_type t, const std::uint8_t *base, std::size_t index
 
 void store_bits(data_type t, std::uint8_t *base, std::size_t index, std::uint64_t bits) {
     switch (element_bits(t)) {
-    case 4: {
-        std::uint8_t &byte = base[index / 2];
-        const auto nibble = static_cast<std::uint8_t>(bits & 0xF);
-        byte = index % 2 == 0 ? static_cast<std::uint8_t>((byte & 0xF0) | nibble)
-                              : static_cast<std::uint8_t>((byte & 0x0F) | (nibble << 4));
-        return;
-    }
+    case 4: store_nibble(base, index, static_cast<std::uint8_t>(bits)); return;
     case 8: base[index] = static_cast<std::uint8_t>(bits); return;
     case 16: { auto v = static_cast<std::uint16_t>(bits); std::memcpy(base + 2 * index, &v, 2); return; }
     case 32: { auto v = static_cast<std::uint32_t>(bits); std::memcpy(base + 4 * index, &v, 4); return; }

@@ -1,8 +1,9 @@
 #include "core/logical_tensor.hpp"
 
-#include <cstring>
+#include <algorithm>
 #include <limits>
 
+#include "core/element_codec.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::impl {
@@ -38,47 +39,23 @@ std::optional<property_type> property_type_from_string(std::string_view s) {
     return std::nullopt;
 }
 
-namespace {
-template <typename T>
-T load(const std::vector<std::uint8_t> &bytes, std::size_t i) {
-    T v;
-    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
-    return v;
-}
-} // namespace
-
 std::vector<std::int64_t> values_as_int64(const tensor_values &v) {
+    if (v.count > 0 && !is_integer(v.type))
+        throw error(status::invalid_data_type,
+                    "shape values must have an integer type, got " + std::string(to_string(v.type)));
     std::vector<std::int64_t> out(v.count);
     for (std::size_t i = 0; i < v.count; ++i) {
-        switch (v.type) {
-        case data_type::s8: out[i] = load<std::int8_t>(v.bytes, i); break;
-        case data_type::u8: out[i] = load<std::uint8_t>(v.bytes, i); break;
-        case data_type::s16: out[i] = load<std::int16_t>(v.bytes, i); break;
-        case data_type::u16: out[i] = load<std::uint16_t>(v.bytes, i); break;
-        case data_type::s32: out[i] = load<std::int32_t>(v.bytes, i); break;
-        case data_type::u32: out[i] = load<std::uint32_t>(v.bytes, i); break;
-        case data_type::s64: out[i] = load<std::int64_t>(v.bytes, i); break;
-        case data_type::u64: {
-            const auto u = load<std::uint64_t>(v.bytes, i);
-            if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-                throw error(status::invalid_shape,
-                            "u64 shape value " + std::to_string(u) + " at index " +
-                                std::to_string(i) + " does not fit in int64");
-            out[i] = static_cast<std::int64_t>(u);
-            break;
+        const std::uint64_t bits = load_bits(v.type, v.bytes.data(), i);
+        if (is_signed_integer(v.type)) {
+            out[i] = decode_signed(v.type, bits);
+            continue;
         }
-        case data_type::s4:
-        case data_type::u4: {
-            const std::uint8_t byte = v.bytes[i / 2];
-            const std::uint8_t nibble = (i % 2 == 0) ? (byte & 0xF) : (byte >> 4);
-            out[i] = (v.type == data_type::s4 && nibble >= 8) ? nibble - 16 : nibble;
-            break;
-        }
-        default:
-            throw error(status::invalid_data_type,
-                        "shape values must have an integer type, got " +
-                            std::string(to_string(v.type)));
-        }
+        const std::uint64_t u = decode_unsigned(v.type, bits);
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            throw error(status::invalid_shape, "u64 shape value " + std::to_string(u) +
+                                                   " at index " + std::to_string(i) +
+                                                   " does not fit in int64");
+        out[i] = static_cast<std::int64_t>(u);
     }
     return out;
 }

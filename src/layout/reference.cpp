@@ -54,16 +54,6 @@ void advance(dims_t &idx, const dims_t &dims) {
     }
 }
 
-std::uint8_t nibble_at(const void *data, dim_t e) {
-    const std::uint8_t byte = static_cast<const std::uint8_t *>(data)[e / 2];
-    return e % 2 == 0 ? byte & 0x0F : byte >> 4;
-}
-
-void set_nibble(void *data, dim_t e, std::uint8_t value) {
-    std::uint8_t &byte = static_cast<std::uint8_t *>(data)[e / 2];
-    byte = static_cast<std::uint8_t>(e % 2 == 0 ? (byte & 0xF0) | value : (byte & 0x0F) | (value << 4));
-}
-
 void check_descriptors(const logical_tensor &src, const logical_tensor &dst) {
     if (!src.shape_known() || !dst.shape_known())
         throw error(status::invalid_shape, "reference reshape needs known shapes, got " +
@@ -102,7 +92,8 @@ void reference_reshape(const logical_tensor &src_desc, const void *src, dim_t sr
         if (type == data_type::string) {
             static_cast<std::string *>(dst)[d] = static_cast<const std::string *>(src)[s];
         } else if (is_packed_4bit(type)) {
-            set_nibble(dst, d, nibble_at(src, s));
+            store_nibble(dst, static_cast<std::size_t>(d),
+                         load_nibble(src, static_cast<std::size_t>(s)));
         } else {
             std::memcpy(static_cast<std::uint8_t *>(dst) + d * bytes,
                         static_cast<const std::uint8_t *>(src) + s * bytes, bytes);
