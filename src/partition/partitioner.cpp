@@ -10,15 +10,6 @@
 namespace reshaper::impl {
 namespace {
 
-// oneDNN's GPU reorder moves these; our own kernels run on the CPU only.
-bool gpu_moves(data_type t) {
-    switch (t) {
-    case data_type::f32: case data_type::f16: case data_type::bf16:
-    case data_type::s32: case data_type::s8: case data_type::u8: return true;
-    default: return false;
-    }
-}
-
 // Why this backend leaves `o` to others, or "" when it claims it.
 std::string unsupported_reason(const graph &g, const op &o, const std::string &engine_kind) {
     const op_registry &registry = op_registry::instance();
@@ -28,7 +19,8 @@ std::string unsupported_reason(const graph &g, const op &o, const std::string &e
     }
     if (engine_kind == "gpu" && !o.inputs.empty()) {
         const data_type t = g.tensor(o.inputs[0]).dtype;
-        if (!gpu_moves(t))
+        // oneDNN's reorder moves data on a GPU; our own kernels run on the CPU only.
+        if (!onednn_reorder_moves(t))
             return "dtype " + std::string(to_string(t)) + " is not supported on the gpu engine";
     }
     return "";

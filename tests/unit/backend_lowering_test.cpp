@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "backend/dnnl_mapping.hpp"
+#include "partition/partitioner.hpp"
 
 namespace reshaper::impl::testing {
 namespace {
@@ -205,6 +206,17 @@ TEST(backend_lowering_special, undef_dtype_is_an_invalid_data_type) {
     const error e = error_of([&] { compile_whole(g, in, out); });
     EXPECT_EQ(e.code(), status::invalid_data_type) << e.what();
     EXPECT_NE(std::string(e.what()).find("dtype undef"), std::string::npos) << e.what();
+}
+
+// The GPU engine has only oneDNN's reorder to move data: the partitioner
+// claims a reshape for it exactly when compile would lower to a reorder.
+TEST(backend_lowering_special, gpu_partitions_claim_exactly_the_reorder_dtypes) {
+    for (data_type t : all_data_types()) {
+        const graph g = static_chain(strided_lt(0, t, {2, 3}), {{6}});
+        const partition p = get_partitions(g, partition_policy::fusion, "gpu").at(0);
+        EXPECT_EQ(p.supported, dnnl_reorder_type(t).has_value()) << to_string(t) << ": " << p.reason;
+        EXPECT_TRUE(get_partitions(g, partition_policy::fusion, "cpu").at(0).supported) << to_string(t);
+    }
 }
 
 // A broadcast input (stride 0): no view merges it, every lowering reads it.
