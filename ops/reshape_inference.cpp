@@ -10,20 +10,11 @@ namespace {
 // dim known on both sides must agree; a dim known on one side is taken.
 dims_t merge_with_given(const op &o, const op_schema &schema, const dims_t &inferred,
                         const dims_t &given) {
-    auto mismatch = [&] {
-        throw error(status::invalid_shape,
-                    op_label(o, &schema) + ": output 0 is given as " + dims_to_string(given) +
-                        " but the reshape gives " + dims_to_string(inferred) + " [output_shape]",
-                    o.ref());
-    };
-    if (given.size() != inferred.size()) mismatch();
-    dims_t merged = inferred;
-    for (std::size_t i = 0; i < merged.size(); ++i) {
-        if (given[i] < 0) continue;
-        if (merged[i] >= 0 && merged[i] != given[i]) mismatch();
-        merged[i] = given[i];
-    }
-    return merged;
+    if (auto merged = merge_known_dims(inferred, given)) return std::move(*merged);
+    throw error(status::invalid_shape,
+                op_label(o, &schema) + ": output 0 is given as " + dims_to_string(given) +
+                    " but the reshape gives " + dims_to_string(inferred) + " [output_shape]",
+                o.ref());
 }
 
 } // namespace

@@ -30,27 +30,21 @@ logical_tensor boundary_tensor(const graph &g, tensor_id id, const std::vector<l
                     "tensor " + std::to_string(id) + " is " + std::string(to_string(declared.dtype)) +
                         " in the graph but was given as " + std::string(to_string(lt->dtype)));
     // Known dims must agree; an unknown dim takes the other side's value.
-    logical_tensor result = *lt;
-    bool agrees = lt->shape.size() == declared.shape.size();
-    for (std::size_t k = 0; agrees && k < result.shape.size(); ++k) {
-        if (result.shape[k] == unknown_dim) result.shape[k] = declared.shape[k];
-        else agrees = declared.shape[k] == unknown_dim || declared.shape[k] == result.shape[k];
-    }
-    if (!agrees)
+    auto shape = merge_known_dims(lt->shape, declared.shape);
+    if (!shape)
         throw error(status::invalid_shape, "tensor " + std::to_string(id) + " has shape " +
                                                dims_to_string(declared.shape) +
                                                " in the graph but was given as " +
                                                dims_to_string(lt->shape));
+    logical_tensor result = *lt;
+    result.shape = std::move(*shape);
     if (result.dtype == data_type::undef) result.dtype = declared.dtype;
     return result;
 }
 
 // Known dims of `declared` must match `resolved` (rank too, when declared).
 void check_declared(const op &o, const dims_t &declared, const dims_t &resolved, const char *what) {
-    bool agrees = declared.size() == resolved.size();
-    for (std::size_t k = 0; agrees && k < declared.size(); ++k)
-        agrees = declared[k] == unknown_dim || declared[k] == resolved[k];
-    if (!agrees)
+    if (!merge_known_dims(declared, resolved))
         throw error(status::invalid_shape,
                     describe_op(o) + ": " + what + " shape " + dims_to_string(declared) +
                         " disagrees with the reshape's result " + dims_to_string(resolved) +

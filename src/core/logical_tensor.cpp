@@ -79,6 +79,17 @@ std::optional<dims_t> effective_strides(const logical_tensor &lt) {
     return dense_strides(lt.shape);
 }
 
+std::optional<dims_t> merge_known_dims(const dims_t &a, const dims_t &b) {
+    if (a.size() != b.size()) return std::nullopt;
+    dims_t merged = a;
+    for (std::size_t i = 0; i < merged.size(); ++i) {
+        if (b[i] == unknown_dim) continue;
+        if (merged[i] == unknown_dim) merged[i] = b[i];
+        else if (merged[i] != b[i]) return std::nullopt;
+    }
+    return merged;
+}
+
 std::string dims_to_string(const dims_t &dims) {
     std::string s = "[";
     for (std::size_t i = 0; i < dims.size(); ++i) {

@@ -74,6 +74,11 @@ inline bool reads_as_strided(layout_type l) {
 // row-major when it gave none. Nothing for other layouts or unknown shapes.
 std::optional<dims_t> effective_strides(const logical_tensor &lt);
 
+// Two partial descriptions of one shape as one: a dim unknown (unknown_dim)
+// on one side takes the other side's. Nothing when the ranks differ or a
+// dim known on both sides differs.
+std::optional<dims_t> merge_known_dims(const dims_t &a, const dims_t &b);
+
 // "[2,3,4]" - for messages and the text report.
 std::string dims_to_string(const dims_t &dims);
 

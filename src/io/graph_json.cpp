@@ -471,7 +471,9 @@ public:
         };
         if (seen.lt.dtype != lt.dtype)
             disagree("dtype", std::string(to_string(seen.lt.dtype)), std::string(to_string(lt.dtype)));
-        if (!merge_shapes(seen.lt.shape, lt.shape))
+        if (auto merged = merge_known_dims(seen.lt.shape, lt.shape))
+            seen.lt.shape = std::move(*merged);
+        else
             disagree("shape", dims_to_string(seen.lt.shape), dims_to_string(lt.shape));
         if (seen.lt.values && lt.values && *seen.lt.values != *lt.values)
             disagree("values", "(" + std::to_string(seen.lt.values->count) + " elements)",
@@ -504,17 +506,6 @@ private:
         std::string where;
         bool from_output;
     };
-
-    // Fills unknown dims of `into` from `other`; false when they disagree.
-    static bool merge_shapes(dims_t &into, const dims_t &other) {
-        if (into.size() != other.size()) return false;
-        for (std::size_t i = 0; i < into.size(); ++i) {
-            if (other[i] == unknown_dim) continue;
-            if (into[i] == unknown_dim) into[i] = other[i];
-            else if (into[i] != other[i]) return false;
-        }
-        return true;
-    }
 
     std::map<tensor_id, entry> entries_;
 };

@@ -45,6 +45,14 @@ TEST(LogicalTensor, DenseStridesTreatZeroDimsAsOne) {
     EXPECT_FALSE(dense_strides({2, -1}).has_value());
 }
 
+TEST(LogicalTensor, MergingPartialShapesFillsUnknownDimsFromEitherSide) {
+    EXPECT_EQ(merge_known_dims({-1, 3, 4}, {2, 3, -1}), std::optional<dims_t>({2, 3, 4}));
+    EXPECT_EQ(merge_known_dims({-1, -1}, {-1, 5}), std::optional<dims_t>({-1, 5}));
+    EXPECT_EQ(merge_known_dims({}, {}), std::optional<dims_t>(dims_t{}));
+    EXPECT_FALSE(merge_known_dims({2, 3}, {2, 4}).has_value()); // a known dim differs
+    EXPECT_FALSE(merge_known_dims({2, 3}, {-1, 3, 1}).has_value()); // ranks differ
+}
+
 TEST(LogicalTensor, ShapeValuesWidenFromEveryIntegerType) {
     tensor_values v{data_type::s4, 3, {0xF2, 0x07}, {}};
     EXPECT_EQ(values_as_int64(v), (std::vector<std::int64_t>{2, -1, 7}));
