@@ -83,7 +83,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
     };
 
     const op &first = sub.ops.front();
-    const auto data_position = first.inputs.empty() ? std::nullopt : position_of_input(first.inputs[0]);
+    const auto data_position = data_input_position(g, p);
     if (!data_position)
         throw error(status::unimplemented, "partition " + std::to_string(p.id) +
                                                ": the data input of " + describe_op(first) +

@@ -62,16 +62,39 @@ std::vector<host_tensor> make_inputs(const impl::graph &g, const impl::partition
     return inputs;
 }
 
-std::vector<const void *> pointers(const std::vector<host_tensor> &ts) {
+std::vector<const void *> input_pointers(const std::vector<host_tensor> &ts) {
     std::vector<const void *> p;
     for (const auto &t : ts) p.push_back(t.data());
     return p;
 }
 
-// The data input of a partition: the first op's first input.
-std::size_t data_input_position(const impl::graph &g, const impl::partition &part) {
-    const tensor_id data = g.ops[part.op_indices.front()].inputs.at(0);
-    return std::find(part.inputs.begin(), part.inputs.end(), data) - part.inputs.begin();
+// The data input among a compiled partition's inputs (compile found it).
+std::size_t data_position(const impl::graph &g, const impl::partition &part) {
+    return impl::data_input_position(g, part).value();
+}
+
+// Output buffers for the compiled outputs.
+std::vector<host_tensor> make_outputs(const impl::compiled_partition &cp) {
+    std::vector<host_tensor> outputs;
+    for (const logical_tensor &d : cp.outputs()) outputs.emplace_back(d);
+    return outputs;
+}
+
+std::vector<void *> output_pointers(std::vector<host_tensor> &ts) {
+    std::vector<void *> p;
+    for (auto &t : ts) p.push_back(t.data());
+    return p;
+}
+
+// An alias lowering's output buffers for running in place: the buffers of
+// the inputs its in-place pairs name, in output order.
+std::vector<void *> in_place_outputs(const impl::compiled_partition &cp,
+                                     std::vector<host_tensor> &inputs) {
+    std::vector<void *> shared;
+    for (const auto &pair : cp.inplace_pairs())
+        for (std::size_t i = 0; i < cp.inputs().size(); ++i)
+            if (cp.inputs()[i].id == pair.first) shared.push_back(inputs[i].data());
+    return shared;
 }
 
 struct check_outcome {
@@ -89,15 +112,11 @@ void check_partition(graph_run &run, partition_run &pr, const options &opts) {
     const std::vector<host_tensor> pristine = inputs;
     // A reshape keeps the row-major order of the elements: what the reference
     // reads out of the data input is what every output must hold.
-    const impl::tensor_values want =
-        inputs.at(data_input_position(run.graph, pr.part)).row_major();
+    const impl::tensor_values want = inputs.at(data_position(run.graph, pr.part)).row_major();
     check_outcome outcome;
 
-    std::vector<host_tensor> outputs;
-    std::vector<void *> out_ptrs;
-    for (const logical_tensor &d : cp.outputs()) outputs.emplace_back(d);
-    for (auto &o : outputs) out_ptrs.push_back(o.data());
-    cp.execute(pointers(inputs), out_ptrs);
+    std::vector<host_tensor> outputs = make_outputs(cp);
+    cp.execute(input_pointers(inputs), output_pointers(outputs));
     for (const host_tensor &out : outputs) {
         const std::string id = std::to_string(out.desc().id);
         if (!out.guards_intact()) outcome.fail("wrote outside output " + id);
@@ -109,14 +128,11 @@ void check_partition(graph_run &run, partition_run &pr, const options &opts) {
     // Alias lowerings run in place too: the output buffer is the input's.
     if (cp.lowering() == impl::lowering_kind::alias) {
         std::vector<host_tensor> in_place = inputs;
-        std::vector<void *> shared;
-        for (const auto &pair : cp.inplace_pairs())
-            for (std::size_t i = 0; i < cp.inputs().size(); ++i)
-                if (cp.inputs()[i].id == pair.first) shared.push_back(in_place[i].data());
+        const std::vector<void *> shared = in_place_outputs(cp, in_place);
         if (shared.size() != cp.outputs().size())
             outcome.fail("alias lowering without an in-place pair for every output");
         else {
-            cp.execute(pointers(in_place), shared);
+            cp.execute(input_pointers(in_place), shared);
             for (std::size_t k = 0; k < cp.outputs().size(); ++k)
                 // The shared buffer read through the output's layout.
                 if (read_row_major(cp.outputs()[k], shared[k]) != want)
@@ -160,25 +176,18 @@ std::int64_t logical_bytes(const logical_tensor &lt) {
 void time_partition(partition_run &pr, const impl::graph &g, const options &opts) {
     const auto &cp = *pr.compiled;
     std::vector<host_tensor> inputs = make_inputs(g, pr.part, cp.inputs());
-    std::vector<host_tensor> outputs;
-    std::vector<void *> out_ptrs;
-    for (const logical_tensor &d : cp.outputs()) outputs.emplace_back(d);
-    for (auto &o : outputs) out_ptrs.push_back(o.data());
-    const auto in_ptrs = pointers(inputs);
+    std::vector<host_tensor> outputs = make_outputs(cp);
+    const auto in_ptrs = input_pointers(inputs);
+    const auto out_ptrs = output_pointers(outputs);
 
     perf_figures f;
     f.ms = time_median(opts.reps, [&] { cp.execute(in_ptrs, out_ptrs); });
-    const logical_tensor &data = cp.inputs().at(data_input_position(g, pr.part));
+    const logical_tensor &data = cp.inputs().at(data_position(g, pr.part));
     f.bytes = logical_bytes(data);
     for (const logical_tensor &d : cp.outputs()) f.bytes += logical_bytes(d);
     f.gbps = f.ms > 0 ? static_cast<double>(f.bytes) / (f.ms * 1e6) : 0;
     if (cp.lowering() == impl::lowering_kind::alias) {
-        std::vector<void *> shared;
-        for (const auto &[in_id, out_id] : cp.inplace_pairs()) {
-            (void)out_id;
-            for (std::size_t i = 0; i < cp.inputs().size(); ++i)
-                if (cp.inputs()[i].id == in_id) shared.push_back(inputs[i].data());
-        }
+        const std::vector<void *> shared = in_place_outputs(cp, inputs);
         f.inplace_ms = time_median(opts.reps, [&] { cp.execute(in_ptrs, shared); });
     }
     pr.perf = f;

@@ -111,4 +111,13 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
     return result;
 }
 
+std::optional<std::size_t> data_input_position(const graph &g, const partition &p) {
+    if (p.op_indices.empty()) return std::nullopt;
+    const op &first = g.ops.at(p.op_indices.front());
+    if (first.inputs.empty()) return std::nullopt;
+    const auto it = std::find(p.inputs.begin(), p.inputs.end(), first.inputs[0]);
+    if (it == p.inputs.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - p.inputs.begin());
+}
+
 } // namespace reshaper::impl

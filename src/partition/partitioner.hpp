@@ -2,6 +2,7 @@
 // reshapes, and leaves every other op to other backends.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,10 @@ struct partition {
 // The graph must be valid (validate_graph) beforehand.
 std::vector<partition> get_partitions(const graph &g, partition_policy policy,
                                       const std::string &engine_kind = "cpu");
+
+// Where the partition's data input (its first op's first input: what a
+// chain of reshapes moves) stands among p.inputs; nothing when it is not a
+// boundary input.
+std::optional<std::size_t> data_input_position(const graph &g, const partition &p);
 
 } // namespace reshaper::impl

@@ -180,6 +180,28 @@ TEST(Partitioner, SideInputsOfAChainAreBoundaryInputs) {
     EXPECT_EQ(ps[0].outputs, std::vector<tensor_id>{out});
 }
 
+TEST(Partitioner, DataInputIsTheFirstOpsFirstInputWhereverItIsListed) {
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3});
+    const tensor_id shape = b.tensor({1}, data_type::s32);
+    const tensor_id out = b.tensor({6});
+    op dyn;
+    dyn.id = 0;
+    dyn.name = "dyn";
+    dyn.kind = "DynamicReshape";
+    dyn.attrs["special_zero"] = false;
+    dyn.inputs = {x, shape};
+    dyn.outputs = {out};
+    b.g.ops.push_back(dyn);
+    partition p = get_partitions(b.g, partition_policy::fusion).at(0);
+    EXPECT_EQ(data_input_position(b.g, p), std::optional<std::size_t>(0));
+    p.inputs = {shape, x};
+    EXPECT_EQ(data_input_position(b.g, p), std::optional<std::size_t>(1));
+    p.inputs = {shape}; // the data tensor produced inside, say
+    EXPECT_EQ(data_input_position(b.g, p), std::nullopt);
+    EXPECT_EQ(data_input_position(b.g, partition{}), std::nullopt);
+}
+
 TEST(Partitioner, GpuLeavesTypesOnlyOurCpuKernelsMove) {
     graph_builder b;
     const tensor_id x = b.tensor({2, 3}, data_type::s64);
