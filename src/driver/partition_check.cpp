@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 
 #include "backend/engine.hpp"
+#include "core/element_codec.hpp"
 #include "driver/host_tensor.hpp"
 #include "ops/registry.hpp"
 #include "ops/reshape_request.hpp"
@@ -37,12 +37,9 @@ std::optional<impl::tensor_values> implied_shape_values(const impl::graph &g,
         impl::tensor_values v;
         v.type = shape_lt.dtype;
         v.count = target.size();
-        const std::size_t width = impl::element_bits(v.type) / 8;
-        v.bytes.assign(v.count * width, 0);
-        for (std::size_t i = 0; i < v.count; ++i) {
-            const std::int64_t d = target[i];
-            std::memcpy(v.bytes.data() + i * width, &d, width); // little-endian narrowing
-        }
+        v.bytes.assign(impl::dense_bytes(v.type, v.count), 0);
+        for (std::size_t i = 0; i < v.count; ++i) // narrowed to the type's width
+            impl::store_bits(v.type, v.bytes.data(), i, static_cast<std::uint64_t>(target[i]));
         return v;
     }
     return std::nullopt;
