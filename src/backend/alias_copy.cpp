@@ -82,7 +82,7 @@ std::unique_ptr<data_mover> make_alias_copy(const logical_tensor &input) {
             blocked_size(parse_format_tag(input.format, input.shape.size()), input.shape);
         return std::make_unique<span_copy>(input.dtype, static_cast<std::size_t>(elements));
     }
-    const dims_t strides = input.strides.empty() ? dense_strides(input.shape).value() : input.strides;
+    const dims_t strides = effective_strides(input).value(); // known shape, strided or undef
     // The set of addresses: size-1 and stride-0 dims add none; order the
     // rest by stride and merge runs that are contiguous.
     std::vector<std::size_t> order;

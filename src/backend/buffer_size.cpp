@@ -40,7 +40,7 @@ std::optional<std::size_t> buffer_bytes(const logical_tensor &lt) {
     case layout_type::undef:
     case layout_type::strided: break;
     }
-    const auto strides = lt.strides.empty() ? dense_strides(lt.shape) : std::optional(lt.strides);
+    const auto strides = effective_strides(lt);
     if (!strides) return std::nullopt;
     const auto span = strided_span_elements(lt.shape, *strides);
     if (!span) return std::nullopt;
