@@ -95,7 +95,7 @@ void infer_graph_shapes(graph &g) {
         const op &o = g.ops[index];
         const op_schema *schema = verified_schema(o, g);
         if (schema) check_input_dtypes_known(o, *schema, g);
-        if (schema && schema->infer_shapes) schema->infer_shapes(o, g);
+        if (schema && schema->infer_shapes) schema->infer_shapes(*schema, o, g);
     }
 }
 

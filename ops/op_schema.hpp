@@ -38,10 +38,13 @@ struct attribute_spec {
     std::string doc;
 };
 
-// Shape inference for one op: reads the op's input tensors from the graph
+struct op_schema;
+
+// Shape inference for one op, given the schema the registry resolved for it
+// (and verified it against): reads the op's input tensors from the graph
 // and writes (or checks, when given) its output tensors' dtype and shape.
 // Throws error with the op's ref, the rule and the values on failure.
-using shape_inference_fn = std::function<void(const op &, graph &)>;
+using shape_inference_fn = std::function<void(const op_schema &, const op &, graph &)>;
 
 // How a reshape op reads a 0 in its target: the attribute that decides and
 // the value of it that means "copy the input dim"

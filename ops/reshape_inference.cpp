@@ -1,6 +1,5 @@
 #include "ops/reshape_inference.hpp"
 
-#include "ops/registry.hpp"
 #include "ops/reshape_request.hpp"
 
 namespace reshaper::impl {
@@ -19,10 +18,8 @@ dims_t merge_with_given(const op &o, const op_schema &schema, const dims_t &infe
 
 } // namespace
 
-void infer_reshape_shapes(const op &o, graph &g) {
-    const op_schema *schema = op_registry::instance().resolve(o);
-    if (!schema) return; // not ours
-    const reshape_request request = read_reshape_request(*schema, o, g);
+void infer_reshape_shapes(const op_schema &schema, const op &o, graph &g) {
+    const reshape_request request = read_reshape_request(schema, o, g);
     const logical_tensor &data = g.tensor(o.inputs.at(0));
 
     logical_tensor &out = g.tensor(o.outputs.at(0));
@@ -35,7 +32,7 @@ void infer_reshape_shapes(const op &o, graph &g) {
         // before building that many unknown dims.
         if (*request.target_rank != out.shape.size())
             throw error(status::invalid_shape,
-                        op_label(o, schema) + ": output 0 is given as " +
+                        op_label(o, &schema) + ": output 0 is given as " +
                             dims_to_string(out.shape) + " of rank " +
                             std::to_string(out.shape.size()) +
                             (request.target_is_0d
@@ -58,7 +55,7 @@ void infer_reshape_shapes(const op &o, graph &g) {
 
     if (out.dtype == data_type::undef) out.dtype = data.dtype;
     // Without a target rank nothing is known about the output shape.
-    if (inferred) out.shape = merge_with_given(o, *schema, *inferred, out.shape);
+    if (inferred) out.shape = merge_with_given(o, schema, *inferred, out.shape);
 }
 
 } // namespace reshaper::impl

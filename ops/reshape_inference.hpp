@@ -3,14 +3,14 @@
 // the graph already gives for the output.
 #pragma once
 
-#include "core/graph.hpp"
+#include "ops/op_schema.hpp"
 
 namespace reshaper::impl {
 
-// Expects `o` verified against its schema (verify_op). Fills an undef output
+// Expects `o` verified against `schema` (verify_op). Fills an undef output
 // dtype and the output dims the rule knows; a given output dim must agree
 // with the inferred one (invalid_shape naming both) and fills an unknown
 // inferred dim. Strides are left alone.
-void infer_reshape_shapes(const op &o, graph &g);
+void infer_reshape_shapes(const op_schema &schema, const op &o, graph &g);
 
 } // namespace reshaper::impl
