@@ -7,20 +7,6 @@
 namespace reshaper::impl {
 namespace {
 
-std::string attribute_range(const attribute_spec &a) {
-    if (a.min_value && a.max_value)
-        return std::to_string(*a.min_value) + ".." + std::to_string(*a.max_value);
-    if (a.min_value) return ">= " + std::to_string(*a.min_value);
-    if (a.max_value) return "<= " + std::to_string(*a.max_value);
-    return "";
-}
-
-std::string type_list(const std::vector<data_type> &types) {
-    std::string s;
-    for (data_type t : types) s += (s.empty() ? "" : ", ") + std::string(to_string(t));
-    return s;
-}
-
 std::string zero_rule_text(const reshape_form &form) {
     if (form.zeros.attribute.empty()) return "a 0 always copies the input dim at its index";
     return "a 0 copies the input dim at its index when `" + form.zeros.attribute +
@@ -61,7 +47,7 @@ void write_schema(std::ostream &out, const op_schema &s) {
             out << "| " << a.name << " | " << to_string(a.kind) << " | "
                 << (a.required ? "yes" : "no") << " | "
                 << (a.default_value ? attribute_to_string(*a.default_value) : "") << " | "
-                << attribute_range(a) << " | " << a.doc << " |\n";
+                << range_text(a) << " | " << a.doc << " |\n";
     }
     out << "\nType constraints:\n\n| type | allowed | description |\n|---|---|---|\n";
     for (const type_constraint &c : s.type_constraints)

@@ -84,6 +84,13 @@ struct op_schema {
     std::string versioned_name() const;
 };
 
+// "f32, f16, bf16": a type constraint's types, for messages and docs.
+std::string type_list(const std::vector<data_type> &types);
+
+// An attribute's inclusive bounds, "0..1", ">= 0" or "<= 5"; "" when it has
+// none. For messages and docs.
+std::string range_text(const attribute_spec &a);
+
 // How messages name an op: "op 3 'Reshape_0' StaticReshape-1"; without a
 // schema, the kind as written ("op 3 'r' ai.onnx.Reshape (version 25)").
 std::string op_label(const op &o, const op_schema *schema);

@@ -36,12 +36,6 @@ void check_count(const op_schema &schema, const op &o, const char *what,
               "expects " + range + ": " + port_list(ports));
 }
 
-std::string type_list(const std::vector<data_type> &types) {
-    std::string s;
-    for (data_type t : types) s += (s.empty() ? "" : ", ") + std::string(to_string(t));
-    return s;
-}
-
 const type_constraint &constraint_of(const op_schema &schema, const std::string &type_var) {
     for (const type_constraint &c : schema.type_constraints)
         if (c.type_var == type_var) return c;
@@ -98,13 +92,6 @@ private:
     std::vector<binding> bindings_; // a handful: a linear search beats a map
 };
 
-std::string range_text(const attribute_spec &a) {
-    if (a.min_value && a.max_value)
-        return "values " + std::to_string(*a.min_value) + ".." + std::to_string(*a.max_value);
-    if (a.min_value) return "values >= " + std::to_string(*a.min_value);
-    return "values <= " + std::to_string(*a.max_value);
-}
-
 void check_range(const op_schema &schema, const op &o, const attribute_spec &spec,
                  const attribute_value &value) {
     if (!spec.min_value && !spec.max_value) return;
@@ -113,14 +100,14 @@ void check_range(const op_schema &schema, const op &o, const attribute_spec &spe
     };
     if (const auto *v = std::get_if<std::int64_t>(&value); v && outside(*v))
         violation(status::invalid_graph_op, schema, o,
-                  "attr " + spec.name + "=" + std::to_string(*v), "value_range", range_text(spec));
+                  "attr " + spec.name + "=" + std::to_string(*v), "value_range", "values " + range_text(spec));
     if (const auto *list = std::get_if<std::vector<std::int64_t>>(&value))
         for (std::size_t i = 0; i < list->size(); ++i)
             if (outside((*list)[i]))
                 violation(status::invalid_graph_op, schema, o,
                           "attr " + spec.name + "[" + std::to_string(i) +
                               "]=" + std::to_string((*list)[i]),
-                          "value_range", range_text(spec));
+                          "value_range", "values " + range_text(spec));
 }
 
 void check_attributes(const op_schema &schema, const op &o) {
