@@ -28,7 +28,8 @@ struct copy_plan {
 };
 
 // Throws error(invalid_arguments) when the stride counts do not match the
-// dims, a dim is negative, or an element index overflows int64.
+// dims, a dim is negative, or an element index overflows int64 or falls
+// before its buffer's start.
 copy_plan make_copy_plan(const dims_t &dims, const dims_t &src_strides, dim_t src_offset,
                          const dims_t &dst_strides, dim_t dst_offset);
 

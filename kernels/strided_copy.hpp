@@ -24,7 +24,8 @@ struct strided_tensor {
 // dst[i] = src[i] for every index i of `dims`. Dims are coalesced first and
 // the innermost contiguous run is the vectorisable inner loop. Runs in the
 // calling thread's oneTBB arena. Source and destination must not overlap
-// (unless identical, which is a no-op).
+// (unless identical, which is a no-op). Throws error(invalid_data_type) for
+// undef and error(invalid_arguments) as make_copy_plan does.
 void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
                   const strided_tensor &dst);
 

@@ -42,7 +42,8 @@ struct movement_plan {
 // `output`: shape known and of the input's volume; layout any (undef reads
 // as any), strided or opaque. Throws error(invalid_arguments) for
 // strides that cannot be a buffer (negative, wrong rank, overlapping output
-// elements).
+// elements) and for an input layout of `any`; error(invalid_shape) when
+// the volumes differ or strides overflow int64.
 movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output);
 
 // "[6,4] strides [4,1] -> [1,6]" per step; "view strides [..]" for an alias.

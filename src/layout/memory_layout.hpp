@@ -28,10 +28,13 @@ struct blocked_format {
 blocked_format parse_format_tag(const std::string &tag, std::size_t rank);
 
 // Element index of the logical index `idx` of a tensor with `dims` in
-// `format` (padded dims are rounded up to the block).
+// `format` (padded dims are rounded up to the block). Both throw
+// error(invalid_arguments) when the rank does not fit the format and
+// error(invalid_shape) when the padded buffer overflows int64.
 dim_t blocked_offset(const blocked_format &format, const dims_t &dims, const dims_t &idx);
 
-// Elements the buffer of such a tensor occupies (with padding).
+// Elements the buffer of such a tensor occupies (with padding); the dims
+// must be known (else error(invalid_arguments)).
 dim_t blocked_size(const blocked_format &format, const dims_t &dims);
 
 } // namespace reshaper::impl

@@ -27,6 +27,8 @@ struct view_result {
 
 // Strides of `new_sizes` over the buffer of a tensor with `old_sizes` and
 // `old_strides` (element strides, all dims known), or why none exists.
+// Unknown sizes or a stride count that does not match are the caller's
+// mistake: error(invalid_arguments).
 view_result compute_view_strides(const dims_t &old_sizes, const dims_t &old_strides,
                                  const dims_t &new_sizes);
 
