@@ -3,7 +3,10 @@
 #include "layout/memory_layout.hpp"
 
 namespace reshaper::impl {
+namespace {
 
+// The number of elements a strided tensor's buffer spans: offset of the last
+// element + 1 (0 for zero volume). Nothing on negative strides or overflow.
 std::optional<dim_t> strided_span_elements(const dims_t &dims, const dims_t &strides) {
     if (dims.size() != strides.size()) return std::nullopt;
     for (dim_t d : dims)
@@ -20,7 +23,6 @@ std::optional<dim_t> strided_span_elements(const dims_t &dims, const dims_t &str
     return checked_add(last, 1);
 }
 
-namespace {
 std::optional<std::size_t> bytes_of_elements(data_type t, dim_t count) {
     // count * bits must fit before dense_bytes may compute with it.
     if (!checked_mul(count, static_cast<dim_t>(element_bits(t)))) return std::nullopt;

@@ -18,8 +18,4 @@ namespace reshaper::impl {
 // another product overflows.
 std::optional<std::size_t> buffer_bytes(const logical_tensor &lt);
 
-// The number of elements a strided tensor's buffer spans: offset of the last
-// element + 1 (0 for zero volume). Nothing on negative strides or overflow.
-std::optional<dim_t> strided_span_elements(const dims_t &dims, const dims_t &strides);
-
 } // namespace reshaper::impl

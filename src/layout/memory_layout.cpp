@@ -58,7 +58,6 @@ std::string_view abc_spelling(const std::string &tag) {
     return tag;
 }
 
-// Product of the inner blocks of each dim (1 for unblocked dims).
 // A tag names each dim by a letter, so a parsed format has at most 26 dims:
 // per-dim scratch fits in a fixed array (blocked_offset runs per element).
 constexpr std::size_t max_tag_rank = 26;

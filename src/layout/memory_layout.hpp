@@ -21,8 +21,8 @@ struct blocked_format {
     std::vector<std::pair<int, dim_t>> inner_blocks; // (dim, block), outermost first
 };
 
-// Parses oneDNN-style tags, including the named aliases of rank 3-5
-// (nchw, nhwc, nChw16c, nChw8c, nCdhw16c, ncdhw, ...). Throws
+// Parses oneDNN-style tags, including oneDNN's named aliases of ranks 1-6
+// (x, nc, nchw, nhwc, nChw16c, ncdhw, OIhw16i16o, goidhw, ...). Throws
 // error(invalid_graph) naming the tag when it is not understood or does not
 // fit `rank`.
 blocked_format parse_format_tag(const std::string &tag, std::size_t rank);
