@@ -69,12 +69,6 @@ private:
     std::string key_;
 };
 
-const logical_tensor *find_by_id(const std::vector<logical_tensor> &lts, tensor_id id) {
-    for (const auto &lt : lts)
-        if (lt.id == id) return &lt;
-    return nullptr;
-}
-
 } // namespace
 
 std::string compiled_partition_key(const graph &g, const partition &p,
@@ -100,8 +94,8 @@ std::string compiled_partition_key(const graph &g, const partition &p,
         for (tensor_id id : o.outputs) key.add(id), touched.insert(id);
     }
     for (tensor_id id : touched) {
-        const logical_tensor *given = find_by_id(inputs, id);
-        if (!given) given = find_by_id(outputs, id);
+        const logical_tensor *given = find_tensor(inputs, id);
+        if (!given) given = find_tensor(outputs, id);
         key.add_tensor(given ? *given : g.tensor(id));
     }
     return key.take();

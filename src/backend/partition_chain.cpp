@@ -15,15 +15,10 @@ std::string describe_op(const op &o) {
     return op_label(o, op_registry::instance().find(o.domain, o.kind, o.version));
 }
 
-const logical_tensor *find_by_id(const std::vector<logical_tensor> &lts, tensor_id id) {
-    auto it = std::find_if(lts.begin(), lts.end(), [&](const auto &lt) { return lt.id == id; });
-    return it == lts.end() ? nullptr : &*it;
-}
-
 // The caller's tensor where given, checked against the graph's dtype.
 logical_tensor boundary_tensor(const graph &g, tensor_id id, const std::vector<logical_tensor> &given) {
     const logical_tensor &declared = g.tensor(id);
-    const logical_tensor *lt = find_by_id(given, id);
+    const logical_tensor *lt = find_tensor(given, id);
     if (!lt) return declared;
     if (lt->dtype != declared.dtype && declared.dtype != data_type::undef)
         throw error(status::invalid_data_type,

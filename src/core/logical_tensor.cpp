@@ -79,6 +79,12 @@ std::optional<dims_t> effective_strides(const logical_tensor &lt) {
     return dense_strides(lt.shape);
 }
 
+const logical_tensor *find_tensor(const std::vector<logical_tensor> &lts, tensor_id id) {
+    for (const logical_tensor &lt : lts)
+        if (lt.id == id) return &lt;
+    return nullptr;
+}
+
 std::optional<dims_t> merge_known_dims(const dims_t &a, const dims_t &b) {
     if (a.size() != b.size()) return std::nullopt;
     dims_t merged = a;

@@ -74,6 +74,10 @@ inline bool reads_as_strided(layout_type l) {
 // row-major when it gave none. Nothing for other layouts or unknown shapes.
 std::optional<dims_t> effective_strides(const logical_tensor &lt);
 
+// The tensor with id `id` in `lts`, or nullptr (boundary tensors a caller
+// gives are matched by id).
+const logical_tensor *find_tensor(const std::vector<logical_tensor> &lts, tensor_id id);
+
 // Two partial descriptions of one shape as one: a dim unknown (unknown_dim)
 // on one side takes the other side's. Nothing when the ranks differ or a
 // dim known on both sides differs.
