@@ -26,8 +26,9 @@ struct partial_volume {
     }
 };
 
-// `what` names the dims in the overflow message ("input [2,3]").
-partial_volume volume_of(const dims_t &dims, const std::string &what) {
+// `what()` names the dims in the overflow message ("input [2,3]").
+template <typename Describe>
+partial_volume volume_of(const dims_t &dims, const Describe &what) {
     // A known 0 makes the volume 0 whatever the other dims are, even when
     // their product would overflow.
     if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return {0, true};
@@ -39,7 +40,7 @@ partial_volume volume_of(const dims_t &dims, const std::string &what) {
         if (!next) {
             // An unknown dim may still be 0; only a known volume overflows.
             if (has_unknown) return {1, false};
-            fail("overflow", "volume of " + what + " overflows int64 (" + std::to_string(v.known) +
+            fail("overflow", "volume of " + what() + " overflows int64 (" + std::to_string(v.known) +
                                  " * " + std::to_string(d) + ")");
         }
         v.known = *next;
@@ -57,19 +58,21 @@ bool volumes_can_match(const partial_volume &a, const partial_volume &b) {
 }
 
 dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, zero_rule zeros) {
-    const std::string shape = "shape " + dims_to_string(requested);
-    const std::string input_text = "input " + dims_to_string(input);
+    // Message parts, built only when a rule fails: this runs for every op at
+    // inference and for every run-time shape at execute.
+    const auto shape = [&] { return "shape " + dims_to_string(requested); };
+    const auto input_text = [&] { return "input " + dims_to_string(input); };
 
     // A value invalid on its own is reported before any rule between values.
     for (std::size_t i = 0; i < requested.size(); ++i)
         if (requested[i] < -1)
-            fail("value_range", shape + " has " + std::to_string(requested[i]) + " at index " +
+            fail("value_range", shape() + " has " + std::to_string(requested[i]) + " at index " +
                                     std::to_string(i) + "; values must be >= -1");
     std::optional<std::size_t> minus_one;
     for (std::size_t i = 0; i < requested.size(); ++i) {
         if (requested[i] == -1) {
             if (minus_one)
-                fail("single_minus_one", shape + " has more than one -1 (at indices " +
+                fail("single_minus_one", shape() + " has more than one -1 (at indices " +
                                              std::to_string(*minus_one) + " and " +
                                              std::to_string(i) + ")");
             minus_one = i;
@@ -88,23 +91,21 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
             continue;
         }
         if (i >= input.size())
-            fail("zero_index_in_rank", shape + " has 0 at index " + std::to_string(i) +
+            fail("zero_index_in_rank", shape() + " has 0 at index " + std::to_string(i) +
                                            " to copy input dim " + std::to_string(i) + ", but " +
-                                           input_text + " has rank " +
+                                           input_text() + " has rank " +
                                            std::to_string(input.size()));
         out[i] = input[i] < 0 ? unknown_dim : input[i];
         cancels[i] = input[i] < 0;
     }
     if (literal_zero && minus_one)
-        fail("zero_with_minus_one", shape + " has both a literal 0 (at index " +
+        fail("zero_with_minus_one", shape() + " has both a literal 0 (at index " +
                                         std::to_string(*literal_zero) + ") and -1 (at index " +
                                         std::to_string(*minus_one) +
                                         "), so the -1 cannot be resolved");
 
     const partial_volume in_volume = volume_of(input, input_text);
     if (minus_one) {
-        dims_t others = out;
-        others.erase(others.begin() + static_cast<std::ptrdiff_t>(*minus_one));
         // The -1 solves (input dims) = (other dims) * x with the cancelling
         // unknowns left out of both sides (OpenVINO and ONNX do the same):
         // {?,4} with [0,-1] gives {?,4}. Were that unknown 0, the -1 would be
@@ -115,17 +116,21 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
         for (std::size_t i = 0; i < out.size(); ++i)
             if (i != *minus_one && !cancels[i]) others_kept.push_back(out[i]);
         const bool cancelled = in_kept.size() != input.size();
-        const std::string in_kept_text =
-            cancelled ? input_text + " without the copied unknown dims" : input_text;
+        const auto in_kept_text = [&] {
+            return cancelled ? input_text() + " without the copied unknown dims" : input_text();
+        };
         const partial_volume in_part = volume_of(in_kept, in_kept_text);
         const partial_volume rest = volume_of(others_kept, shape);
-        if (rest.known == 0)
+        if (rest.known == 0) {
+            dims_t others = out;
+            others.erase(others.begin() + static_cast<std::ptrdiff_t>(*minus_one));
             fail("ambiguous_minus_one",
-                 shape + " leaves volume 0 for the -1 at index " + std::to_string(*minus_one) +
+                 shape() + " leaves volume 0 for the -1 at index " + std::to_string(*minus_one) +
                      " (other dims " + dims_to_string(others) + "), so any value would fit");
+        }
         if (in_part.exact && rest.exact) {
             if (in_part.known % rest.known != 0)
-                fail("volume_match", shape + " cannot hold " + in_kept_text + " of " +
+                fail("volume_match", shape() + " cannot hold " + in_kept_text() + " of " +
                                          in_part.describe() + ": the other dims' volume " +
                                          std::to_string(rest.known) + " does not divide it");
             out[*minus_one] = in_part.known / rest.known;
@@ -136,8 +141,8 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
 
     const partial_volume out_volume = volume_of(out, shape);
     if (!volumes_can_match(in_volume, out_volume))
-        fail("volume_match", shape + " resolves to " + dims_to_string(out) + " of " +
-                                 out_volume.describe() + ", but " + input_text + " has " +
+        fail("volume_match", shape() + " resolves to " + dims_to_string(out) + " of " +
+                                 out_volume.describe() + ", but " + input_text() + " has " +
                                  in_volume.describe());
     return out;
 }
