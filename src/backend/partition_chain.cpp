@@ -43,7 +43,7 @@ void check_declared(const op &o, const dims_t &declared, const dims_t &resolved,
         throw error(status::invalid_shape,
                     describe_op(o) + ": " + what + " shape " + dims_to_string(declared) +
                         " disagrees with the reshape's result " + dims_to_string(resolved) +
-                        " (rule output_shape_match)",
+                        " [output_shape_match]",
                     o.ref());
 }
 
@@ -125,7 +125,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                 throw error(status::invalid_shape,
                             describe_op(o) + ": output shape " + dims_to_string(declared) +
                                 " does not have the volume of the input " +
-                                dims_to_string(current) + " (rule volume_match)",
+                                dims_to_string(current) + " [volume_match]",
                             o.ref());
             if (request.target_rank && *request.target_rank != declared.size())
                 throw error(status::invalid_shape,
@@ -204,7 +204,7 @@ void check_runtime_shape(const runtime_shape_input &r, const void *buffer) {
                     describe_op(r.reshape) + ": shape values " + dims_to_string(target) +
                         " at execute give output " + dims_to_string(resolved) +
                         ", but the partition was compiled for " + dims_to_string(r.compiled_dims) +
-                        " (rule runtime_shape_match)",
+                        " [runtime_shape_match]",
                     r.reshape.ref());
 }
 
