@@ -8,6 +8,19 @@
 namespace reshaper::impl::testing {
 namespace {
 
+// ai.onnx Reshape-14 taking data 0 and shape 1 to output 2.
+op onnx_reshape_0_1_to_2() {
+    op o;
+    o.id = 0;
+    o.name = "onnx";
+    o.kind = "Reshape";
+    o.domain = "ai.onnx";
+    o.version = 14;
+    o.inputs = {0, 1};
+    o.outputs = {2};
+    return o;
+}
+
 struct shape_op_case {
     std::string name;
     std::string domain, kind;
@@ -155,15 +168,7 @@ TEST(backend_runtime_shape_compile, unknown_shape_input_length_is_the_output_ran
     g.tensors[0] = strided_lt(0, data_type::f32, {4, 6});
     g.tensors[1] = strided_lt(1, data_type::s64, {-1});
     g.tensors[2] = strided_lt(2, data_type::f32, {2, 3, 4});
-    op o;
-    o.id = 0;
-    o.name = "onnx";
-    o.kind = "Reshape";
-    o.domain = "ai.onnx";
-    o.version = 14;
-    o.inputs = {0, 1};
-    o.outputs = {2};
-    g.ops.push_back(o);
+    g.ops.push_back(onnx_reshape_0_1_to_2());
     const auto cp = compile(g, whole_graph(g), {g.tensor(0), g.tensor(1)}, {g.tensor(2)}, cpu_engine());
     EXPECT_EQ(cp->inputs()[1].shape, (dims_t{3}));
     EXPECT_EQ(buffer_bytes(cp->inputs()[1]), 24u);
@@ -227,15 +232,7 @@ TEST(backend_runtime_shape_compile, constant_shape_values_resolve_at_compile) {
     shape.values = values;
     g.tensors[1] = shape;
     g.tensors[2] = strided_lt(2, data_type::f32, {-1, -1, -1});
-    op o;
-    o.id = 0;
-    o.name = "onnx";
-    o.kind = "Reshape";
-    o.domain = "ai.onnx";
-    o.version = 14;
-    o.inputs = {0, 1};
-    o.outputs = {2};
-    g.ops.push_back(o);
+    g.ops.push_back(onnx_reshape_0_1_to_2());
     const auto cp = compile(g, whole_graph(g), {g.tensor(0), g.tensor(1)}, {any_lt(2, data_type::f32, {-1, -1, -1})},
                             cpu_engine());
     EXPECT_EQ(cp->outputs()[0].shape, (dims_t{2, 4, 3}));
