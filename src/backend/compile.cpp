@@ -9,6 +9,7 @@
 #include "backend/dnnl_mapping.hpp"
 #include "backend/kernel_movement.hpp"
 #include "backend/movement_plan.hpp"
+#include "backend/mover_choice.hpp"
 #include "backend/partition_chain.hpp"
 #include "backend/reorder_movement.hpp"
 #include "backend/verbose.hpp"
@@ -186,24 +187,27 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
         parts.details = describe(plan);
         parts.inplace.emplace_back(data.id, plan.output.id);
         parts.mover = make_alias_copy(data);
-    } else if (auto type = dnnl_reorder_type(data.dtype)) {
-        try {
-            parts.mover = make_reorder_movement(eng, *type, plan, parts.input_bytes, parts.output_bytes);
-            parts.kind = lowering_kind::reorder;
-            parts.details = steps_summary(plan, "reorder", "reorders");
-        } catch (const error &e) {
-            // A layout oneDNN cannot describe (e.g. more dims than it
-            // takes): our kernel moves any strided layout.
-            parts.mover = make_kernel_movement(data.dtype, plan,
-                                               std::string("oneDNN declined: ") + e.what());
-            parts.kind = lowering_kind::kernel;
-            parts.details = steps_summary(plan, "strided copy", "strided copies") +
-                            " (oneDNN declined: " + e.what() + ")";
-        }
     } else {
-        parts.mover = make_kernel_movement(data.dtype, plan, "its reorder does not take this dtype");
-        parts.kind = lowering_kind::kernel;
-        parts.details = steps_summary(plan, "strided copy", "strided copies");
+        const mover_choice choice = choose_mover(eng->kind(), data.dtype, plan);
+        parts.kind = choice.kind;
+        if (choice.kind == lowering_kind::reorder) {
+            try {
+                parts.mover = make_reorder_movement(eng, *dnnl_reorder_type(data.dtype), plan,
+                                                    parts.input_bytes, parts.output_bytes);
+                parts.details = steps_summary(plan, "reorder", "reorders") + " (" + choice.why + ")";
+            } catch (const error &e) {
+                // A layout oneDNN cannot describe (e.g. more dims than it
+                // takes): our kernel moves any strided layout.
+                parts.mover = make_kernel_movement(data.dtype, plan,
+                                                   std::string("oneDNN declined: ") + e.what());
+                parts.kind = lowering_kind::kernel;
+                parts.details = steps_summary(plan, "strided copy", "strided copies") +
+                                " (oneDNN declined: " + e.what() + ")";
+            }
+        } else {
+            parts.mover = make_kernel_movement(data.dtype, plan, choice.why);
+            parts.details = steps_summary(plan, "strided copy", "strided copies") + " (" + choice.why + ")";
+        }
     }
     parts.inputs = std::move(chain.inputs);
     parts.outputs = {std::move(plan.output)};
