@@ -29,10 +29,28 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 using run_copy_fn = void (*)(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes,
                              bool stream);
 
+// Copies `count` runs of `run_bytes`: run i from src + i * src_step to
+// dst + i * dst_step (as run_copy_fn each, in one call: short runs cost
+// more in calls than in bytes).
+using runs_copy_fn = void (*)(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *src,
+                              std::ptrdiff_t src_step, std::size_t run_bytes, std::size_t count,
+                              bool stream);
+
+// A tile cut short by the tensor's edge: `src_rows` source rows of
+// `dst_rows` elements each (both at most T) become `dst_rows` destination
+// rows of `src_rows` elements. Reads and writes exactly those elements.
+// `stream` as for tile_transpose_fn, used only for whole destination rows.
+using tile_partial_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                                 std::ptrdiff_t dst_pitch, int src_rows, int dst_rows, bool stream);
+
 struct isa_kernels {
     cpu_isa isa;
     tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
     run_copy_fn copy;
+    runs_copy_fn copy_runs;
+    // Where the level has masked loads and stores; null elsewhere (the
+    // engine then goes through a whole tile in a buffer).
+    tile_partial_fn tile_partial[5];
 };
 
 // The table of a level; the level must not exceed detected_cpu_isa().

@@ -42,10 +42,69 @@ struct avx512_ops {
     }
 };
 
+// The first `bytes` (0..64) bytes of a vector.
+__mmask64 first_bytes(int bytes) {
+    return bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+}
+
+// The first `bytes` bytes at p, the rest zero, never touching memory past
+// them. Plain 128/256-bit accesses where the width allows: byte-masked
+// loads and stores measured 3x slower here (nChw8c f32: 7 vs 22 GB/s).
+__m512i load_first(const std::uint8_t *p, int bytes, __mmask64 mask) {
+    switch (bytes) {
+    case 64: return _mm512_loadu_si512(p);
+    case 32: return _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+    case 16: return _mm512_zextsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+    default: return _mm512_maskz_loadu_epi8(mask, p);
+    }
+}
+void store_first(std::uint8_t *p, __m512i v, int bytes, __mmask64 mask) {
+    switch (bytes) {
+    case 64: _mm512_storeu_si512(p, v); return;
+    case 32: _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), _mm512_castsi512_si256(v)); return;
+    case 16: _mm_storeu_si128(reinterpret_cast<__m128i *>(p), _mm512_castsi512_si128(v)); return;
+    default: _mm512_mask_storeu_epi8(p, mask, v);
+    }
+}
+
+// A partial tile costs about what a whole one does: each valid source row
+// part is loaded (the rest reads as zero), each valid destination row part
+// stored.
+template <int E>
+void tile_partial(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                  std::ptrdiff_t dst_pitch, int src_rows, int dst_rows, bool stream) {
+    constexpr int T = 64 / E;
+    const int load_bytes = dst_rows * E, store_bytes = src_rows * E;
+    const __mmask64 load_mask = first_bytes(load_bytes), store_mask = first_bytes(store_bytes);
+    __m512i out[T];
+    transpose_rows<avx512_ops, E>(
+        [&](int r) {
+            return r < src_rows ? load_first(src + r * src_pitch, load_bytes, load_mask)
+                                : _mm512_setzero_si512();
+        },
+        out);
+    for (int c = 0; c < dst_rows; ++c) {
+        if (stream && src_rows == T)
+            avx512_ops::stream(dst + c * dst_pitch, out[c]);
+        else
+            store_first(dst + c * dst_pitch, out[c], store_bytes, store_mask);
+    }
+}
+
+isa_kernels make_avx512_kernels() {
+    isa_kernels table = make_simd_kernels<avx512_ops>(cpu_isa::avx512);
+    table.tile_partial[0] = &tile_partial<1>;
+    table.tile_partial[1] = &tile_partial<2>;
+    table.tile_partial[2] = &tile_partial<4>;
+    table.tile_partial[3] = &tile_partial<8>;
+    table.tile_partial[4] = &tile_partial<16>;
+    return table;
+}
+
 } // namespace
 
 const isa_kernels &avx512_kernels() {
-    static const isa_kernels table = make_simd_kernels<avx512_ops>(cpu_isa::avx512);
+    static const isa_kernels table = make_avx512_kernels();
     return table;
 }
 

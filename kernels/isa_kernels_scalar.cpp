@@ -20,13 +20,19 @@ void run_copy(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes, boo
     std::memcpy(dst, src, bytes);
 }
 
+void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *src,
+               std::ptrdiff_t src_step, std::size_t run_bytes, std::size_t count, bool /*stream*/) {
+    for (std::size_t i = 0; i < count; ++i, dst += dst_step, src += src_step)
+        std::memcpy(dst, src, run_bytes);
+}
+
 } // namespace
 
 const isa_kernels &scalar_kernels() {
     static const isa_kernels table{cpu_isa::scalar,
                                    {&transpose_tile<1>, &transpose_tile<2>, &transpose_tile<4>,
                                     &transpose_tile<8>, &transpose_tile<16>},
-                                   &run_copy};
+                                   &run_copy, &copy_runs, {}};
     return table;
 }
 

@@ -19,23 +19,24 @@ namespace reshaper::impl {
 namespace {
 
 // Transposes a block of T x T elements of E bytes held in T vectors of
-// Ops::bytes (T = Ops::bytes / E): source row r at src + r * pitch;
-// out[c] receives column c.
+// Ops::bytes (T = Ops::bytes / E): source row r at src + r * pitch (or as
+// load_row gives it); out[c] receives column c.
 //
 // Two stages. Within each 128-bit lane, groups of G = 16 / E rows are
 // transposed by log2(G) rounds of unpacking vector i with vector i + G/2
 // (a perfect shuffle: after log2(G) rounds vector j lane l holds column
 // l * G + j of the group). Then the lanes are transposed across groups:
 // the l-th lanes of group 0, 1, ... of vector j make output row l * G + j.
-template <class Ops, int E>
-inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typename Ops::vec *out) {
+// `load_row(r)` gives source row r.
+template <class Ops, int E, class LoadRow>
+inline void transpose_rows(const LoadRow &load_row, typename Ops::vec *out) {
     using vec = typename Ops::vec;
     constexpr int G = 16 / E;
     constexpr int L = Ops::lanes;
     vec group[L][G];
     for (int g = 0; g < L; ++g) {
         vec *v = group[g];
-        for (int r = 0; r < G; ++r) v[r] = Ops::load(src + (g * G + r) * pitch);
+        for (int r = 0; r < G; ++r) v[r] = load_row(g * G + r);
         for (int round = 1; round < G; round *= 2) {
             vec next[G];
             for (int i = 0; i < G / 2; ++i) {
@@ -51,6 +52,11 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
         Ops::lane_transpose(lanes);
         for (int l = 0; l < L; ++l) out[l * G + j] = lanes[l];
     }
+}
+
+template <class Ops, int E>
+inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typename Ops::vec *out) {
+    transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
 }
 
 // One whole tile of 64 x 64 bytes (T = 64 / E rows of T elements), built
@@ -102,11 +108,28 @@ void run_copy(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes, boo
 }
 
 template <class Ops>
+void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *src,
+               std::ptrdiff_t src_step, std::size_t run_bytes, std::size_t count, bool stream) {
+    constexpr int per_line = static_cast<int>(tile_bytes) / Ops::bytes;
+    const bool whole_lines = stream && run_bytes % tile_bytes == 0 && dst_step % tile_bytes == 0 &&
+                             reinterpret_cast<std::uintptr_t>(dst) % tile_bytes == 0;
+    if (!whole_lines) {
+        for (std::size_t i = 0; i < count; ++i, dst += dst_step, src += src_step)
+            run_copy<Ops>(dst, src, run_bytes, stream);
+        return;
+    }
+    for (std::size_t i = 0; i < count; ++i, dst += dst_step, src += src_step)
+        for (std::size_t b = 0; b < run_bytes; b += tile_bytes)
+            for (int v = 0; v < per_line; ++v)
+                Ops::stream(dst + b + v * Ops::bytes, Ops::load(src + b + v * Ops::bytes));
+}
+
+template <class Ops>
 isa_kernels make_simd_kernels(cpu_isa isa) {
     return isa_kernels{isa,
                        {&transpose_tile<Ops, 1>, &transpose_tile<Ops, 2>, &transpose_tile<Ops, 4>,
                         &transpose_tile<Ops, 8>, &transpose_tile<Ops, 16>},
-                       &run_copy<Ops>};
+                       &run_copy<Ops>, &copy_runs<Ops>, {}};
 }
 
 } // namespace

@@ -53,8 +53,10 @@ void for_units(std::size_t units, std::size_t unit_bytes, bool stream, const Bod
                               });
 }
 
-// The dims outside the two a fast path loops over, with byte strides; the
-// byte offsets of outer position `o` (row-major over these dims).
+// The dims outside the two a fast path loops over, with byte strides, and
+// a walk over their positions in row-major order: one division per task to
+// start, then an odometer (a division per run would cost more than a short
+// run's copy).
 struct outer_dims {
     std::vector<dim_t> sizes;
     std::vector<std::ptrdiff_t> src, dst;
@@ -66,38 +68,93 @@ struct outer_dims {
         dst.push_back(d.dst_stride * e);
         volume *= static_cast<std::size_t>(d.size);
     }
-    void offsets(std::size_t o, std::ptrdiff_t &s, std::ptrdiff_t &d) const {
-        s = d = 0;
-        for (std::size_t k = sizes.size(); k-- > 0;) {
-            const auto size = static_cast<std::size_t>(sizes[k]);
-            const auto i = static_cast<std::ptrdiff_t>(o % size);
-            o /= size;
-            s += i * src[k];
-            d += i * dst[k];
+};
+
+class outer_walk {
+public:
+    outer_walk(const outer_dims &dims, std::size_t position) : dims_(dims), index_(dims.sizes.size()) {
+        for (std::size_t k = dims.sizes.size(); k-- > 0;) {
+            const auto size = static_cast<std::size_t>(dims.sizes[k]);
+            index_[k] = static_cast<dim_t>(position % size);
+            position /= size;
+            src_ += index_[k] * dims.src[k];
+            dst_ += index_[k] * dims.dst[k];
         }
     }
+    std::ptrdiff_t src() const { return src_; }
+    std::ptrdiff_t dst() const { return dst_; }
+    void next() {
+        for (std::size_t k = index_.size(); k-- > 0;) {
+            src_ += dims_.src[k];
+            dst_ += dims_.dst[k];
+            if (++index_[k] < dims_.sizes[k]) return;
+            src_ -= dims_.sizes[k] * dims_.src[k];
+            dst_ -= dims_.sizes[k] * dims_.dst[k];
+            index_[k] = 0;
+        }
+    }
+
+private:
+    const outer_dims &dims_;
+    std::vector<dim_t> index_;
+    std::ptrdiff_t src_ = 0, dst_ = 0;
 };
 
 // ---- run copy ------------------------------------------------------------
 
+constexpr std::size_t short_run_bytes = 4096;
+
 void move_runs(const copy_plan &plan, std::ptrdiff_t e, const byte *src, byte *dst,
                const isa_kernels &k) {
     const copy_dim &run = plan.dims.back();
-    outer_dims outer;
-    for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d) outer.add(plan.dims[d], e);
     const std::size_t run_bytes = static_cast<std::size_t>(run.size) * static_cast<std::size_t>(e);
+    // Short runs are visited in the source's order: the reads then stream
+    // through whole pages while each destination run still gets whole
+    // lines (measured on the attention case: 128-byte runs, 0.3x memcpy in
+    // the destination's order; see docs/performance.md).
+    std::vector<copy_dim> outer_order(plan.dims.begin(), plan.dims.end() - 1);
+    if (run_bytes < short_run_bytes)
+        std::stable_sort(outer_order.begin(), outer_order.end(),
+                         [](const copy_dim &a, const copy_dim &b) { return a.src_stride > b.src_stride; });
+    src += plan.src_offset * e;
+    dst += plan.dst_offset * e;
+    const bool stream = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e) >=
+                        streaming_threshold_bytes;
+    if (run_bytes < short_run_bytes && !outer_order.empty()) {
+        // Units: up to a task's worth of runs along the innermost outer dim,
+        // copied by one call.
+        const copy_dim along = outer_order.back();
+        outer_order.pop_back();
+        outer_dims outer;
+        for (const copy_dim &d : outer_order) outer.add(d, e);
+        const auto count = static_cast<std::size_t>(along.size);
+        const std::size_t per_unit = std::min(count, std::max<std::size_t>(1, task_bytes / run_bytes));
+        const std::size_t units_per_row = (count + per_unit - 1) / per_unit;
+        for_units(outer.volume * units_per_row, per_unit * run_bytes, stream,
+                  [&](std::size_t begin, std::size_t end) {
+                      outer_walk walk(outer, begin / units_per_row);
+                      for (std::size_t u = begin; u < end; ++u) {
+                          const std::size_t first = (u % units_per_row) * per_unit;
+                          k.copy_runs(dst + walk.dst() + static_cast<std::ptrdiff_t>(first) * along.dst_stride * e,
+                                      along.dst_stride * e,
+                                      src + walk.src() + static_cast<std::ptrdiff_t>(first) * along.src_stride * e,
+                                      along.src_stride * e, run_bytes, std::min(per_unit, count - first), stream);
+                          if (u % units_per_row == units_per_row - 1) walk.next();
+                      }
+                  });
+        return;
+    }
+    outer_dims outer;
+    for (const copy_dim &d : outer_order) outer.add(d, e);
     // Long runs are cut into pieces so that even one run keeps every core busy.
     const std::size_t piece = std::min<std::size_t>(run_bytes, std::size_t{1} << 20);
     const std::size_t pieces = (run_bytes + piece - 1) / piece;
-    const bool stream = outer.volume * run_bytes >= streaming_threshold_bytes;
-    src += plan.src_offset * e;
-    dst += plan.dst_offset * e;
     for_units(outer.volume * pieces, piece, stream, [&](std::size_t begin, std::size_t end) {
+        outer_walk walk(outer, begin / pieces);
         for (std::size_t u = begin; u < end; ++u) {
-            std::ptrdiff_t s, d;
-            outer.offsets(u / pieces, s, d);
             const std::size_t from = (u % pieces) * piece;
-            k.copy(dst + d + from, src + s + from, std::min(piece, run_bytes - from), stream);
+            k.copy(dst + walk.dst() + from, src + walk.src() + from, std::min(piece, run_bytes - from), stream);
+            if (u % pieces == pieces - 1) walk.next();
         }
     });
 }
@@ -107,6 +164,7 @@ void move_runs(const copy_plan &plan, std::ptrdiff_t e, const byte *src, byte *d
 struct transpose_shape {
     const isa_kernels *k;
     tile_transpose_fn tile;
+    tile_partial_fn partial;   // null: partial tiles go through buffers
     std::ptrdiff_t e;          // element bytes
     dim_t t;                   // tile side in elements
     dim_t rows, cols;          // the destination's contiguous dim ("cols": inner) and the
@@ -120,6 +178,8 @@ struct transpose_shape {
 // with its whole-tile transpose. Only the valid part is read and written.
 void partial_tile(const transpose_shape &sh, const byte *src, byte *dst, dim_t cols, dim_t rows,
                   bool stream) {
+    if (sh.partial) return sh.partial(src, sh.src_pitch, dst, sh.dst_pitch, static_cast<int>(cols),
+                                      static_cast<int>(rows), stream);
     alignas(64) byte in[tile_bytes * tile_bytes];
     alignas(64) byte out[tile_bytes * tile_bytes];
     const auto row_bytes = static_cast<std::size_t>(rows * sh.e);
@@ -169,7 +229,8 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
                      byte *dst, const isa_kernels &k) {
     const std::size_t inner = plan.dims.size() - 1;
     const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
-    transpose_shape sh{&k, k.tile[log2_of(static_cast<std::size_t>(e))], e, tile_bytes / e,
+    const int log2e = log2_of(static_cast<std::size_t>(e));
+    transpose_shape sh{&k, k.tile[log2e], k.tile_partial[log2e], e, tile_bytes / e,
                        row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
     outer_dims outer;
     for (std::size_t d = 0; d < inner; ++d)
@@ -194,11 +255,10 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
                       const auto piece = static_cast<dim_t>(u % static_cast<std::size_t>(pieces));
                       const std::size_t strip = u / static_cast<std::size_t>(pieces);
                       const auto row = static_cast<dim_t>(strip % static_cast<std::size_t>(row_tiles)) * sh.t;
-                      std::ptrdiff_t s, d;
-                      outer.offsets(strip / static_cast<std::size_t>(row_tiles), s, d);
+                      const outer_walk at(outer, strip / static_cast<std::size_t>(row_tiles));
                       const dim_t col = piece * piece_cols;
                       if (col >= sh.cols) continue;
-                      transpose_strip(sh, src + s, dst + d, row, std::min(sh.t, sh.rows - row), col,
+                      transpose_strip(sh, src + at.src(), dst + at.dst(), row, std::min(sh.t, sh.rows - row), col,
                                       std::min(sh.cols, col + piece_cols), stream);
                   }
               });
