@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/status.hpp"
+#include "kernels/dim_merge.hpp"
 #include "layout/memory_layout.hpp"
 #include "layout/view_strides.hpp"
 
@@ -187,31 +188,8 @@ std::optional<dims_t> common_refinement(const dims_t &a, const dims_t &b) {
 }
 
 void coalesce_step(movement_step &step) {
-    const bool src_strided = !step.src.opaque(), dst_strided = !step.dst.opaque();
-    if (!src_strided || !dst_strided) return; // blocked formats need their own dims
-    dims_t dims, src, dst;
-    for (std::size_t k = 0; k < step.dims.size(); ++k) {
-        if (step.dims[k] == 1) continue;
-        if (!dims.empty() && checked_mul(step.src.strides[k], step.dims[k]) == src.back() &&
-            checked_mul(step.dst.strides[k], step.dims[k]) == dst.back()) {
-            // Never overflows: the merged dim is at most the tensor's volume.
-            dims.back() = *checked_mul(dims.back(), step.dims[k]);
-            src.back() = step.src.strides[k];
-            dst.back() = step.dst.strides[k];
-            continue;
-        }
-        dims.push_back(step.dims[k]);
-        src.push_back(step.src.strides[k]);
-        dst.push_back(step.dst.strides[k]);
-    }
-    if (dims.empty()) {
-        dims = {1};
-        src = {1};
-        dst = {1};
-    }
-    step.dims = std::move(dims);
-    step.src.strides = std::move(src);
-    step.dst.strides = std::move(dst);
+    if (step.src.opaque() || step.dst.opaque()) return; // blocked formats need their own dims
+    merge_contiguous_dims(step.dims, {&step.src.strides, &step.dst.strides});
 }
 
 movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output) {
