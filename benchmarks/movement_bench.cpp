@@ -60,6 +60,11 @@ layout_case blocked_to_plain(dim_t n, dim_t c, dim_t hw, dim_t b) {
     return {"nChw" + std::to_string(b) + "c_to_nchw", {n, cb, b, hw},
             {cb * hw * b, hw * b, 1, b}, {c * hw, b * hw, hw, 1}, n * c * hw, n * c * hw};
 }
+// A dense copy into a separate buffer (what an alias lowering executes
+// when the caller gives it a new output buffer).
+layout_case dense_copy(dim_t elements) {
+    return {"dense_copy", {elements}, {1}, {1}, elements, elements};
+}
 // One row broadcast to every row (source stride 0).
 layout_case broadcast(dim_t rows, dim_t cols) {
     return {"broadcast_rows", {rows, cols}, {0, 1}, {cols, 1}, cols, rows * cols};
@@ -179,6 +184,7 @@ void register_all() {
     add_case(data_type::f32, blocked_to_plain(16, 256, 4096, 16), "64MiB");
     add_case(data_type::f32, blocked_to_plain(16, 256, 4096, 8), "64MiB");
     add_case(data_type::f32, broadcast(4096, 4096), "64MiB");
+    add_case(data_type::f32, dense_copy(16 << 20), "64MiB");
     add_case(data_type::bf16, attention(), "64MiB");
 }
 

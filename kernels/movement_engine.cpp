@@ -264,6 +264,72 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
               });
 }
 
+// ---- packed 4-bit transpose ----------------------------------------------
+
+// Byte j of a transposed byte row x holds the nibble pairs of source rows
+// 2j and 2j+1; destination row 2c takes their low nibbles, row 2c+1 their
+// high ones.
+void split_nibbles(const byte *x, std::size_t out_bytes, byte *low, byte *high) {
+    for (std::size_t j = 0; j < out_bytes; ++j) {
+        const byte a = x[2 * j], b = x[2 * j + 1];
+        low[j] = static_cast<byte>((a & 0x0F) | (b << 4));
+        high[j] = static_cast<byte>((a >> 4) | (b & 0xF0));
+    }
+}
+
+// Destination rows [row, row + rows) (rows even, nibbles) of one outer
+// position, columns [col, col_end) (even): source rows col.. are byte rows
+// at src_pitch, destination rows are byte rows at dst_pitch.
+void nibble_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
+                  std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t col, dim_t col_end) {
+    alignas(64) byte in[tile_bytes * tile_bytes];
+    alignas(64) byte out[tile_bytes * tile_bytes];
+    const dim_t row_bytes = rows / 2; // source bytes per source row in this strip
+    src += row / 2 + col * src_pitch;
+    dst += row * dst_pitch + col / 2;
+    for (dim_t c = col; c < col_end; c += tile_bytes) {
+        const dim_t cols = std::min<dim_t>(tile_bytes, col_end - c); // source rows in the tile
+        if (cols == tile_bytes && row_bytes == tile_bytes) {
+            k.tile[0](src, src_pitch, out, tile_bytes, false);
+        } else {
+            for (dim_t r = 0; r < cols; ++r)
+                std::memcpy(in + r * tile_bytes, src + r * src_pitch, static_cast<std::size_t>(row_bytes));
+            k.tile[0](in, tile_bytes, out, tile_bytes, false);
+        }
+        for (dim_t b = 0; b < row_bytes; ++b)
+            split_nibbles(out + b * tile_bytes, static_cast<std::size_t>(cols / 2), dst + 2 * b * dst_pitch,
+                          dst + (2 * b + 1) * dst_pitch);
+        src += tile_bytes * src_pitch;
+        dst += tile_bytes / 2;
+    }
+}
+
+void move_nibbles_transposed(const copy_plan &plan, std::size_t k_dim, const byte *src, byte *dst,
+                             const isa_kernels &k) {
+    const std::size_t inner = plan.dims.size() - 1;
+    const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
+    // Byte strides: every stride but the two unit ones is even (checked by
+    // choose_nibble_fast_path), so halving them is exact.
+    outer_dims outer;
+    for (std::size_t d = 0; d < inner; ++d)
+        if (d != k_dim) outer.add(copy_dim{plan.dims[d].size, plan.dims[d].src_stride / 2, plan.dims[d].dst_stride / 2}, 1);
+    const std::ptrdiff_t src_pitch = col_dim.src_stride / 2, dst_pitch = row_dim.dst_stride / 2;
+    constexpr dim_t strip_rows = 2 * tile_bytes; // nibbles of a 64-byte source row part
+    const dim_t row_tiles = (row_dim.size + strip_rows - 1) / strip_rows;
+    const std::size_t strips = outer.volume * static_cast<std::size_t>(row_tiles);
+    const std::size_t strip_bytes = static_cast<std::size_t>(strip_rows * col_dim.size / 2);
+    src += plan.src_offset / 2;
+    dst += plan.dst_offset / 2;
+    for_units(strips, strip_bytes, false, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t u = begin; u < end; ++u) {
+            const outer_walk at(outer, u / static_cast<std::size_t>(row_tiles));
+            const dim_t row = static_cast<dim_t>(u % static_cast<std::size_t>(row_tiles)) * strip_rows;
+            nibble_strip(k, src + at.src(), src_pitch, dst + at.dst(), dst_pitch, row,
+                         std::min(strip_rows, row_dim.size - row), 0, col_dim.size);
+        }
+    });
+}
+
 // The source's contiguous dim, other than the innermost, or -1.
 int source_contiguous_dim(const copy_plan &plan) {
     for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
@@ -281,6 +347,7 @@ std::string_view to_string(fast_path p) {
     case fast_path::none: return "element walk";
     case fast_path::run_copy: return "run copy";
     case fast_path::transpose: return "tiled transpose";
+    case fast_path::nibble_transpose: return "tiled nibble transpose";
     }
     return "element walk";
 }
@@ -296,6 +363,24 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     return fast_path::transpose;
 }
 
+fast_path choose_nibble_fast_path(const copy_plan &plan) {
+    if (plan.volume == 0) return fast_path::none;
+    const copy_dim &inner = plan.dims.back();
+    const int k = source_contiguous_dim(plan);
+    if (inner.dst_stride != 1 || k < 0 || plan.dims[k].size < min_transpose_side ||
+        inner.size < min_transpose_side)
+        return fast_path::none;
+    // Every row of both tensors starts on a byte and holds whole bytes.
+    if (plan.src_offset % 2 != 0 || plan.dst_offset % 2 != 0 || plan.dims[k].size % 2 != 0 ||
+        inner.size % 2 != 0)
+        return fast_path::none;
+    for (std::size_t d = 0; d < plan.dims.size(); ++d) {
+        if (static_cast<int>(d) != k && plan.dims[d].src_stride % 2 != 0) return fast_path::none;
+        if (d + 1 != plan.dims.size() && plan.dims[d].dst_stride % 2 != 0) return fast_path::none;
+    }
+    return fast_path::nibble_transpose;
+}
+
 void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_bytes,
                    const void *src, void *dst, cpu_isa isa) {
     const isa_kernels &k = kernels_for(isa);
@@ -303,6 +388,8 @@ void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_by
     const auto *from = static_cast<const byte *>(src);
     auto *to = static_cast<byte *>(dst);
     if (path == fast_path::run_copy) return move_runs(plan, e, from, to, k);
+    if (path == fast_path::nibble_transpose)
+        return move_nibbles_transposed(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), from, to, k);
     if (path == fast_path::transpose)
         return move_transposed(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), e, from, to, k);
 }

@@ -5,6 +5,10 @@
 //  - transpose: the destination's contiguous dim is not the source's, so
 //    64 x 64-byte tiles of those two dims are transposed in registers,
 //    every source and destination cache line read and written whole.
+//  - nibble transpose: the transpose of packed 4-bit elements whose rows
+//    all start on a byte: 64 x 64-byte tiles transposed as bytes, each
+//    result row then split into the two destination rows of its low and
+//    high nibbles.
 // Large destinations are written with streaming (non-temporal) stores;
 // work is split over oneTBB threads in chunks large enough to keep each
 // core streaming, and small moves stay on the calling thread.
@@ -18,13 +22,15 @@
 
 namespace reshaper::impl {
 
-enum class fast_path { none, run_copy, transpose };
+enum class fast_path { none, run_copy, transpose, nibble_transpose };
 std::string_view to_string(fast_path p);
 
 // Which fast path moves `plan` for elements of `element_bytes` (none for a
 // plan only the generic element walk can take: no contiguous destination
 // dim, or a transpose whose dims are too short to tile).
 fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes);
+// The same for packed 4-bit elements (element indices count nibbles).
+fast_path choose_nibble_fast_path(const copy_plan &plan);
 
 // Destinations of at least this many bytes are written with streaming
 // stores (measured: below it the output still fits in the caches and
@@ -36,6 +42,7 @@ inline constexpr std::size_t parallel_threshold_bytes = std::size_t{256} << 10;
 
 // Moves `plan` through `path` (not none) at SIMD level `isa` (at most
 // detected_cpu_isa()). Returns after every store is globally visible.
+// For nibble_transpose, element_bytes is ignored (elements are nibbles).
 void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_bytes,
                    const void *src, void *dst, cpu_isa isa);
 

@@ -225,3 +225,51 @@ TEST(cpu_isa, levels_parse_and_cap) {
 }
 
 } // namespace
+
+namespace {
+
+std::uint8_t get_nibble(const std::vector<std::uint8_t> &b, dim_t e) {
+    return static_cast<std::uint8_t>((b[static_cast<std::size_t>(e / 2)] >> (e % 2 * 4)) & 0x0F);
+}
+void set_nibble(std::vector<std::uint8_t> &b, dim_t e, std::uint8_t v) {
+    auto &byte = b[static_cast<std::size_t>(e / 2)];
+    byte = static_cast<std::uint8_t>(e % 2 == 0 ? (byte & 0xF0) | v : (byte & 0x0F) | (v << 4));
+}
+
+// Packed 4-bit transposes through strided_copy (the nibble fast path where
+// rows start on bytes, the element walk elsewhere) against a nibble-by-
+// nibble reference; the other nibble of every destination byte survives.
+TEST(movement_engine, packed_nibble_transposes_match_the_element_copy) {
+    std::mt19937 rng(21);
+    struct shape {
+        dim_t outer, rows, cols; // source [outer, cols, rows] -> destination [outer, rows, cols]
+        dim_t src_offset, dst_offset;
+    };
+    int fast = 0;
+    for (const shape s : {shape{1, 128, 64, 0, 0}, shape{3, 130, 70, 2, 4}, shape{2, 256, 200, 0, 0},
+                          shape{1, 6, 300, 0, 2}, shape{2, 40, 9, 0, 0}, shape{1, 33, 64, 1, 0},
+                          shape{4, 512, 1030, 0, 0}}) {
+        const dims_t dims{s.outer, s.rows, s.cols};
+        const dims_t ss{s.rows * s.cols, 1, s.rows}, ds{s.rows * s.cols, s.cols, 1};
+        const dim_t volume = s.outer * s.rows * s.cols;
+        std::vector<std::uint8_t> src(static_cast<std::size_t>((volume + s.src_offset) / 2 + 1)),
+            dst(static_cast<std::size_t>((volume + s.dst_offset) / 2 + 1));
+        for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+        for (auto &b : dst) b = static_cast<std::uint8_t>(rng());
+        std::vector<std::uint8_t> expected = dst;
+        for (dim_t o = 0; o < s.outer; ++o)
+            for (dim_t r = 0; r < s.rows; ++r)
+                for (dim_t c = 0; c < s.cols; ++c)
+                    set_nibble(expected, s.dst_offset + o * ds[0] + r * ds[1] + c * ds[2],
+                               get_nibble(src, s.src_offset + o * ss[0] + r * ss[1] + c * ss[2]));
+        if (strided_copy_path(data_type::s4, dims, ss, ds) == fast_path::nibble_transpose && s.src_offset % 2 == 0 &&
+            s.dst_offset % 2 == 0)
+            ++fast;
+        strided_copy(data_type::s4, dims, strided_tensor{src.data(), s.src_offset, ss},
+                     strided_tensor{dst.data(), s.dst_offset, ds});
+        EXPECT_EQ(dst, expected) << s.outer << "x" << s.rows << "x" << s.cols;
+    }
+    EXPECT_GE(fast, 4); // the byte-aligned shapes took the fast path
+}
+
+} // namespace
