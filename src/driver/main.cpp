@@ -20,6 +20,10 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "reshaper-run: %s\n%s", e.what(), driver::usage_text());
         return 2;
     }
+    if (opts.help) {
+        std::fputs(driver::usage_text(), stdout);
+        return 0;
+    }
     std::unique_ptr<tbb::global_control> thread_limit;
     if (opts.threads) {
         // oneDNN's CPU runtime here is OpenMP: it reads this before its first use.

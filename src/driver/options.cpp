@@ -37,7 +37,14 @@ const char *usage_text() {
            "  --report=text|json       (default text)\n"
            "  --values                 with --report=json: include output values\n"
            "  --reps=N                 timed runs per partition in perf mode (default 20)\n"
-           "  --threads=N              worker threads (default: all cores)\n";
+           "  --threads=N              worker threads (default: all cores)\n"
+           "  --help                   this text\n"
+           "exit status: 0 all good; 1 a check found a mismatch; 2 invalid input (unreadable or\n"
+           "  malformed JSON, invalid graph, op, attribute, dtype or shape); 3 unavailable (no such\n"
+           "  engine, not implemented) or out_of_memory (more memory than the limit allows);\n"
+           "  with several files the worst wins\n"
+           "limits (environment): RESHAPER_MAX_GRAPH_BYTES (1 GiB), RESHAPER_MAX_JSON_DEPTH (256),\n"
+           "  RESHAPER_MAX_OPS (10000000), RESHAPER_MAX_TENSOR_BYTES (16 GiB; check and perf)\n";
 }
 
 options parse_options(int argc, const char *const argv[]) {
@@ -53,6 +60,8 @@ options parse_options(int argc, const char *const argv[]) {
         const std::string_view value = eq == std::string_view::npos ? "" : arg.substr(eq + 1);
         if (name == "--values" && eq == std::string_view::npos) {
             opts.values = true;
+        } else if (name == "--help" && eq == std::string_view::npos) {
+            opts.help = true;
         } else if (eq == std::string_view::npos) {
             throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "'");
         } else if (name == "--mode") {
@@ -79,7 +88,7 @@ options parse_options(int argc, const char *const argv[]) {
             throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "'");
         }
     }
-    if (opts.files.empty())
+    if (opts.files.empty() && !opts.help)
         throw error(status::invalid_arguments, "no graph file given");
     return opts;
 }

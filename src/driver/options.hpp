@@ -20,6 +20,7 @@ struct options {
     bool values = false;
     int reps = 20;
     std::optional<int> threads;
+    bool help = false; // print usage_text() and exit 0
     std::vector<std::string> files;
 };
 
