@@ -167,6 +167,11 @@ RESHAPER_API reshaper_status_t reshaper_status_name(reshaper_status_t status,
 RESHAPER_API reshaper_status_t reshaper_get_last_error(reshaper_status_t *status,
                                                        const char **message);
 
+/* The id of the rule this thread's most recent failed call broke, such as
+ * "volume_mismatch" (listed in docs/rules.md); "" when none failed or no rule
+ * applies. Lives as long as the message. rule may be NULL. */
+RESHAPER_API reshaper_status_t reshaper_get_last_error_rule(const char **rule);
+
 /* ---------------------------------------------------------------- graph -- */
 
 typedef struct reshaper_graph *reshaper_graph_t;
@@ -284,6 +289,11 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_lowering(
 /* The plan in words: steps, shapes, strides. */
 RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_lowering_details(
         reshaper_compiled_partition_t compiled, const char **details);
+/* When the lowering is not alias: why the output cannot be a view of the
+ * input (the view rule's reason, naming the dims that break it); "" for an
+ * alias. Lives as long as the handle. */
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_why_not_alias(
+        reshaper_compiled_partition_t compiled, const char **why);
 /* (input id, output id) pairs that may share one buffer. */
 RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_inplace_pairs(
         reshaper_compiled_partition_t compiled, reshaper_inplace_pair_t *pairs, size_t capacity,

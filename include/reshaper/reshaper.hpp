@@ -36,19 +36,26 @@ enum class status {
 // message (which names the op, the rule and the values).
 class error : public std::runtime_error {
 public:
-    error(status code, const std::string &message) : std::runtime_error(message), code_(code) {}
+    error(status code, const std::string &message, std::string rule = {})
+        : std::runtime_error(message), code_(code), rule_(std::move(rule)) {}
     status code() const noexcept { return code_; }
+    // The id of the rule that failed ("volume_mismatch", docs/rules.md); "" when none.
+    const std::string &rule() const noexcept { return rule_; }
 
 private:
     status code_;
+    std::string rule_;
 };
 
 // Throws error with this thread's last message when `s` is not success.
 inline void check(reshaper_status_t s) {
     if (s == reshaper_success) return;
     const char *message = nullptr;
+    const char *rule = nullptr;
     reshaper_get_last_error(nullptr, &message);
-    throw error(static_cast<status>(s), message != nullptr ? message : "");
+    reshaper_get_last_error_rule(&rule);
+    throw error(static_cast<status>(s), message != nullptr ? message : "",
+                rule != nullptr ? rule : "");
 }
 
 // The contract's spelling of a status, "invalid_shape".
@@ -255,6 +262,12 @@ public:
         const char *details = nullptr;
         check(reshaper_compiled_partition_get_lowering_details(get(), &details));
         return details;
+    }
+    // Why the output is no view of the input ("" for an alias).
+    std::string why_not_alias() const {
+        const char *why = nullptr;
+        check(reshaper_compiled_partition_get_why_not_alias(get(), &why));
+        return why;
     }
     // (input id, output id) pairs that may share one buffer.
     std::vector<std::pair<std::int64_t, std::int64_t>> inplace_pairs() const {

@@ -74,6 +74,11 @@ RESHAPER_API reshaper_status_t reshaper_get_last_error(reshaper_status_t *status
     return reshaper_success;
 }
 
+RESHAPER_API reshaper_status_t reshaper_get_last_error_rule(const char **rule) {
+    if (rule != nullptr) *rule = api::last_error_rule();
+    return reshaper_success;
+}
+
 RESHAPER_API reshaper_status_t reshaper_logical_tensor_init(
         reshaper_logical_tensor_t *lt, int64_t id, reshaper_data_type_t data_type, int32_t ndims,
         const int64_t *dims, const int64_t *strides, reshaper_layout_type_t layout_type,

@@ -35,10 +35,11 @@ struct reshaper_engine {
 struct reshaper_compiled_partition {
     explicit reshaper_compiled_partition(
             std::shared_ptr<const reshaper::impl::compiled_partition> cp)
-        : compiled(std::move(cp)) {}
+        : compiled(std::move(cp)), why_not_alias(compiled->why_not_alias()) {}
 
     std::shared_ptr<const reshaper::impl::compiled_partition> compiled;
     // lowering_details() returns by value; the C API hands out a pointer.
     std::once_flag details_once;
     std::string details;
+    std::string why_not_alias;
 };

@@ -46,6 +46,7 @@ public:
         std::vector<logical_tensor> inputs, outputs;
         lowering_kind kind = lowering_kind::kernel;
         std::string details;
+        std::string why_not_alias;
         std::vector<std::pair<tensor_id, tensor_id>> inplace;
         std::shared_ptr<const engine> eng;
         std::unique_ptr<data_mover> mover;
@@ -60,6 +61,7 @@ public:
     const std::vector<logical_tensor> &outputs() const override { return p_.outputs; }
     lowering_kind lowering() const override { return p_.kind; }
     std::string lowering_details() const override { return p_.details; }
+    std::string why_not_alias() const override { return p_.why_not_alias; }
     const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const override {
         return p_.inplace;
     }
@@ -73,7 +75,7 @@ public:
                         "partition " + std::to_string(p_.partition_id) + " takes " +
                             std::to_string(p_.inputs.size()) + " input and " +
                             std::to_string(p_.outputs.size()) + " output buffers, got " +
-                            std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
+                            std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()) + " [execute_buffers]");
         // Every run-time shape is checked before anything is written.
         for (const auto &r : p_.runtime_shapes) check_runtime_shape(r, inputs[r.input_position]);
 
@@ -81,7 +83,7 @@ public:
         void *dst = outputs[0];
         if ((p_.input_bytes > 0 && !src) || (p_.output_bytes > 0 && !dst))
             throw error(status::invalid_arguments,
-                        "partition " + std::to_string(p_.partition_id) + ": null data buffer");
+                        "partition " + std::to_string(p_.partition_id) + ": null data buffer [execute_buffers]");
         if (p_.kind == lowering_kind::alias && src == dst) {
             // The planned in-place case: the output already is the view.
         } else if (overlaps(src, p_.input_bytes, dst, p_.output_bytes)) {
@@ -91,7 +93,7 @@ public:
                             "): the output buffer overlaps the input buffer" +
                             (p_.kind == lowering_kind::alias
                                  ? " without being it"
-                                 : "; only an alias lowering runs in place"));
+                                 : "; only an alias lowering runs in place") + " [execute_buffers]");
         } else {
             run_mover(src, dst);
         }
@@ -119,9 +121,9 @@ private:
             p_.mover->run(src, dst);
         } catch (const dnnl::error &e) {
             throw error(e.status == dnnl_out_of_memory ? status::out_of_memory : status::runtime_error,
-                        where + ": oneDNN failed: " + e.what());
+                        where + ": oneDNN failed: " + e.what() + " [onednn_failure]");
         } catch (const std::bad_alloc &) {
-            throw error(status::out_of_memory, where + ": out of memory for a temporary");
+            throw error(status::out_of_memory, where + ": out of memory for a temporary [memory_limit]");
         }
     }
 
@@ -138,12 +140,12 @@ std::size_t bytes_or_throw(const logical_tensor &lt, const char *role) {
     if (lt.dtype == data_type::undef)
         throw error(status::invalid_data_type, std::string(role) + " tensor " +
                                                    std::to_string(lt.id) +
-                                                   " has dtype undef; its buffer needs a dtype");
+                                                   " has dtype undef; its buffer needs a dtype [input_dtype_known]");
     auto bytes = buffer_bytes(lt);
     if (!bytes)
         throw error(status::invalid_shape, std::string(role) + " tensor " + std::to_string(lt.id) +
                                                " " + dims_to_string(lt.shape) +
-                                               ": its buffer size overflows");
+                                               ": its buffer size overflows [overflow]");
     return *bytes;
 }
 
@@ -164,10 +166,10 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
                                                   const std::vector<logical_tensor> &outputs,
                                                   const std::shared_ptr<const engine> &eng) {
     const auto start = clock_type::now();
-    if (!eng) throw error(status::invalid_arguments, "compile needs an engine");
+    if (!eng) throw error(status::invalid_arguments, "compile needs an engine [api_argument]");
     if (!p.supported)
         throw error(status::unimplemented, "partition " + std::to_string(p.id) +
-                                               " is not supported by this backend: " + p.reason);
+                                               " is not supported by this backend: " + p.reason + " [partition_supported]");
     resolved_chain chain = resolve_chain(g, p, inputs, outputs);
     const logical_tensor &data = chain.inputs[chain.data_position];
     movement_plan plan = plan_movement(data, chain.output);
@@ -180,6 +182,7 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
     parts.runtime_shapes = std::move(chain.runtime_shapes);
     parts.input_bytes = bytes_or_throw(data, "input");
     parts.output_bytes = bytes_or_throw(plan.output, "output");
+    parts.why_not_alias = plan.why_not_alias;
 
     if (plan.alias) {
         parts.kind = lowering_kind::alias;

@@ -17,14 +17,14 @@ int parse_positive(std::string_view name, std::string_view text) {
     if (ec != std::errc() || end != text.data() + text.size() || value < 1)
         throw error(status::invalid_arguments, "option " + std::string(name) +
                                                    " takes a positive integer, got '" +
-                                                   std::string(text) + "'");
+                                                   std::string(text) + "' [driver_option]");
     return value;
 }
 
 [[noreturn]] void bad_value(std::string_view name, std::string_view value, std::string_view allowed) {
     throw error(status::invalid_arguments, "option " + std::string(name) + " takes " +
                                                std::string(allowed) + ", got '" +
-                                               std::string(value) + "'");
+                                               std::string(value) + "' [driver_option]");
 }
 
 } // namespace
@@ -54,7 +54,7 @@ options parse_options(int argc, const char *const argv[]) {
         if (name == "--values" && eq == std::string_view::npos) {
             opts.values = true;
         } else if (eq == std::string_view::npos) {
-            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "'");
+            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "' [driver_option]");
         } else if (name == "--mode") {
             if (value == "infer") opts.mode = run_mode::infer;
             else if (value == "check") opts.mode = run_mode::check;
@@ -76,11 +76,11 @@ options parse_options(int argc, const char *const argv[]) {
         } else if (name == "--threads") {
             opts.threads = parse_positive(name, value);
         } else {
-            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "'");
+            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "' [driver_option]");
         }
     }
     if (opts.files.empty())
-        throw error(status::invalid_arguments, "no graph file given");
+        throw error(status::invalid_arguments, "no graph file given [driver_option]");
     return opts;
 }
 

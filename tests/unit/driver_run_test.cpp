@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <map>
 #include <set>
 #include <cstdio>
 #include <string>
@@ -92,7 +93,8 @@ TEST(DriverInfer, VolumeMismatchExitsTwoNamingTheOp) {
     EXPECT_EQ(rep.at("error").at("code"), "invalid_shape");
     EXPECT_EQ(rep.at("error").at("op").at("id"), 7);
     EXPECT_EQ(rep.at("error").at("op").at("name"), "bad_reshape");
-    EXPECT_NE(rep.at("error").at("message").get<std::string>().find("volume_match"), std::string::npos);
+    EXPECT_NE(rep.at("error").at("message").get<std::string>().find("volume_mismatch"), std::string::npos);
+    EXPECT_EQ(rep.at("error").at("rule"), "volume_mismatch");
 }
 
 TEST(DriverInfer, TruncatedAndMissingFilesExitTwo) {
@@ -237,6 +239,12 @@ TEST(DriverInvalidInput, EveryModeExitsTwoWithTheRightCode) {
          bad_graph(good_attrs, R"("shape": [2, 3, 4], "layout_type": "strided", "dtype": "undef")"),
          "invalid_data_type", "dtype undef"},
     };
+    // error.rule: the id of the rule that failed, as listed in docs/rules.md.
+    const std::map<std::string, std::string> expected_rule = {
+        {"two_minus_one", "single_minus_one"}, {"value_below_minus_one", "value_range"},
+        {"missing_attribute", "required_attribute"}, {"unknown_dtype", "known_dtype"},
+        {"overflowing_input", "volume_fits"}, {"unknown_format_tag", "format_tag"},
+        {"not_json", "json_syntax"}, {"undef_input_dtype", "input_dtype_known"}};
     for (const bad_case &c : cases) {
         const std::string path = testing::TempDir() + "/" + c.name + ".json";
         FILE *f = fopen(path.c_str(), "w");
@@ -251,6 +259,7 @@ TEST(DriverInvalidInput, EveryModeExitsTwoWithTheRightCode) {
             EXPECT_EQ(err.at("code"), c.code) << c.name << " " << mode;
             EXPECT_NE(err.at("message").get<std::string>().find(c.message_part), std::string::npos)
                 << c.name << ": " << err.at("message");
+            EXPECT_EQ(err.value("rule", ""), expected_rule.at(c.name)) << c.name << ": " << err;
         }
     }
 }
@@ -377,4 +386,33 @@ TEST(DriverInfer, APartitionThatCannotCompileAsGivenStillInfers) {
     r = run_driver("--report=json --mode=check " + data("any_input.json"));
     EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_EQ(r.reports.at(0).at("error").at("code"), "invalid_arguments");
+}
+
+TEST(DriverCheck, EverySupportedPartitionCarriesItsPlanAndWhyNotAlias) {
+    // A permuted input: no view exists, so the reshape moves data.
+    const auto r = run_driver("--report=json " + data("permuted_input.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    bool saw_copy = false;
+    std::vector<std::string> whys;
+    for (const json &p : r.reports.at(0).at("partitions")) {
+        if (!p.at("supported")) continue;
+        const std::string plan = p.at("plan");
+        const std::string lowering = p.at("lowering");
+        EXPECT_EQ(plan.rfind(lowering, 0), 0u) << "the plan starts with its lowering: " << plan;
+        EXPECT_NE(plan.find("->"), std::string::npos) << plan;
+        if (lowering == "alias") {
+            EXPECT_FALSE(p.contains("why_not_alias")) << p;
+            continue;
+        }
+        saw_copy = true;
+        whys.push_back(p.at("why_not_alias"));
+    }
+    EXPECT_TRUE(saw_copy) << r.out;
+    // Partition 0: [4,3,5] strides [1,20,4] -> [4,15] is a view, with other
+    // strides than the dense output given; partition 1: [3,5] strides [1,3]
+    // -> [15] is none.
+    ASSERT_EQ(whys.size(), 2u);
+    EXPECT_EQ(whys[0], "the output's strides [15,1] are not the view's strides [1,4]");
+    EXPECT_EQ(whys[1], "output dim 0 (size 15) spans input dims 0 and 1, which are not contiguous: "
+                       "input dim 0 has stride 1, a view needs 15");
 }
