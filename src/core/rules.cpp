@@ -27,7 +27,7 @@ constexpr std::array rules{
     rule_info{"values_count", s::invalid_shape, "io", "values hold one element per element of the shape"},
     rule_info{"value_fits_dtype", s::invalid_data_type, "io", "every value can be held by the tensor's dtype"},
     rule_info{"unique_outputs", s::invalid_graph, "io", "an op lists a tensor at most once among its outputs"},
-    rule_info{"tensor_agreement", s::invalid_graph, "io", "every place describing a tensor agrees on dtype, layout, property and values"},
+    rule_info{"tensor_agreement", s::invalid_graph, "io", "every place describing a tensor agrees on dtype, layout, property and values (the builder: on everything it gives)"},
     rule_info{"file_readable", s::invalid_arguments, "io", "a graph file exists and can be read"},
     // The graph's structure (src/core, ops/graph_inference, the builder).
     rule_info{"unique_op_id", s::invalid_graph, "graph", "no two ops share an id"},
@@ -35,7 +35,6 @@ constexpr std::array rules{
     rule_info{"port_tensor_exists", s::invalid_graph, "graph", "every input_ports/output_ports entry names a tensor of the graph"},
     rule_info{"single_producer", s::invalid_graph, "graph", "no tensor is produced by two ops"},
     rule_info{"acyclic", s::invalid_graph, "graph", "the graph has no cycle"},
-    rule_info{"unique_tensor_description", s::invalid_graph, "graph", "a tensor id added through the builder is described one way"},
     rule_info{"graph_not_finalized", s::invalid_graph, "graph", "ops and values are added only before a graph is finalized"},
     rule_info{"tensor_values_size", s::invalid_arguments, "graph", "values set through the builder have the tensor's byte size"},
     // An op against its schema (ops/).
