@@ -40,10 +40,44 @@ const char *usage_text() {
            "  --threads=N              worker threads (default: all cores)\n";
 }
 
+const char *help_text() {
+    return "reshaper-run: runs oneDNN Graph JSON graph files through the reshaper backend.\n"
+           "\n"
+           "usage: reshaper-run [options] GRAPH.json [GRAPH.json ...]\n"
+           "  --mode=infer     load, validate, partition, infer every shape; no data\n"
+           "  --mode=check     (default) also compile and execute every supported partition on\n"
+           "                   the tensors' \"values\" or generated data and compare bit-exactly\n"
+           "                   with the reference; aliases run in place and into a separate buffer\n"
+           "  --mode=perf      compile and time each supported partition; report time and GB/s\n"
+           "  --engine=cpu|gpu (default: the file's engine_kind, else cpu)\n"
+           "  --policy=fusion|debug   (default fusion; debug = one op per partition)\n"
+           "  --report=text|json      (default text; json: one object per file and line)\n"
+           "  --values         with --report=json: include output tensors' values\n"
+           "  --reps=N         timed runs per partition in perf mode (default 20)\n"
+           "  --threads=N      worker threads (default: all cores)\n"
+           "  --help, -h       this text\n"
+           "  --version        the library's and oneDNN's versions\n"
+           "\n"
+           "exit status: 0 all good; 1 a check found a mismatch; 2 invalid input; 3 unavailable,\n"
+           "not implemented or out of memory. With several files the worst wins.\n"
+           "\n"
+           "environment: RESHAPER_VERBOSE=1|2|3 (RESHAPER_VERBOSE_FILE=path),\n"
+           "RESHAPER_GRAPH_DUMP=graph|partition|graph,partition (RESHAPER_GRAPH_DUMP_DIR=dir).\n"
+           "Error rule ids: docs/rules.md.\n";
+}
+
 options parse_options(int argc, const char *const argv[]) {
     options opts;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            opts.help = true;
+            continue;
+        }
+        if (arg == "--version") {
+            opts.version = true;
+            continue;
+        }
         if (arg.rfind("--", 0) != 0) {
             opts.files.emplace_back(arg);
             continue;
@@ -79,7 +113,7 @@ options parse_options(int argc, const char *const argv[]) {
             throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "' [driver_option]");
         }
     }
-    if (opts.files.empty())
+    if (opts.files.empty() && !opts.help && !opts.version)
         throw error(status::invalid_arguments, "no graph file given [driver_option]");
     return opts;
 }

@@ -21,11 +21,15 @@ struct options {
     int reps = 20;
     std::optional<int> threads;
     std::vector<std::string> files;
+    bool help = false;    // --help, -h: print the usage, exit 0
+    bool version = false; // --version: print the versions, exit 0
 };
 
 // Throws impl::error(invalid_arguments) naming the offending argument.
 options parse_options(int argc, const char *const argv[]);
 
 const char *usage_text();
+// The full help of --help: usage, modes, exit status, environment.
+const char *help_text();
 
 } // namespace reshaper::driver

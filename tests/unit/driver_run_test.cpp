@@ -416,3 +416,35 @@ TEST(DriverCheck, EverySupportedPartitionCarriesItsPlanAndWhyNotAlias) {
     EXPECT_EQ(whys[1], "output dim 0 (size 15) spans input dims 0 and 1, which are not contiguous: "
                        "input dim 0 has stride 1, a view needs 15");
 }
+
+TEST(DriverNewcomer, HelpPrintsTheUsageAndExitsZero) {
+    for (const char *flag : {"--help", "-h"}) {
+        const auto r = run_driver(flag);
+        EXPECT_EQ(r.exit_code, 0) << flag;
+        EXPECT_NE(r.out.find("usage: reshaper-run [options] GRAPH.json"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("--mode=check"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("exit status"), std::string::npos) << r.out;
+    }
+}
+
+TEST(DriverNewcomer, VersionNamesTheLibraryAndOneDnn) {
+    const auto r = run_driver("--version");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("reshaper 0."), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("oneDNN "), std::string::npos) << r.out;
+}
+
+TEST(DriverNewcomer, TheTextReportEndsWithASummaryLine) {
+    const auto r = run_driver(source("examples/attention_reshapes.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    std::string out = r.out;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    const std::string last = out.substr(out.rfind('\n') + 1);
+    EXPECT_EQ(last.rfind("summary: ok, 15 partitions, 4 claimed, lowerings: 3 alias, 1 reorder, 0 "
+                         "kernel, check: 4 passed, 0 failed, ", 0), 0u) << last;
+    EXPECT_EQ(last.substr(last.size() - 3), " ms") << last;
+
+    const auto bad = run_driver(data("volume_mismatch.json"));
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.out.find("summary: error, "), std::string::npos) << bad.out;
+}
