@@ -109,7 +109,7 @@ public:
                std::to_string(p_.partition_id) + "," + p_.op_names + "," +
                std::string(to_string(p_.kind)) + "," +
                verbose_tensor(p_.inputs[p_.data_position]) + "->" + verbose_tensor(p_.outputs[0]) +
-               "," + p_.details;
+               "," + verbose_text(p_.details);
     }
 
 private:
@@ -159,6 +159,31 @@ std::string steps_summary(const movement_plan &plan, const char *one, const char
     return count + ": " + describe(plan);
 }
 
+// RESHAPER_VERBOSE=2: the lowering decision and its reason.
+std::string lowering_reason(const reshape_chain_partition::parts &parts, const logical_tensor &data) {
+    std::string why;
+    switch (parts.kind) {
+    case lowering_kind::alias:
+        why = "the output is a view of the input buffer (" + parts.details + ")";
+        break;
+    case lowering_kind::reorder:
+        why = "no alias: " + parts.why_not_alias + "; oneDNN reorders " +
+              std::string(to_string(data.dtype));
+        break;
+    case lowering_kind::kernel: {
+        const auto declined = parts.details.find("(oneDNN declined");
+        why = "no alias: " + parts.why_not_alias + "; " +
+              (declined != std::string::npos ? parts.details.substr(declined + 1)
+                                             : "oneDNN's reorder does not take dtype " +
+                                                   std::string(to_string(data.dtype)));
+        break;
+    }
+    }
+    return "lowering," + std::string(to_string(parts.eng->kind())) + ",partition " +
+           std::to_string(parts.partition_id) + "," + std::string(to_string(parts.kind)) + "," +
+           verbose_text(why);
+}
+
 } // namespace
 
 std::shared_ptr<const compiled_partition> compile(const graph &g, const partition &p,
@@ -170,9 +195,20 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
     if (!p.supported)
         throw error(status::unimplemented, "partition " + std::to_string(p.id) +
                                                " is not supported by this backend: " + p.reason + " [partition_supported]");
+    // RESHAPER_VERBOSE=3: the time of each stage.
+    const bool timed = verbose_level() >= 3;
+    auto stage_done = [&, last = start](const char *stage) mutable {
+        const auto now = clock_type::now();
+        verbose_print("stage," + std::string(to_string(eng->kind())) + ",partition " +
+                      std::to_string(p.id) + "," + stage + "," +
+                      std::to_string(std::chrono::duration<double, std::milli>(now - last).count()));
+        last = now;
+    };
     resolved_chain chain = resolve_chain(g, p, inputs, outputs);
+    if (timed) stage_done("resolve_shapes");
     const logical_tensor &data = chain.inputs[chain.data_position];
     movement_plan plan = plan_movement(data, chain.output);
+    if (timed) stage_done("plan_movement");
 
     reshape_chain_partition::parts parts;
     parts.partition_id = p.id;
@@ -208,6 +244,8 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
         parts.kind = lowering_kind::kernel;
         parts.details = steps_summary(plan, "strided copy", "strided copies");
     }
+    if (timed) stage_done("build_mover");
+    if (verbose_level() >= 2) verbose_print(lowering_reason(parts, data));
     parts.inputs = std::move(chain.inputs);
     parts.outputs = {std::move(plan.output)};
     auto compiled = std::make_shared<reshape_chain_partition>(std::move(parts));

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <set>
 #include <cstdio>
@@ -21,8 +23,8 @@ struct driver_result {
     std::vector<json> reports; // one per line of stdout with --report=json
 };
 
-driver_result run_driver(const std::string &args) {
-    const std::string command = std::string(RESHAPER_RUN_PATH) + " " + args + " 2>/dev/null";
+driver_result run_driver(const std::string &args, const std::string &env = "") {
+    const std::string command = env + std::string(RESHAPER_RUN_PATH) + " " + args + " 2>/dev/null";
     driver_result r;
     FILE *pipe = popen(command.c_str(), "r");
     if (!pipe) return r;
@@ -447,4 +449,26 @@ TEST(DriverNewcomer, TheTextReportEndsWithASummaryLine) {
     const auto bad = run_driver(data("volume_mismatch.json"));
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.out.find("summary: error, "), std::string::npos) << bad.out;
+}
+
+TEST(DriverVerbose, VerboseFileTakesTheLinesInsteadOfStderr) {
+    const std::string path = testing::TempDir() + "/driver_verbose.txt";
+    std::remove(path.c_str());
+    const std::string err = testing::TempDir() + "/driver_stderr.txt";
+    const auto r = run_driver("--mode=check " + data("permuted_input.json") + " 2>" + err + " #",
+                              "RESHAPER_VERBOSE=2 RESHAPER_VERBOSE_FILE=" + path + " ");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string lines = text.str();
+    EXPECT_NE(lines.find("reshaper_verbose,partition,cpu,partition 0,op 0 'flatten_transposed' StaticReshape,claimed"),
+              std::string::npos) << lines;
+    EXPECT_NE(lines.find("reshaper_verbose,lowering,cpu,partition 1,kernel,no alias: output dim 0"),
+              std::string::npos) << lines;
+    EXPECT_NE(lines.find("reshaper_verbose,compile,cpu,partition 0,"), std::string::npos) << lines;
+    std::ifstream err_in(err);
+    std::stringstream err_text;
+    err_text << err_in.rdbuf();
+    EXPECT_EQ(err_text.str().find("reshaper_verbose"), std::string::npos) << err_text.str();
 }
