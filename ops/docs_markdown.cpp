@@ -65,7 +65,7 @@ std::string generate_ops_markdown(const op_registry &registry) {
            "(`single_minus_one`), no value below -1 (`value_range`), a copied 0 needs an "
            "input dim at its index (`zero_index_in_rank`), literal zeros exclude -1 "
            "(`zero_with_minus_one`), -1 never stands beside a zero remaining volume "
-           "(`ambiguous_minus_one`), input and output volumes are equal (`volume_match`), "
+           "(`ambiguous_minus_one`), input and output volumes are equal (else `volume_mismatch`), "
            "and no product overflows int64 (`overflow`). For `ai.onnx` the op's version is "
            "the opset: it selects the newest schema not newer than it.\n";
     for (const op_schema &s : registry.schemas()) write_schema(out, s);

@@ -44,7 +44,7 @@ void check_ports(const graph &g) {
             if (!g.tensors.count(id))
                 throw error(status::invalid_graph,
                             std::string(name) + " lists tensor " + std::to_string(id) +
-                                ", which is not in the graph [port_tensor]");
+                                ", which is not in the graph [port_tensor_exists]");
     };
     check(g.input_ports, "input_ports");
     check(g.output_ports, "output_ports");
@@ -68,7 +68,7 @@ void check_input_dtypes_known(const op &o, const op_schema &schema, const graph 
                         op_label(o, &schema) + ": input " + std::to_string(i) +
                             (i < schema.inputs.size() ? " '" + schema.inputs[i].name + "'" : "") +
                             " has dtype undef, and no op in the graph gives tensor " +
-                            std::to_string(o.inputs[i]) + " one [known_dtype]",
+                            std::to_string(o.inputs[i]) + " one [input_dtype_known]",
                         o.ref());
 }
 

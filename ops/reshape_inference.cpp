@@ -12,7 +12,7 @@ dims_t merge_with_given(const op &o, const op_schema &schema, const dims_t &infe
     if (auto merged = merge_known_dims(inferred, given)) return std::move(*merged);
     throw error(status::invalid_shape,
                 op_label(o, &schema) + ": output 0 is given as " + dims_to_string(given) +
-                    " but the reshape gives " + dims_to_string(inferred) + " [output_shape]",
+                    " but the reshape gives " + dims_to_string(inferred) + " [output_shape_match]",
                 o.ref());
 }
 
@@ -39,7 +39,7 @@ void infer_reshape_shapes(const op_schema &schema, const op &o, graph &g) {
                                  ? std::string(", but a 0-D shape input makes it a scalar")
                                  : ", but the shape input holds " +
                                        std::to_string(*request.target_rank) + " values") +
-                            " [output_shape]",
+                            " [output_shape_match]",
                         o.ref());
         if (request.target_is_0d) {
             // A 0-D shape input may only hold 1, a scalar: whatever arrives,

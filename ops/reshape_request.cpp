@@ -110,7 +110,7 @@ dims_t resolve_for_op(const op &o, const dims_t &data_dims, const reshape_reques
     } else {
         fail(o, schema, status::invalid_arguments,
              "the target shape arrives only at execute, and no values were given",
-             "shape_input_values");
+             "runtime_shape_given");
     }
     reshape_resolution res = resolve_target_shape(data_dims, target, request.zeros);
     if (!res.ok())

@@ -130,7 +130,7 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
         }
         if (in_part.exact && rest.exact) {
             if (in_part.known % rest.known != 0)
-                fail("volume_match", shape() + " cannot hold " + in_kept_text() + " of " +
+                fail("volume_mismatch", shape() + " cannot hold " + in_kept_text() + " of " +
                                          in_part.describe() + ": the other dims' volume " +
                                          std::to_string(rest.known) + " does not divide it");
             out[*minus_one] = in_part.known / rest.known;
@@ -141,7 +141,7 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
 
     const partial_volume out_volume = volume_of(out, shape);
     if (!volumes_can_match(in_volume, out_volume))
-        fail("volume_match", shape() + " resolves to " + dims_to_string(out) + " of " +
+        fail("volume_mismatch", shape() + " resolves to " + dims_to_string(out) + " of " +
                                  out_volume.describe() + ", but " + input_text() + " has " +
                                  in_volume.describe());
     return out;

@@ -39,7 +39,7 @@ struct reshape_resolution {
 // [zero_index_in_rank]; with literal zeros, 0 and -1 together are an error
 // [zero_with_minus_one]; -1 resolves from the remaining volume and is an
 // error when that volume is 0 [ambiguous_minus_one]; volumes must match
-// [volume_match]; an empty request is a scalar (input volume 1); any
+// [volume_mismatch]; an empty request is a scalar (input volume 1); any
 // product that overflows int64 [overflow]. Unknown input dims stay unknown in
 // the output unless the rule fixes them; an unknown dim that a 0 copies
 // cancels out of the -1's equation ({?,4} with [0,-1] gives {?,4}).

@@ -11,9 +11,10 @@ namespace {
 [[noreturn]] void violation(status code, const op_schema &schema, const op &o,
                             const std::string &subject, const std::string &rule,
                             const std::string &expected) {
+    // The id is the rule's first word ("type_constraint T" -> type_constraint).
     throw error(code, op_label(o, &schema) + ": " + subject + " violates " + rule + " (" +
                           expected + ")",
-                o.ref());
+                o.ref(), std::string_view(rule).substr(0, rule.find(' ')));
 }
 
 std::string port_list(const std::vector<port_spec> &ports) {
@@ -100,14 +101,14 @@ void check_range(const op_schema &schema, const op &o, const attribute_spec &spe
     };
     if (const auto *v = std::get_if<std::int64_t>(&value); v && outside(*v))
         violation(status::invalid_graph_op, schema, o,
-                  "attr " + spec.name + "=" + std::to_string(*v), "value_range", "values " + range_text(spec));
+                  "attr " + spec.name + "=" + std::to_string(*v), "attr_value_range", "values " + range_text(spec));
     if (const auto *list = std::get_if<std::vector<std::int64_t>>(&value))
         for (std::size_t i = 0; i < list->size(); ++i)
             if (outside((*list)[i]))
                 violation(status::invalid_graph_op, schema, o,
                           "attr " + spec.name + "[" + std::to_string(i) +
                               "]=" + std::to_string((*list)[i]),
-                          "value_range", "values " + range_text(spec));
+                          "attr_value_range", "values " + range_text(spec));
 }
 
 void check_attributes(const op_schema &schema, const op &o) {

@@ -99,6 +99,32 @@ typedef struct reshaper_plugin_api {
     reshaper_status_t (*compiled_partition_execute)(reshaper_compiled_partition_t compiled,
                                                     size_t num_inputs, const void *const *inputs,
                                                     size_t num_outputs, void *const *outputs);
+
+    /* added in 0.2 (the table only grows at its end) */
+    reshaper_status_t (*get_last_error_rule)(const char **rule);
+    reshaper_status_t (*compiled_partition_get_why_not_alias)(
+            reshaper_compiled_partition_t compiled, const char **why);
+
+    /* building graphs in code (see reshaper.h) */
+    reshaper_status_t (*graph_create)(reshaper_engine_kind_t engine_kind, reshaper_graph_t *graph);
+    reshaper_status_t (*op_create)(reshaper_op_t *op, int64_t id, const char *kind,
+                                   const char *name);
+    reshaper_status_t (*op_destroy)(reshaper_op_t op);
+    reshaper_status_t (*op_set_domain)(reshaper_op_t op, const char *domain, int64_t version);
+    reshaper_status_t (*op_add_input)(reshaper_op_t op, const reshaper_logical_tensor_t *lt);
+    reshaper_status_t (*op_add_output)(reshaper_op_t op, const reshaper_logical_tensor_t *lt);
+    reshaper_status_t (*op_set_attr_s64)(reshaper_op_t op, const char *name, int64_t value);
+    reshaper_status_t (*op_set_attr_s64s)(reshaper_op_t op, const char *name,
+                                          const int64_t *values, size_t count);
+    reshaper_status_t (*op_set_attr_f32)(reshaper_op_t op, const char *name, float value);
+    reshaper_status_t (*op_set_attr_f32s)(reshaper_op_t op, const char *name, const float *values,
+                                          size_t count);
+    reshaper_status_t (*op_set_attr_bool)(reshaper_op_t op, const char *name, int value);
+    reshaper_status_t (*op_set_attr_str)(reshaper_op_t op, const char *name, const char *value);
+    reshaper_status_t (*graph_add_op)(reshaper_graph_t graph, const_reshaper_op_t op);
+    reshaper_status_t (*graph_set_tensor_values)(reshaper_graph_t graph, int64_t tensor_id,
+                                                 const void *data, size_t bytes);
+    reshaper_status_t (*graph_finalize)(reshaper_graph_t graph);
 } reshaper_plugin_api;
 
 /* The table for `abi_version`; NULL when this library does not provide it. */

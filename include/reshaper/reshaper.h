@@ -167,6 +167,11 @@ RESHAPER_API reshaper_status_t reshaper_status_name(reshaper_status_t status,
 RESHAPER_API reshaper_status_t reshaper_get_last_error(reshaper_status_t *status,
                                                        const char **message);
 
+/* The id of the rule this thread's most recent failed call broke, such as
+ * "volume_mismatch" (listed in docs/rules.md); "" when none failed or no rule
+ * applies. Lives as long as the message. rule may be NULL. */
+RESHAPER_API reshaper_status_t reshaper_get_last_error_rule(const char **rule);
+
 /* ---------------------------------------------------------------- graph -- */
 
 typedef struct reshaper_graph *reshaper_graph_t;
@@ -179,12 +184,81 @@ RESHAPER_API reshaper_status_t reshaper_graph_create_from_file(const char *path,
                                                                reshaper_graph_t *graph);
 RESHAPER_API reshaper_status_t reshaper_graph_destroy(reshaper_graph_t graph);
 
-/* Validates every op against its schema, then infers every shape it can, in
- * place. reshaper_graph_get_partitions does this itself when not yet done. */
+/* Finalizes the graph (see reshaper_graph_finalize) when it is not yet:
+ * validates every op against its schema, then infers every shape it can.
+ * reshaper_graph_get_partitions and reshaper_graph_to_json do it too. */
 RESHAPER_API reshaper_status_t reshaper_graph_infer_shapes(reshaper_graph_t graph);
 
-/* The graph as JSON text. *size receives the bytes needed including the
- * terminating NUL; the text is copied when buffer is not NULL. */
+/* ------------------------------------------------------------- builder -- */
+/* Building a graph in code, in the style of oneDNN Graph's API: create an
+ * empty graph, create ops, give them their input and output logical tensors
+ * and attributes, add them, finalize. Finalizing validates and infers
+ * exactly as loading a graph file does (the same code: a built graph is
+ * checked as the graph file it describes), so an invalid op or graph gets the
+ * status, message and rule the same file gets. Afterwards the graph is
+ * immutable and may be used from any number of threads at once.
+ *
+ * Misuse: adding an op to a finalized graph, an op id twice, or a tensor id
+ * described two ways (another dtype, layout, property, strides, rank or known
+ * dim) is reshaper_invalid_graph; a NULL handle or pointer is
+ * reshaper_invalid_arguments. Ops and graphs being built are not
+ * thread-safe. */
+
+typedef struct reshaper_op *reshaper_op_t;
+typedef const struct reshaper_op *const_reshaper_op_t;
+
+/* An empty graph for this engine kind (its "engine_kind"). */
+RESHAPER_API reshaper_status_t reshaper_graph_create(reshaper_engine_kind_t engine_kind,
+                                                     reshaper_graph_t *graph);
+/* An op with its id (unique in the graph), kind ("StaticReshape", "Reshape",
+ * or any other: unknown kinds become unsupported partitions) and name. */
+RESHAPER_API reshaper_status_t reshaper_op_create(reshaper_op_t *op, int64_t id, const char *kind,
+                                                  const char *name);
+RESHAPER_API reshaper_status_t reshaper_op_destroy(reshaper_op_t op);
+/* domain "" (the oneDNN Graph opset, the default) or "ai.onnx"; version as in
+ * a graph file (for ai.onnx the opset), 0: the newest */
+RESHAPER_API reshaper_status_t reshaper_op_set_domain(reshaper_op_t op, const char *domain,
+                                                      int64_t version);
+/* The next input / output, in order. */
+RESHAPER_API reshaper_status_t reshaper_op_add_input(reshaper_op_t op,
+                                                     const reshaper_logical_tensor_t *lt);
+RESHAPER_API reshaper_status_t reshaper_op_add_output(reshaper_op_t op,
+                                                      const reshaper_logical_tensor_t *lt);
+/* Attributes by type; setting a name again replaces its value. */
+RESHAPER_API reshaper_status_t reshaper_op_set_attr_s64(reshaper_op_t op, const char *name,
+                                                        int64_t value);
+RESHAPER_API reshaper_status_t reshaper_op_set_attr_s64s(reshaper_op_t op, const char *name,
+                                                         const int64_t *values, size_t count);
+RESHAPER_API reshaper_status_t reshaper_op_set_attr_f32(reshaper_op_t op, const char *name,
+                                                        float value);
+RESHAPER_API reshaper_status_t reshaper_op_set_attr_f32s(reshaper_op_t op, const char *name,
+                                                         const float *values, size_t count);
+RESHAPER_API reshaper_status_t reshaper_op_set_attr_bool(reshaper_op_t op, const char *name,
+                                                         int value);
+RESHAPER_API reshaper_status_t reshaper_op_set_attr_str(reshaper_op_t op, const char *name,
+                                                        const char *value);
+/* the op is copied: it may be destroyed afterwards */
+RESHAPER_API reshaper_status_t reshaper_graph_add_op(reshaper_graph_t graph,
+                                                     const_reshaper_op_t op);
+/* row-major data of an input tensor, as "values" in a graph file (known at
+ * compile time when the tensor is constant); `bytes` must equal the tensor's
+ * size (packed types two per byte). The tensor must have been added with an
+ * op, with a known shape; string tensors: reshaper_unimplemented. */
+RESHAPER_API reshaper_status_t reshaper_graph_set_tensor_values(reshaper_graph_t graph,
+                                                                int64_t tensor_id,
+                                                                const void *data, size_t bytes);
+/* validates and infers exactly as loading a graph file does; afterwards the
+ * graph is immutable and may be used from any number of threads at once.
+ * A graph read from JSON is finalized the same way. Finalizing a finalized
+ * graph does nothing. */
+RESHAPER_API reshaper_status_t reshaper_graph_finalize(reshaper_graph_t graph);
+/* *finalized: 1 once the graph is finalized, else 0. */
+RESHAPER_API reshaper_status_t reshaper_graph_is_finalized(const_reshaper_graph_t graph,
+                                                           int *finalized);
+
+/* The graph as JSON text (finalizing it first). *size receives the bytes
+ * needed including the terminating NUL; the text is copied when buffer is
+ * not NULL. */
 RESHAPER_API reshaper_status_t reshaper_graph_to_json(const_reshaper_graph_t graph,
                                                       char *buffer, size_t capacity,
                                                       size_t *size);
@@ -284,6 +358,11 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_lowering(
 /* The plan in words: steps, shapes, strides. */
 RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_lowering_details(
         reshaper_compiled_partition_t compiled, const char **details);
+/* When the lowering is not alias: why the output cannot be a view of the
+ * input (the view rule's reason, naming the dims that break it); "" for an
+ * alias. Lives as long as the handle. */
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_why_not_alias(
+        reshaper_compiled_partition_t compiled, const char **why);
 /* (input id, output id) pairs that may share one buffer. */
 RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_inplace_pairs(
         reshaper_compiled_partition_t compiled, reshaper_inplace_pair_t *pairs, size_t capacity,

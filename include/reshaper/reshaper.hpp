@@ -36,19 +36,26 @@ enum class status {
 // message (which names the op, the rule and the values).
 class error : public std::runtime_error {
 public:
-    error(status code, const std::string &message) : std::runtime_error(message), code_(code) {}
+    error(status code, const std::string &message, std::string rule = {})
+        : std::runtime_error(message), code_(code), rule_(std::move(rule)) {}
     status code() const noexcept { return code_; }
+    // The id of the rule that failed ("volume_mismatch", docs/rules.md); "" when none.
+    const std::string &rule() const noexcept { return rule_; }
 
 private:
     status code_;
+    std::string rule_;
 };
 
 // Throws error with this thread's last message when `s` is not success.
 inline void check(reshaper_status_t s) {
     if (s == reshaper_success) return;
     const char *message = nullptr;
+    const char *rule = nullptr;
     reshaper_get_last_error(nullptr, &message);
-    throw error(static_cast<status>(s), message != nullptr ? message : "");
+    reshaper_get_last_error_rule(&rule);
+    throw error(static_cast<status>(s), message != nullptr ? message : "",
+                rule != nullptr ? rule : "");
 }
 
 // The contract's spelling of a status, "invalid_shape".
@@ -256,6 +263,12 @@ public:
         check(reshaper_compiled_partition_get_lowering_details(get(), &details));
         return details;
     }
+    // Why the output is no view of the input ("" for an alias).
+    std::string why_not_alias() const {
+        const char *why = nullptr;
+        check(reshaper_compiled_partition_get_why_not_alias(get(), &why));
+        return why;
+    }
     // (input id, output id) pairs that may share one buffer.
     std::vector<std::pair<std::int64_t, std::int64_t>> inplace_pairs() const {
         std::vector<std::pair<std::int64_t, std::int64_t>> out;
@@ -332,9 +345,111 @@ private:
     const_reshaper_partition_t p_;
 };
 
-// A loaded graph. Copies share one graph (and its inferred shapes).
+// An op being built: id, kind, name, optional domain and version, its
+// input and output logical tensors and typed attributes. graph::add_op
+// copies it.
+class op {
+public:
+    op(std::int64_t id, const std::string &kind, const std::string &name = "") {
+        reshaper_op_t h = nullptr;
+        check(reshaper_op_create(&h, id, kind.c_str(), name.c_str()));
+        handle_ = detail::own(h, reshaper_op_destroy);
+    }
+    // domain "" (oneDNN Graph) or "ai.onnx"; version 0: the newest.
+    op &set_domain(const std::string &domain, std::int64_t version = 0) {
+        check(reshaper_op_set_domain(get(), domain.c_str(), version));
+        return *this;
+    }
+    op &add_input(const logical_tensor &lt) {
+        const reshaper_logical_tensor_t c = lt.to_c();
+        check(reshaper_op_add_input(get(), &c));
+        return *this;
+    }
+    op &add_output(const logical_tensor &lt) {
+        const reshaper_logical_tensor_t c = lt.to_c();
+        check(reshaper_op_add_output(get(), &c));
+        return *this;
+    }
+    op &add_inputs(const std::vector<logical_tensor> &lts) {
+        for (const auto &lt : lts) add_input(lt);
+        return *this;
+    }
+    op &add_outputs(const std::vector<logical_tensor> &lts) {
+        for (const auto &lt : lts) add_output(lt);
+        return *this;
+    }
+    // Typed attributes: s64, s64[], f32, f32[], bool, string.
+    op &set_attr(const std::string &name, std::int64_t value) {
+        check(reshaper_op_set_attr_s64(get(), name.c_str(), value));
+        return *this;
+    }
+    op &set_attr(const std::string &name, int value) { return set_attr(name, std::int64_t(value)); }
+    op &set_attr(const std::string &name, const std::vector<std::int64_t> &values) {
+        check(reshaper_op_set_attr_s64s(get(), name.c_str(), values.data(), values.size()));
+        return *this;
+    }
+    op &set_attr(const std::string &name, float value) {
+        check(reshaper_op_set_attr_f32(get(), name.c_str(), value));
+        return *this;
+    }
+    op &set_attr(const std::string &name, const std::vector<float> &values) {
+        check(reshaper_op_set_attr_f32s(get(), name.c_str(), values.data(), values.size()));
+        return *this;
+    }
+    op &set_attr(const std::string &name, bool value) {
+        check(reshaper_op_set_attr_bool(get(), name.c_str(), value ? 1 : 0));
+        return *this;
+    }
+    op &set_attr(const std::string &name, const std::string &value) {
+        check(reshaper_op_set_attr_str(get(), name.c_str(), value.c_str()));
+        return *this;
+    }
+    op &set_attr(const std::string &name, const char *value) {
+        return set_attr(name, std::string(value));
+    }
+
+    reshaper_op_t get() const { return handle_.get(); }
+
+private:
+    std::shared_ptr<reshaper_op> handle_;
+};
+
+// A graph, loaded from JSON or built in code. Copies share one graph (and
+// its inferred shapes). Finalized (explicitly, or by partitions(),
+// infer_shapes() or to_json()), it is immutable and may be used from any
+// number of threads.
 class graph {
 public:
+    // An empty graph to build: add_op(), set_tensor_values(), finalize().
+    explicit graph(engine_kind kind) {
+        reshaper_graph_t h = nullptr;
+        check(reshaper_graph_create(static_cast<reshaper_engine_kind_t>(kind), &h));
+        handle_ = detail::own(h, reshaper_graph_destroy);
+    }
+
+    graph &add_op(const op &o) {
+        check(reshaper_graph_add_op(get(), o.get()));
+        return *this;
+    }
+    // Row-major values of an input tensor (its dense byte size).
+    graph &set_tensor_values(std::int64_t tensor_id, const void *data, std::size_t bytes) {
+        check(reshaper_graph_set_tensor_values(get(), tensor_id, data, bytes));
+        return *this;
+    }
+    template <typename T>
+    graph &set_tensor_values(std::int64_t tensor_id, const std::vector<T> &values) {
+        return set_tensor_values(tensor_id, values.data(), values.size() * sizeof(T));
+    }
+    graph &finalize() {
+        check(reshaper_graph_finalize(get()));
+        return *this;
+    }
+    bool is_finalized() const {
+        int finalized = 0;
+        check(reshaper_graph_is_finalized(get(), &finalized));
+        return finalized != 0;
+    }
+
     static graph from_json(const std::string &json) {
         reshaper_graph_t h = nullptr;
         check(reshaper_graph_create_from_json(json.c_str(), &h));

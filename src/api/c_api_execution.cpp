@@ -158,6 +158,15 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_lowering_details(
     });
 }
 
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_why_not_alias(
+        reshaper_compiled_partition_t compiled, const char **why) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        c.require(why, "why");
+        *why = compiled->why_not_alias.c_str();
+    });
+}
+
 RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_inplace_pairs(
         reshaper_compiled_partition_t compiled, reshaper_inplace_pair_t *pairs, size_t capacity,
         size_t *count) {

@@ -6,6 +6,7 @@
 
 #include "api/c_types.hpp"
 #include "api/error_boundary.hpp"
+#include "api/graph_state.hpp"
 #include "api/handles.hpp"
 #include "io/graph_json.hpp"
 #include "ops/graph_inference.hpp"
@@ -16,19 +17,8 @@ using namespace reshaper;
 using api::call;
 using api::guarded;
 
-namespace {
-
-// Validates and infers once. A new snapshot: partition lists taken earlier
-// keep theirs.
-void ensure_inferred(reshaper_graph &handle) {
-    if (handle.inferred) return;
-    auto inferred = std::make_shared<impl::graph>(*handle.graph);
-    impl::infer_graph_shapes(*inferred);
-    handle.graph = std::move(inferred);
-    handle.inferred = true;
-}
-
-} // namespace
+using api::finalized_graph;
+using api::current_graph;
 
 extern "C" {
 
@@ -75,6 +65,11 @@ RESHAPER_API reshaper_status_t reshaper_get_last_error(reshaper_status_t *status
     return reshaper_success;
 }
 
+RESHAPER_API reshaper_status_t reshaper_get_last_error_rule(const char **rule) {
+    if (rule != nullptr) *rule = api::last_error_rule();
+    return reshaper_success;
+}
+
 RESHAPER_API reshaper_status_t reshaper_logical_tensor_init(
         reshaper_logical_tensor_t *lt, int64_t id, reshaper_data_type_t data_type, int32_t ndims,
         const int64_t *dims, const int64_t *strides, reshaper_layout_type_t layout_type,
@@ -105,7 +100,7 @@ RESHAPER_API reshaper_status_t reshaper_graph_create_from_json(const char *json,
     return guarded(__func__, [&](const call &c) {
         c.require(json, "json");
         c.require(graph, "graph");
-        *graph = new reshaper_graph{std::make_shared<const impl::graph>(impl::read_graph_json(json))};
+        *graph = new reshaper_graph(std::make_shared<const impl::graph>(impl::read_graph_json(json)));
     });
 }
 
@@ -114,7 +109,7 @@ RESHAPER_API reshaper_status_t reshaper_graph_create_from_file(const char *path,
     return guarded(__func__, [&](const call &c) {
         c.require(path, "path");
         c.require(graph, "graph");
-        *graph = new reshaper_graph{std::make_shared<const impl::graph>(impl::read_graph_file(path))};
+        *graph = new reshaper_graph(std::make_shared<const impl::graph>(impl::read_graph_file(path)));
     });
 }
 
@@ -128,7 +123,7 @@ RESHAPER_API reshaper_status_t reshaper_graph_destroy(reshaper_graph_t graph) {
 RESHAPER_API reshaper_status_t reshaper_graph_infer_shapes(reshaper_graph_t graph) {
     return guarded(__func__, [&](const call &c) {
         c.require(graph, "graph");
-        ensure_inferred(*graph);
+        finalized_graph(*graph);
     });
 }
 
@@ -137,7 +132,9 @@ RESHAPER_API reshaper_status_t reshaper_graph_to_json(const_reshaper_graph_t gra
     return guarded(__func__, [&](const call &c) {
         c.require(graph, "graph");
         c.require(size, "size");
-        const std::string text = impl::write_graph_json(*graph->graph);
+        // Finalizing is no change a caller sees through a const handle.
+        const std::string text =
+            impl::write_graph_json(*finalized_graph(const_cast<reshaper_graph &>(*graph)));
         *size = text.size() + 1;
         if (buffer == nullptr) return;
         if (capacity < *size)
@@ -152,7 +149,7 @@ RESHAPER_API reshaper_status_t reshaper_graph_get_tensor(const_reshaper_graph_t 
     return guarded(__func__, [&](const call &c) {
         c.require(graph, "graph");
         c.require(lt, "lt");
-        *lt = api::to_c(graph->graph->tensor(id));
+        *lt = api::to_c(current_graph(*graph)->tensor(id));
     });
 }
 
@@ -162,7 +159,8 @@ RESHAPER_API reshaper_status_t reshaper_graph_get_tensor_values(const_reshaper_g
     return guarded(__func__, [&](const call &c) {
         c.require(graph, "graph");
         c.require(size, "size");
-        const impl::logical_tensor &lt = graph->graph->tensor(id);
+        const auto snapshot = current_graph(*graph);
+        const impl::logical_tensor &lt = snapshot->tensor(id);
         if (lt.dtype == impl::data_type::string && lt.values)
             throw impl::error(impl::status::unimplemented,
                               "logical tensor " + std::to_string(id) +
@@ -182,11 +180,12 @@ RESHAPER_API reshaper_status_t reshaper_graph_get_partitions(reshaper_graph_t gr
         c.require(list, "list");
         const impl::partition_policy internal_policy = api::to_impl(policy);
         const std::string kind(impl::to_string(api::to_impl(engine_kind)));
-        ensure_inferred(*graph); // the partitioner needs a valid graph
+        // The partitioner needs a valid graph.
+        const std::shared_ptr<const impl::graph> g = finalized_graph(*graph);
 
         auto result = std::make_unique<reshaper_partition_list>();
-        for (auto &p : impl::get_partitions(*graph->graph, internal_policy, kind))
-            result->partitions.push_back({graph->graph, std::move(p)});
+        for (auto &p : impl::get_partitions(*g, internal_policy, kind))
+            result->partitions.push_back({g, std::move(p)});
         *list = result.release();
     });
 }

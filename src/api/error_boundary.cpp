@@ -5,11 +5,15 @@ namespace reshaper::api {
 namespace {
 thread_local reshaper_status_t last_status = reshaper_success;
 thread_local std::string last_message;
+thread_local std::string last_rule;
 } // namespace
 
-reshaper_status_t record_error(impl::status code, const std::string &message) noexcept {
+reshaper_status_t record_error(impl::status code, const std::string &message,
+                               const std::string &rule) noexcept {
     last_status = to_c(code);
     try {
+        last_rule.clear(); // rule ids are short: within the SSO buffer
+        last_rule = rule;
         last_message = message;
     } catch (...) {
         // No memory for the text: keep the status and say so without
@@ -22,9 +26,10 @@ reshaper_status_t record_error(impl::status code, const std::string &message) no
 
 reshaper_status_t last_error_status() noexcept { return last_status; }
 const char *last_error_message() noexcept { return last_message.c_str(); }
+const char *last_error_rule() noexcept { return last_rule.c_str(); }
 
 void call::fail(const std::string &what) const {
-    throw impl::error(impl::status::invalid_arguments, std::string(function_) + ": " + what);
+    throw impl::error(impl::status::invalid_arguments, std::string(function_) + ": " + what + " [api_argument]");
 }
 
 } // namespace reshaper::api

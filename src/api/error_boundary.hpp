@@ -12,11 +12,14 @@
 
 namespace reshaper::api {
 
-// Records `code` and `message` as this thread's last error; returns `code`.
-reshaper_status_t record_error(impl::status code, const std::string &message) noexcept;
-// The status and message recorded last on this thread.
+// Records `code`, `message` and the rule id as this thread's last error;
+// returns `code`.
+reshaper_status_t record_error(impl::status code, const std::string &message,
+                               const std::string &rule = {}) noexcept;
+// The status, message and rule id recorded last on this thread.
 reshaper_status_t last_error_status() noexcept;
 const char *last_error_message() noexcept;
+const char *last_error_rule() noexcept;
 
 inline reshaper_status_t to_c(impl::status s) { return static_cast<reshaper_status_t>(s); }
 
@@ -42,10 +45,11 @@ reshaper_status_t guarded(const char *function, Body &&body) noexcept {
         body(call(function));
         return reshaper_success;
     } catch (const impl::error &e) {
-        return record_error(e.code(), e.what());
+        return record_error(e.code(), e.what(), e.rule());
     } catch (const std::bad_alloc &) {
         return record_error(impl::status::out_of_memory,
-                            std::string(function) + ": out of memory");
+                            std::string(function) + ": out of memory [memory_limit]",
+                            "memory_limit");
     } catch (const std::exception &e) {
         return record_error(impl::status::runtime_error,
                             std::string(function) + ": internal error: " + e.what());

@@ -3,6 +3,7 @@
 // they came from.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -13,9 +14,29 @@
 #include "core/graph.hpp"
 #include "partition/partitioner.hpp"
 
+// A graph is built (reshaper_graph_create and the builder) or read from
+// JSON, then finalized once: validated and its shapes inferred, by the same
+// code for both. Finalized, it is immutable and shared by any number of
+// threads; `mutex` guards everything before that.
 struct reshaper_graph {
+    reshaper_graph() = default;
+    explicit reshaper_graph(std::shared_ptr<const reshaper::impl::graph> g) : graph(std::move(g)) {}
+
+    // Read from JSON: the graph as read, then (finalized) as inferred.
     std::shared_ptr<const reshaper::impl::graph> graph;
-    bool inferred = false; // validated and shapes inferred
+    // Built in code: the ops and tensors added so far (graph is null until
+    // finalize).
+    bool built = false;
+    reshaper::impl::graph building;
+    std::atomic<bool> finalized{false};
+    mutable std::mutex mutex;
+};
+
+// The op a builder fills (reshaper_op_create ...): copied into the graph by
+// reshaper_graph_add_op.
+struct reshaper_op {
+    reshaper::impl::op op;
+    std::vector<reshaper::impl::logical_tensor> inputs, outputs;
 };
 
 struct reshaper_partition {
@@ -35,10 +56,11 @@ struct reshaper_engine {
 struct reshaper_compiled_partition {
     explicit reshaper_compiled_partition(
             std::shared_ptr<const reshaper::impl::compiled_partition> cp)
-        : compiled(std::move(cp)) {}
+        : compiled(std::move(cp)), why_not_alias(compiled->why_not_alias()) {}
 
     std::shared_ptr<const reshaper::impl::compiled_partition> compiled;
     // lowering_details() returns by value; the C API hands out a pointer.
     std::once_flag details_once;
     std::string details;
+    std::string why_not_alias;
 };

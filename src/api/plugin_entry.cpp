@@ -39,6 +39,23 @@ constexpr reshaper_plugin_api api_v1 = {
     .compiled_partition_get_inplace_pairs = reshaper_compiled_partition_get_inplace_pairs,
     .logical_tensor_get_mem_size = reshaper_logical_tensor_get_mem_size,
     .compiled_partition_execute = reshaper_compiled_partition_execute,
+    .get_last_error_rule = reshaper_get_last_error_rule,
+    .compiled_partition_get_why_not_alias = reshaper_compiled_partition_get_why_not_alias,
+    .graph_create = reshaper_graph_create,
+    .op_create = reshaper_op_create,
+    .op_destroy = reshaper_op_destroy,
+    .op_set_domain = reshaper_op_set_domain,
+    .op_add_input = reshaper_op_add_input,
+    .op_add_output = reshaper_op_add_output,
+    .op_set_attr_s64 = reshaper_op_set_attr_s64,
+    .op_set_attr_s64s = reshaper_op_set_attr_s64s,
+    .op_set_attr_f32 = reshaper_op_set_attr_f32,
+    .op_set_attr_f32s = reshaper_op_set_attr_f32s,
+    .op_set_attr_bool = reshaper_op_set_attr_bool,
+    .op_set_attr_str = reshaper_op_set_attr_str,
+    .graph_add_op = reshaper_graph_add_op,
+    .graph_set_tensor_values = reshaper_graph_set_tensor_values,
+    .graph_finalize = reshaper_graph_finalize,
 };
 
 } // namespace

@@ -47,6 +47,7 @@ public:
         std::vector<logical_tensor> inputs, outputs;
         lowering_kind kind = lowering_kind::kernel;
         std::string details;
+        std::string why_not_alias;
         std::vector<std::pair<tensor_id, tensor_id>> inplace;
         std::shared_ptr<const engine> eng;
         std::unique_ptr<data_mover> mover;
@@ -61,6 +62,7 @@ public:
     const std::vector<logical_tensor> &outputs() const override { return p_.outputs; }
     lowering_kind lowering() const override { return p_.kind; }
     std::string lowering_details() const override { return p_.details; }
+    std::string why_not_alias() const override { return p_.why_not_alias; }
     const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const override {
         return p_.inplace;
     }
@@ -74,7 +76,7 @@ public:
                         "partition " + std::to_string(p_.partition_id) + " takes " +
                             std::to_string(p_.inputs.size()) + " input and " +
                             std::to_string(p_.outputs.size()) + " output buffers, got " +
-                            std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
+                            std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()) + " [execute_buffers]");
         // Every run-time shape is checked before anything is written.
         for (const auto &r : p_.runtime_shapes) check_runtime_shape(r, inputs[r.input_position]);
 
@@ -82,7 +84,7 @@ public:
         void *dst = outputs[0];
         if ((p_.input_bytes > 0 && !src) || (p_.output_bytes > 0 && !dst))
             throw error(status::invalid_arguments,
-                        "partition " + std::to_string(p_.partition_id) + ": null data buffer");
+                        "partition " + std::to_string(p_.partition_id) + ": null data buffer [execute_buffers]");
         if (p_.kind == lowering_kind::alias && src == dst) {
             // The planned in-place case: the output already is the view.
         } else if (overlaps(src, p_.input_bytes, dst, p_.output_bytes)) {
@@ -92,7 +94,7 @@ public:
                             "): the output buffer overlaps the input buffer" +
                             (p_.kind == lowering_kind::alias
                                  ? " without being it"
-                                 : "; only an alias lowering runs in place"));
+                                 : "; only an alias lowering runs in place") + " [execute_buffers]");
         } else {
             run_mover(src, dst);
         }
@@ -108,7 +110,7 @@ public:
                std::to_string(p_.partition_id) + "," + p_.op_names + "," +
                std::string(to_string(p_.kind)) + "," +
                verbose_tensor(p_.inputs[p_.data_position]) + "->" + verbose_tensor(p_.outputs[0]) +
-               "," + p_.details;
+               "," + verbose_text(p_.details);
     }
 
 private:
@@ -120,9 +122,9 @@ private:
             p_.mover->run(src, dst);
         } catch (const dnnl::error &e) {
             throw error(e.status == dnnl_out_of_memory ? status::out_of_memory : status::runtime_error,
-                        where + ": oneDNN failed: " + e.what());
+                        where + ": oneDNN failed: " + e.what() + " [onednn_failure]");
         } catch (const std::bad_alloc &) {
-            throw error(status::out_of_memory, where + ": out of memory for a temporary");
+            throw error(status::out_of_memory, where + ": out of memory for a temporary [memory_limit]");
         }
     }
 
@@ -139,12 +141,12 @@ std::size_t bytes_or_throw(const logical_tensor &lt, const char *role) {
     if (lt.dtype == data_type::undef)
         throw error(status::invalid_data_type, std::string(role) + " tensor " +
                                                    std::to_string(lt.id) +
-                                                   " has dtype undef; its buffer needs a dtype");
+                                                   " has dtype undef; its buffer needs a dtype [input_dtype_known]");
     auto bytes = buffer_bytes(lt);
     if (!bytes)
         throw error(status::invalid_shape, std::string(role) + " tensor " + std::to_string(lt.id) +
                                                " " + dims_to_string(lt.shape) +
-                                               ": its buffer size overflows");
+                                               ": its buffer size overflows [overflow]");
     return *bytes;
 }
 
@@ -158,6 +160,31 @@ std::string steps_summary(const movement_plan &plan, const char *one, const char
     return count + ": " + describe(plan);
 }
 
+// RESHAPER_VERBOSE=2: the lowering decision and its reason.
+std::string lowering_reason(const reshape_chain_partition::parts &parts, const logical_tensor &data) {
+    std::string why;
+    switch (parts.kind) {
+    case lowering_kind::alias:
+        why = "the output is a view of the input buffer (" + parts.details + ")";
+        break;
+    case lowering_kind::reorder:
+        why = "no alias: " + parts.why_not_alias + "; oneDNN reorders " +
+              std::string(to_string(data.dtype));
+        break;
+    case lowering_kind::kernel: {
+        const auto declined = parts.details.find("(oneDNN declined");
+        why = "no alias: " + parts.why_not_alias + "; " +
+              (declined != std::string::npos ? parts.details.substr(declined + 1)
+                                             : "oneDNN's reorder does not take dtype " +
+                                                   std::string(to_string(data.dtype)));
+        break;
+    }
+    }
+    return "lowering," + std::string(to_string(parts.eng->kind())) + ",partition " +
+           std::to_string(parts.partition_id) + "," + std::string(to_string(parts.kind)) + "," +
+           verbose_text(why);
+}
+
 } // namespace
 
 std::shared_ptr<const compiled_partition> compile(const graph &g, const partition &p,
@@ -165,13 +192,24 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
                                                   const std::vector<logical_tensor> &outputs,
                                                   const std::shared_ptr<const engine> &eng) {
     const auto start = clock_type::now();
-    if (!eng) throw error(status::invalid_arguments, "compile needs an engine");
+    if (!eng) throw error(status::invalid_arguments, "compile needs an engine [api_argument]");
     if (!p.supported)
         throw error(status::unimplemented, "partition " + std::to_string(p.id) +
-                                               " is not supported by this backend: " + p.reason);
+                                               " is not supported by this backend: " + p.reason + " [partition_supported]");
+    // RESHAPER_VERBOSE=3: the time of each stage.
+    const bool timed = verbose_level() >= 3;
+    auto stage_done = [&, last = start](const char *stage) mutable {
+        const auto now = clock_type::now();
+        verbose_print("stage," + std::string(to_string(eng->kind())) + ",partition " +
+                      std::to_string(p.id) + "," + stage + "," +
+                      std::to_string(std::chrono::duration<double, std::milli>(now - last).count()));
+        last = now;
+    };
     resolved_chain chain = resolve_chain(g, p, inputs, outputs);
+    if (timed) stage_done("resolve_shapes");
     const logical_tensor &data = chain.inputs[chain.data_position];
     movement_plan plan = plan_movement(data, chain.output);
+    if (timed) stage_done("plan_movement");
 
     reshape_chain_partition::parts parts;
     parts.partition_id = p.id;
@@ -181,6 +219,7 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
     parts.runtime_shapes = std::move(chain.runtime_shapes);
     parts.input_bytes = bytes_or_throw(data, "input");
     parts.output_bytes = bytes_or_throw(plan.output, "output");
+    parts.why_not_alias = plan.why_not_alias;
 
     if (plan.alias) {
         parts.kind = lowering_kind::alias;
@@ -209,6 +248,8 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
             parts.details = steps_summary(plan, "strided copy", "strided copies") + " (" + choice.why + ")";
         }
     }
+    if (timed) stage_done("build_mover");
+    if (verbose_level() >= 2) verbose_print(lowering_reason(parts, data));
     parts.inputs = std::move(chain.inputs);
     parts.outputs = {std::move(plan.output)};
     auto compiled = std::make_shared<reshape_chain_partition>(std::move(parts));

@@ -33,6 +33,9 @@ public:
     virtual lowering_kind lowering() const = 0;
     // Human-readable plan: steps, shapes, strides (for verbose and reports).
     virtual std::string lowering_details() const = 0;
+    // When the lowering is not alias: why the output is no view of the input
+    // (the view rule's reason, naming the dims that break it); else "".
+    virtual std::string why_not_alias() const { return {}; }
     // (input id, output id) pairs that may share one buffer.
     virtual const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const = 0;
     virtual const engine &target_engine() const = 0;
@@ -46,6 +49,11 @@ public:
     virtual void execute(const std::vector<const void *> &inputs,
                          const std::vector<void *> &outputs) const = 0;
 };
+
+// The plan in words, for reports: the lowering, the mover, the data input's
+// and the output's shapes and strides (or formats), then the steps:
+//   "reorder by a oneDNN reorder primitive: f32:[4,6]:[1,4] -> f32:[24]:[1]; 1 reorder: ..."
+std::string describe_plan(const compiled_partition &cp);
 
 // `inputs` / `outputs`: the partition's boundary tensors as the caller has
 // them now (concrete shapes for unknown dims, actual strides or layouts).

@@ -1,7 +1,10 @@
 #include "backend/compiled_partition_cache.hpp"
+#include "backend/verbose.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <variant>
 
@@ -121,15 +124,18 @@ compiled_partition_cache::value_type compiled_partition_cache::get_or_compile(
     const std::vector<logical_tensor> &outputs, const std::shared_ptr<const engine> &eng) {
     if (!eng) return compile(g, p, inputs, outputs, eng); // reports the missing engine
     return get_or_create(compiled_partition_key(g, p, inputs, outputs, *eng),
-                         [&] { return compile(g, p, inputs, outputs, eng); });
+                         [&] { return compile(g, p, inputs, outputs, eng); },
+                         std::string(to_string(eng->kind())) + ",partition " + std::to_string(p.id));
 }
 
 compiled_partition_cache::value_type
 compiled_partition_cache::get_or_create(const std::string &key,
-                                        const std::function<value_type()> &make) {
+                                        const std::function<value_type()> &make,
+                                        const std::string &label) {
     std::optional<std::promise<value_type>> promise; // made on a miss only: a hit allocates nothing
     std::shared_future<value_type> existing;
     std::uint64_t generation = 0;
+    std::size_t evicted = 0, entries = 0;
     {
         std::lock_guard lock(mutex_);
         if (auto it = entries_.find(key); it != entries_.end()) {
@@ -146,9 +152,23 @@ compiled_partition_cache::get_or_create(const std::string &key,
                 while (entries_.size() > capacity_) {
                     entries_.erase(lru_.back());
                     lru_.pop_back();
+                    ++evicted;
                 }
             }
         }
+        entries = entries_.size();
+    }
+    if (verbose_level() >= 2) {
+        // Keys are long: a hash names them.
+        char hash[17];
+        std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(key));
+        const std::string where = (label.empty() ? std::string("-,-") : label) + ",key " + hash +
+                                  ",entries " + std::to_string(entries) + "/" +
+                                  std::to_string(capacity_);
+        verbose_print(std::string("cache,") + (existing.valid() ? "hit," : "miss,") + where);
+        if (evicted > 0)
+            verbose_print("cache,evict," + where + ",evicted " + std::to_string(evicted) +
+                          " least recently used");
     }
     // Waited for outside the lock: the entry may still be compiling.
     if (existing.valid()) return existing.get();

@@ -46,7 +46,9 @@ public:
     // The entry of `key`, made by `make` on a miss (outside the lock). A
     // failure is not cached: every waiter gets the error, the next request
     // tries again.
-    value_type get_or_create(const std::string &key, const std::function<value_type()> &make);
+    // `label` names the request in verbose lines ("partition 3").
+    value_type get_or_create(const std::string &key, const std::function<value_type()> &make,
+                             const std::string &label = "");
 
     std::size_t hits() const { return hits_.load(); }
     std::size_t misses() const { return misses_.load(); }

@@ -21,7 +21,7 @@ dims_t checked_strides(const logical_tensor &lt, const char *role) {
         auto dense = dense_strides(lt.shape);
         if (!dense)
             throw error(status::invalid_shape, std::string(role) + " " + describe_tensor(lt) +
-                                                   ": dense strides overflow int64");
+                                                   ": dense strides overflow int64 [overflow]");
         return *dense;
     }
     if (lt.strides.size() != lt.shape.size())
@@ -29,12 +29,12 @@ dims_t checked_strides(const logical_tensor &lt, const char *role) {
                     std::string(role) + " " + describe_tensor(lt) + " has " +
                         std::to_string(lt.strides.size()) + " strides " +
                         dims_to_string(lt.strides) + " for rank " +
-                        std::to_string(lt.shape.size()));
+                        std::to_string(lt.shape.size()) + " [buffer_strides]");
     for (dim_t s : lt.strides)
         if (s < 0)
             throw error(status::invalid_arguments, std::string(role) + " " + describe_tensor(lt) +
                                                        ": negative stride in " +
-                                                       dims_to_string(lt.strides));
+                                                       dims_to_string(lt.strides) + " [buffer_strides]");
     return lt.strides;
 }
 
@@ -68,10 +68,10 @@ void check_no_overlap(const logical_tensor &lt, const dims_t &strides) {
     case addresses::shared:
         throw error(status::invalid_arguments, "output " + describe_tensor(lt) + ": strides " +
                                                    dims_to_string(strides) +
-                                                   " make distinct elements share an address");
+                                                   " make distinct elements share an address [buffer_strides]");
     case addresses::overflow:
         throw error(status::invalid_shape, "output " + describe_tensor(lt) + ": strides " +
-                                               dims_to_string(strides) + " overflow int64");
+                                               dims_to_string(strides) + " overflow int64 [overflow]");
     }
 }
 
@@ -83,7 +83,7 @@ bool equal_ignoring_unit_dims(const dims_t &dims, const dims_t &a, const dims_t 
 
 dims_t dense_or_throw(const dims_t &dims) {
     auto s = dense_strides(dims);
-    if (!s) throw error(status::invalid_shape, "dense strides of " + dims_to_string(dims) + " overflow int64");
+    if (!s) throw error(status::invalid_shape, "dense strides of " + dims_to_string(dims) + " overflow int64 [overflow]");
     return *s;
 }
 
@@ -124,6 +124,22 @@ struct movable {
     dims_t strides;
     std::string format;
 };
+
+// Why a plan that is not an alias is not one (for reports and verbose).
+std::string why_not_alias(const logical_tensor &input, const dims_t &in_strides,
+                          const logical_tensor &output, const dims_t &out_strides, bool out_any) {
+    if (input.layout == layout_type::opaque)
+        return "the input is in blocked format " + input.format +
+               "; only an output of the same dims in the same format (or layout any) views it";
+    if (output.layout == layout_type::opaque)
+        return "the output is in blocked format " + output.format +
+               ", which is no strided view of the strided input";
+    const std::string reason = explain_view_failure(input.shape, in_strides, output.shape);
+    if (!reason.empty()) return reason;
+    if (out_any) return "";
+    return "the output's strides " + dims_to_string(out_strides) + " are not the view's strides " +
+           dims_to_string(*view_of(input.shape, in_strides, output.shape));
+}
 
 movable movable_of(const logical_tensor &lt, const dims_t &strides) {
     if (lt.layout != layout_type::opaque) return {lt.shape, strides, {}};
@@ -210,7 +226,7 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
     if (!volume || checked_volume(out_dims) != volume)
         throw error(status::invalid_shape, "input " + describe_tensor(input) + " and output " +
                                                describe_tensor(output) +
-                                               " must have the same volume");
+                                               " must have the same volume [volume_mismatch]");
 
     movement_plan plan;
     plan.output = output;
@@ -218,7 +234,7 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
     if (!in_strided && input.layout != layout_type::opaque)
         throw error(status::invalid_arguments,
                     "input " + describe_tensor(input) + " must have a concrete layout, got " +
-                        std::string(to_string(input.layout)));
+                        std::string(to_string(input.layout)) + " [concrete_input_layout]");
 
     const dims_t in_strides = in_strided ? checked_strides(input, "input") : dims_t{};
     // An output whose layout nobody stated (undef) is the backend's to choose.
@@ -262,6 +278,7 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
         return plan;
     }
 
+    plan.why_not_alias = why_not_alias(input, in_strides, output, out_strides, out_any);
     if (out_any) {
         out_strides = dense_or_throw(out_dims);
         plan.output.layout = layout_type::strided;

@@ -36,6 +36,9 @@ struct movement_plan {
     std::vector<movement_step> steps;
     // Dims of the dense temporary when two steps go through one.
     dims_t temporary_dims;
+    // When not an alias: why the output cannot be a view of the input (the
+    // view rule's reason, naming the dims that break it).
+    std::string why_not_alias;
 };
 
 // `input`: known shape, layout strided/undef (strides or dense) or opaque.

@@ -23,14 +23,14 @@ logical_tensor boundary_tensor(const graph &g, tensor_id id, const std::vector<l
     if (lt->dtype != declared.dtype && declared.dtype != data_type::undef)
         throw error(status::invalid_data_type,
                     "tensor " + std::to_string(id) + " is " + std::string(to_string(declared.dtype)) +
-                        " in the graph but was given as " + std::string(to_string(lt->dtype)));
+                        " in the graph but was given as " + std::string(to_string(lt->dtype)) + " [boundary_dtype]");
     // Known dims must agree; an unknown dim takes the other side's value.
     auto shape = merge_known_dims(lt->shape, declared.shape);
     if (!shape)
         throw error(status::invalid_shape, "tensor " + std::to_string(id) + " has shape " +
                                                dims_to_string(declared.shape) +
                                                " in the graph but was given as " +
-                                               dims_to_string(lt->shape));
+                                               dims_to_string(lt->shape) + " [boundary_shape]");
     logical_tensor result = *lt;
     result.shape = std::move(*shape);
     if (result.dtype == data_type::undef) result.dtype = declared.dtype;
@@ -54,7 +54,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                              const std::vector<logical_tensor> &outputs) {
     if (p.op_indices.empty() || p.outputs.size() != 1)
         throw error(status::unimplemented,
-                    "partition " + std::to_string(p.id) + " is not a chain of reshapes with one output");
+                    "partition " + std::to_string(p.id) + " is not a chain of reshapes with one output [reshape_chain]");
     // A caller's tensor that is no boundary tensor of the partition (a typo
     // in an id, say) would otherwise be silently ignored.
     const auto check_given = [&](const std::vector<logical_tensor> &given, const std::vector<tensor_id> &ids,
@@ -95,13 +95,13 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
     if (!data_position)
         throw error(status::unimplemented, "partition " + std::to_string(p.id) +
                                                ": the data input of " + describe_op(first) +
-                                               " is not among the partition's inputs");
+                                               " is not among the partition's inputs [reshape_chain]");
     chain.data_position = *data_position;
     const logical_tensor &data = chain.inputs[chain.data_position];
     if (!data.shape_known())
         throw error(status::invalid_shape, "partition " + std::to_string(p.id) + ": input tensor " +
                                                std::to_string(data.id) + " has unknown dims " +
-                                               dims_to_string(data.shape) + " at compile");
+                                               dims_to_string(data.shape) + " at compile [input_shape_known]");
     dims_t current = data.shape;
     tensor_id current_id = data.id;
     chain.shapes.push_back(current);
@@ -111,12 +111,12 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
             throw error(status::unimplemented,
                         "partition " + std::to_string(p.id) + ": " + describe_op(o) +
                             " does not continue the chain of reshapes from tensor " +
-                            std::to_string(current_id),
+                            std::to_string(current_id) + " [reshape_chain]",
                         o.ref());
         const op_schema *schema = op_registry::instance().resolve(o);
         if (!schema)
             throw error(status::unimplemented, describe_op(o) + ": op kind " + o.kind +
-                                                   " is not handled by this backend",
+                                                   " is not handled by this backend [partition_supported]",
                         o.ref());
         chain.op_names.push_back(schema->versioned_name());
         const reshape_request request = read_reshape_request(*schema, o, sub);
@@ -132,19 +132,19 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                 throw error(status::invalid_shape,
                             describe_op(o) + ": output shape " + dims_to_string(declared) +
                                 " depends on shape values that arrive only at execute; give "
-                                "the output's shape at compile",
+                                "the output's shape at compile [input_shape_known]",
                             o.ref());
             if (checked_volume(declared) != checked_volume(current))
                 throw error(status::invalid_shape,
                             describe_op(o) + ": output shape " + dims_to_string(declared) +
                                 " does not have the volume of the input " +
-                                dims_to_string(current) + " [volume_match]",
+                                dims_to_string(current) + " [volume_mismatch]",
                             o.ref());
             if (request.target_rank && *request.target_rank != declared.size())
                 throw error(status::invalid_shape,
                             describe_op(o) + ": output shape " + dims_to_string(declared) +
                                 " does not have the " + std::to_string(*request.target_rank) +
-                                " dims the shape input gives",
+                                " dims the shape input gives [output_shape_match]",
                             o.ref());
             resolved = declared;
             const auto shape_id = request.shape_input && *request.shape_input < o.inputs.size()
@@ -153,7 +153,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
             const auto position = shape_id ? position_of_input(*shape_id) : std::nullopt;
             if (!position)
                 throw error(status::unimplemented,
-                            describe_op(o) + ": its shape input is produced inside the partition",
+                            describe_op(o) + ": its shape input is produced inside the partition [reshape_chain]",
                             o.ref());
             // A 1-D shape input of unknown length holds one value per output
             // dim: its buffer size is known from now on.
@@ -172,7 +172,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                                                ": the chain ends at tensor " +
                                                std::to_string(current_id) +
                                                ", not at the partition's output " +
-                                               std::to_string(chain.output.id));
+                                               std::to_string(chain.output.id) + " [reshape_chain]");
     chain.output.shape = current;
     if (chain.output.dtype == data_type::undef) chain.output.dtype = data.dtype;
     if (chain.output.dtype != data.dtype)
@@ -180,7 +180,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                     "partition " + std::to_string(p.id) + ": output tensor " +
                         std::to_string(chain.output.id) + " is " +
                         std::string(to_string(chain.output.dtype)) + " but its input is " +
-                        std::string(to_string(data.dtype)));
+                        std::string(to_string(data.dtype)) + " [type_constraint]");
     return chain;
 }
 
@@ -189,7 +189,7 @@ void check_runtime_shape(const runtime_shape_input &r, const void *buffer) {
     if (lt.shape.size() > 1 || !lt.shape_known())
         throw error(status::invalid_shape,
                     describe_op(r.reshape) + ": shape input " + std::to_string(lt.id) +
-                        " must be 0-D or 1-D with a known length, got " + dims_to_string(lt.shape),
+                        " must be 0-D or 1-D with a known length, got " + dims_to_string(lt.shape) + " [shape_input_rank]",
                     r.reshape.ref());
     const dim_t count = lt.shape.empty() ? 1 : lt.shape[0];
     tensor_values values;
@@ -198,12 +198,12 @@ void check_runtime_shape(const runtime_shape_input &r, const void *buffer) {
     if (count > 0) {
         if (!buffer)
             throw error(status::invalid_arguments,
-                        describe_op(r.reshape) + ": no buffer for shape input " + std::to_string(lt.id),
+                        describe_op(r.reshape) + ": no buffer for shape input " + std::to_string(lt.id) + " [execute_buffers]",
                         r.reshape.ref());
         if (!is_integer(lt.dtype))
             throw error(status::invalid_data_type,
                         describe_op(r.reshape) + ": shape input " + std::to_string(lt.id) +
-                            " must have an integer type, got " + std::string(to_string(lt.dtype)),
+                            " must have an integer type, got " + std::string(to_string(lt.dtype)) + " [type_constraint]",
                         r.reshape.ref());
         const dim_t stride = lt.shape.empty() || lt.strides.empty() ? 1 : lt.strides[0];
         values.bytes.resize(dense_bytes(lt.dtype, values.count));

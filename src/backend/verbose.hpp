@@ -9,19 +9,11 @@
 #include <string_view>
 
 #include "core/logical_tensor.hpp"
+#include "core/verbose_log.hpp"
 
 namespace reshaper::impl {
 
-// RESHAPER_VERBOSE, read once from the environment; 0 when unset or not a
-// positive integer. set_verbose_level overrides it (a driver flag, tests).
-int verbose_level();
-void set_verbose_level(int level);
-
 // "f32:[2,3]:[3,1]", "f32:[1,32,4,4]:nChw16c", "f32:[2,3]:any".
 std::string verbose_tensor(const logical_tensor &lt);
-
-// Writes "reshaper_verbose," + fields + "\n" with one call, so lines from
-// concurrent threads do not interleave.
-void verbose_print(std::string_view fields);
 
 } // namespace reshaper::impl

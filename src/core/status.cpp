@@ -1,5 +1,7 @@
 #include "core/status.hpp"
 
+#include "core/rules.hpp"
+
 namespace reshaper::impl {
 
 std::string_view to_string(status s) {
@@ -16,6 +18,14 @@ std::string_view to_string(status s) {
     case status::runtime_error: return "runtime_error";
     }
     return "runtime_error";
+}
+
+std::string_view rule_in_message(std::string_view message) {
+    if (message.empty() || message.back() != ']') return {};
+    const auto open = message.rfind('[');
+    if (open == std::string_view::npos) return {};
+    const std::string_view id = message.substr(open + 1, message.size() - open - 2);
+    return find_rule(id) ? id : std::string_view{};
 }
 
 std::string describe(const op_ref &o) {

@@ -39,17 +39,29 @@ struct op_ref {
 // "op 3 'Reshape_0' (StaticReshape)": how messages name an op.
 std::string describe(const op_ref &o);
 
+// The rule id a message names at its end ("... [volume_mismatch]"), when
+// that id is in the rule table (core/rules.hpp); "" otherwise.
+std::string_view rule_in_message(std::string_view message);
+
 class error : public std::runtime_error {
 public:
+    // The rule is the one the message names at its end (see rule_in_message).
     error(status code, std::string message, std::optional<op_ref> op = std::nullopt)
-        : std::runtime_error(std::move(message)), code_(code), op_(std::move(op)) {}
+        : std::runtime_error(std::move(message)), code_(code), op_(std::move(op)),
+          rule_(rule_in_message(what())) {}
+    // For messages that name their rule elsewhere ("... violates input_count (...)").
+    error(status code, std::string message, std::optional<op_ref> op, std::string_view rule)
+        : std::runtime_error(std::move(message)), code_(code), op_(std::move(op)), rule_(rule) {}
 
     status code() const noexcept { return code_; }
     const std::optional<op_ref> &op() const noexcept { return op_; }
+    // The id of the rule that failed (core/rules.hpp), "" when none applies.
+    const std::string &rule() const noexcept { return rule_; }
 
 private:
     status code_;
     std::optional<op_ref> op_;
+    std::string rule_;
 };
 
 } // namespace reshaper::impl

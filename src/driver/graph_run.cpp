@@ -1,5 +1,6 @@
 #include "driver/graph_run.hpp"
 
+#include <chrono>
 #include <new>
 
 #include "driver/partition_check.hpp"
@@ -55,6 +56,7 @@ void load_and_partition(graph_run &run, const options &opts) {
 graph_run run_graph_file(const std::string &path, const options &opts) {
     graph_run run;
     run.path = path;
+    const auto start = std::chrono::steady_clock::now();
     try {
         load_and_partition(run, opts);
         compile_and_run_partitions(run, opts);
@@ -65,6 +67,7 @@ graph_run run_graph_file(const std::string &path, const options &opts) {
     } catch (const std::exception &e) {
         run.failure = error(status::runtime_error, e.what());
     }
+    run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return run;
 }
 

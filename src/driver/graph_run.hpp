@@ -45,6 +45,7 @@ struct graph_run {
     std::vector<output_values> outputs;
     int checks_passed = 0;
     int checks_failed = 0;
+    double ms = 0; // wall time of the whole run of this file
 };
 
 graph_run run_graph_file(const std::string &path, const options &opts);

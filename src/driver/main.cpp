@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include <dnnl.h>
 #include <tbb/global_control.h>
 
 #include "driver/graph_run.hpp"
@@ -21,7 +22,13 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (opts.help) {
-        std::fputs(driver::usage_text(), stdout);
+        std::fputs(driver::help_text(), stdout);
+        return 0;
+    }
+    if (opts.version) {
+        const dnnl_version_t *dnnl = dnnl_version();
+        std::printf("reshaper-run: reshaper %s, oneDNN %d.%d.%d (%s)\n", RESHAPER_VERSION_STRING,
+                    dnnl->major, dnnl->minor, dnnl->patch, dnnl->hash);
         return 0;
     }
     std::unique_ptr<tbb::global_control> thread_limit;

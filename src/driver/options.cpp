@@ -17,14 +17,14 @@ int parse_positive(std::string_view name, std::string_view text) {
     if (ec != std::errc() || end != text.data() + text.size() || value < 1)
         throw error(status::invalid_arguments, "option " + std::string(name) +
                                                    " takes a positive integer, got '" +
-                                                   std::string(text) + "'");
+                                                   std::string(text) + "' [driver_option]");
     return value;
 }
 
 [[noreturn]] void bad_value(std::string_view name, std::string_view value, std::string_view allowed) {
     throw error(status::invalid_arguments, "option " + std::string(name) + " takes " +
                                                std::string(allowed) + ", got '" +
-                                               std::string(value) + "'");
+                                               std::string(value) + "' [driver_option]");
 }
 
 } // namespace
@@ -38,7 +38,7 @@ const char *usage_text() {
            "  --values                 with --report=json: include output values\n"
            "  --reps=N                 timed runs per partition in perf mode (default 20)\n"
            "  --threads=N              worker threads (default: all cores)\n"
-           "  --help                   this text\n"
+           "  --help, -h               the full help; --version: versions\n"
            "exit status: 0 all good; 1 a check found a mismatch; 2 invalid input (unreadable or\n"
            "  malformed JSON, invalid graph, op, attribute, dtype or shape); 3 unavailable (no such\n"
            "  engine, not implemented) or out_of_memory (more memory than the limit allows);\n"
@@ -47,10 +47,48 @@ const char *usage_text() {
            "  RESHAPER_MAX_OPS (10000000), RESHAPER_MAX_TENSOR_BYTES (16 GiB; check and perf)\n";
 }
 
+const char *help_text() {
+    return "reshaper-run: runs oneDNN Graph JSON graph files through the reshaper backend.\n"
+           "\n"
+           "usage: reshaper-run [options] GRAPH.json [GRAPH.json ...]\n"
+           "  --mode=infer     load, validate, partition, infer every shape; no data\n"
+           "  --mode=check     (default) also compile and execute every supported partition on\n"
+           "                   the tensors' \"values\" or generated data and compare bit-exactly\n"
+           "                   with the reference; aliases run in place and into a separate buffer\n"
+           "  --mode=perf      compile and time each supported partition; report time and GB/s\n"
+           "  --engine=cpu|gpu (default: the file's engine_kind, else cpu)\n"
+           "  --policy=fusion|debug   (default fusion; debug = one op per partition)\n"
+           "  --report=text|json      (default text; json: one object per file and line)\n"
+           "  --values         with --report=json: include output tensors' values\n"
+           "  --reps=N         timed runs per partition in perf mode (default 20)\n"
+           "  --threads=N      worker threads (default: all cores)\n"
+           "  --help, -h       this text\n"
+           "  --version        the library's and oneDNN's versions\n"
+           "\n"
+           "exit status: 0 all good; 1 a check found a mismatch; 2 invalid input; 3 unavailable,\n"
+           "not implemented or out of memory. With several files the worst wins.\n"
+           "\n"
+           "environment: RESHAPER_VERBOSE=1|2|3 (RESHAPER_VERBOSE_FILE=path),\n"
+           "RESHAPER_GRAPH_DUMP=graph|partition|graph,partition (RESHAPER_GRAPH_DUMP_DIR=dir),\n"
+           "RESHAPER_MAX_CPU_ISA=avx512|avx2|scalar (cap the kernels' SIMD level).\n"
+           "limits (environment): RESHAPER_MAX_GRAPH_BYTES (1 GiB), RESHAPER_MAX_JSON_DEPTH (256),\n"
+           "RESHAPER_MAX_OPS (10000000), RESHAPER_MAX_TENSOR_BYTES (16 GiB; check and perf);\n"
+           "beyond one: out_of_memory, exit 3.\n"
+           "Error rule ids: docs/rules.md.\n";
+}
+
 options parse_options(int argc, const char *const argv[]) {
     options opts;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            opts.help = true;
+            continue;
+        }
+        if (arg == "--version") {
+            opts.version = true;
+            continue;
+        }
         if (arg.rfind("--", 0) != 0) {
             opts.files.emplace_back(arg);
             continue;
@@ -63,7 +101,7 @@ options parse_options(int argc, const char *const argv[]) {
         } else if (name == "--help" && eq == std::string_view::npos) {
             opts.help = true;
         } else if (eq == std::string_view::npos) {
-            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "'");
+            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "' [driver_option]");
         } else if (name == "--mode") {
             if (value == "infer") opts.mode = run_mode::infer;
             else if (value == "check") opts.mode = run_mode::check;
@@ -85,11 +123,11 @@ options parse_options(int argc, const char *const argv[]) {
         } else if (name == "--threads") {
             opts.threads = parse_positive(name, value);
         } else {
-            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "'");
+            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "' [driver_option]");
         }
     }
-    if (opts.files.empty() && !opts.help)
-        throw error(status::invalid_arguments, "no graph file given");
+    if (opts.files.empty() && !opts.help && !opts.version)
+        throw error(status::invalid_arguments, "no graph file given [driver_option]");
     return opts;
 }
 

@@ -20,13 +20,16 @@ struct options {
     bool values = false;
     int reps = 20;
     std::optional<int> threads;
-    bool help = false; // print usage_text() and exit 0
     std::vector<std::string> files;
+    bool help = false;    // --help, -h: print the usage, exit 0
+    bool version = false; // --version: print the versions, exit 0
 };
 
 // Throws impl::error(invalid_arguments) naming the offending argument.
 options parse_options(int argc, const char *const argv[]);
 
 const char *usage_text();
+// The full help of --help: usage, modes, exit status, environment.
+const char *help_text();
 
 } // namespace reshaper::driver

@@ -10,6 +10,7 @@ using nlohmann::json;
 
 json error_json(const impl::error &e) {
     json j = {{"code", std::string(impl::to_string(e.code()))}, {"message", e.what()}};
+    if (!e.rule().empty()) j["rule"] = e.rule();
     if (e.op()) j["op"] = {{"id", e.op()->id}, {"name", e.op()->name}, {"kind", e.op()->kind}};
     return j;
 }
@@ -36,6 +37,9 @@ json partition_json(const partition_run &pr, const impl::graph &g) {
         json pairs = json::array();
         for (const auto &[in, out] : pr.compiled->inplace_pairs()) pairs.push_back({in, out});
         j["inplace"] = pairs;
+        j["plan"] = impl::describe_plan(*pr.compiled);
+        if (pr.compiled->lowering() != impl::lowering_kind::alias)
+            j["why_not_alias"] = pr.compiled->why_not_alias();
     }
     return j;
 }

@@ -33,12 +33,35 @@ std::string fixed(double v, int digits) {
 
 } // namespace
 
+std::string summary_line(const graph_run &run, const options &opts) {
+    std::size_t claimed = 0, alias = 0, reorder = 0, kernel = 0;
+    for (const partition_run &pr : run.partitions) {
+        claimed += pr.part.supported;
+        if (!pr.compiled) continue;
+        switch (pr.compiled->lowering()) {
+        case impl::lowering_kind::alias: ++alias; break;
+        case impl::lowering_kind::reorder: ++reorder; break;
+        case impl::lowering_kind::kernel: ++kernel; break;
+        }
+    }
+    std::string line = "summary: " + std::string(run.failure ? "error" : "ok") + ", " +
+                       std::to_string(run.partitions.size()) + " partitions, " +
+                       std::to_string(claimed) + " claimed";
+    if (opts.mode != run_mode::infer)
+        line += ", lowerings: " + std::to_string(alias) + " alias, " + std::to_string(reorder) +
+                " reorder, " + std::to_string(kernel) + " kernel";
+    if (opts.mode == run_mode::check)
+        line += ", check: " + std::to_string(run.checks_passed) + " passed, " +
+                std::to_string(run.checks_failed) + " failed";
+    return line + ", " + fixed(run.ms, 3) + " ms";
+}
+
 std::string text_report(const graph_run &run, const options &opts) {
     std::ostringstream out;
     out << run.path << ": ";
     if (run.failure) {
         out << "error " << impl::to_string(run.failure->code()) << ": " << run.failure->what() << "\n";
-        if (!run.graph_loaded) return out.str();
+        if (!run.graph_loaded) return out.str() + summary_line(run, opts) + "\n";
     } else {
         std::size_t claimed = 0;
         for (const auto &pr : run.partitions) claimed += pr.part.supported;
@@ -83,6 +106,7 @@ std::string text_report(const graph_run &run, const options &opts) {
     for (const auto &[id, lt] : run.graph.tensors) out << "    " << tensor_summary(lt) << "\n";
     if (opts.mode == run_mode::check)
         out << "\n  check: " << run.checks_passed << " passed, " << run.checks_failed << " failed\n";
+    out << "\n" << summary_line(run, opts) << "\n";
     return out.str();
 }
 

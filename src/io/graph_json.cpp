@@ -677,11 +677,11 @@ graph read_graph_json(std::string_view text) {
 graph read_graph_file(const std::string &path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-        throw error(status::invalid_arguments, "cannot read graph file '" + path + "': it is a directory");
+        throw error(status::invalid_arguments, "cannot read graph file '" + path + "': it is a directory [file_readable]");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw error(status::invalid_arguments, "cannot read graph file '" + path + "': " +
-                                                   std::generic_category().message(errno));
+                                                   std::generic_category().message(errno) + " [file_readable]");
     // Read in chunks: JSON text never holds a NUL byte, so an endless stream
     // such as /dev/zero stops at its first chunk instead of filling memory.
     const std::uint64_t limit = current_limits().max_graph_bytes;
@@ -699,7 +699,7 @@ graph read_graph_file(const std::string &path) {
                             " [json_syntax]");
         text.append(chunk.data(), n);
     }
-    if (in.bad()) throw error(status::invalid_arguments, "cannot read graph file '" + path + "'");
+    if (in.bad()) throw error(status::invalid_arguments, "cannot read graph file '" + path + "' [file_readable]");
     return read_graph_json(text);
 }
 

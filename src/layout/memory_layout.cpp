@@ -49,7 +49,7 @@ constexpr tag_alias alias_table[] = {
 
 [[noreturn]] void bad_tag(const std::string &tag, std::size_t rank, const std::string &why) {
     throw error(status::invalid_graph, "format tag '" + tag + "' does not fit a tensor of rank " +
-                                           std::to_string(rank) + ": " + why);
+                                           std::to_string(rank) + ": " + why + " [format_tag]");
 }
 
 std::string_view abc_spelling(const std::string &tag) {

@@ -19,6 +19,7 @@
 #include "layout/view_strides.hpp"
 
 #include <string>
+#include <vector>
 
 #include "core/logical_tensor.hpp"
 #include "core/status.hpp"
@@ -98,6 +99,50 @@ view_result compute_view_strides(const dims_t &old_sizes, const dims_t &old_stri
     }
     if (placed != 0) return fail(view_failure::spans_non_contiguous);
     return view_result{std::move(new_strides)};
+}
+
+std::string explain_view_failure(const dims_t &old_sizes, const dims_t &old_strides,
+                                 const dims_t &new_sizes) {
+    const view_result v = compute_view_strides(old_sizes, old_strides, new_sizes);
+    if (v.strides) return "";
+    if (v.failure != view_failure::spans_non_contiguous) return std::string(describe(v.failure));
+    // The chunk boundaries, as element counts from the innermost dim (step 1
+    // of the rule): boundary b lies between input dims outer[b] and inner[b].
+    struct boundary {
+        dim_t count;          // elements inside it
+        std::size_t outer;    // the input dim that does not continue the chunk
+        std::size_t inner;    // the chunk's outermost dim
+        dim_t needed_stride;  // the stride that would have continued it
+    };
+    std::vector<boundary> boundaries;
+    dim_t chunk_base = old_strides.back(), chunk_count = 1, total = 1;
+    for (std::size_t d = old_sizes.size(); d-- > 1;) {
+        chunk_count *= old_sizes[d];
+        total *= old_sizes[d];
+        if (continues_chunk(old_sizes[d - 1], old_strides[d - 1], chunk_count, chunk_base)) continue;
+        const auto needed = checked_mul(chunk_count, chunk_base);
+        boundaries.push_back({total, d - 1, d, needed ? *needed : -1});
+        chunk_base = old_strides[d - 1];
+        chunk_count = 1;
+    }
+    // Step 2 fails at the output dim whose elements run across a boundary.
+    dim_t placed = 1;
+    for (std::size_t k = new_sizes.size(); k-- > 0;) {
+        const dim_t next = placed * new_sizes[k]; // bounded by the volume
+        for (const boundary &b : boundaries)
+            if (placed < b.count && b.count < next) {
+                const std::string needed =
+                    b.needed_stride < 0 ? "one that overflows int64"
+                                        : std::to_string(b.needed_stride);
+                return "output dim " + std::to_string(k) + " (size " + std::to_string(new_sizes[k]) +
+                       ") spans input dims " + std::to_string(b.outer) + " and " +
+                       std::to_string(b.inner) + ", which are not contiguous: input dim " +
+                       std::to_string(b.outer) + " has stride " +
+                       std::to_string(old_strides[b.outer]) + ", a view needs " + needed;
+            }
+        placed = next;
+    }
+    return std::string(describe(v.failure));
 }
 
 } // namespace reshaper::impl

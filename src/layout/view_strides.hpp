@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/checked_math.hpp"
@@ -30,6 +31,15 @@ struct view_result {
 // Unknown sizes or a stride count that does not match are the caller's
 // mistake: error(invalid_arguments).
 view_result compute_view_strides(const dims_t &old_sizes, const dims_t &old_strides,
+                                 const dims_t &new_sizes);
+
+// Why no view exists, in words that name the dims: for
+// spans_non_contiguous, the output dim that spans input dims which are not
+// contiguous with each other, and the stride that breaks it ("output dim 1
+// (size 6) spans input dims 0 and 1, which are not contiguous: input dim 0
+// has stride 1, a view needs 3 (= 3 * 1)"); otherwise describe(failure).
+// Same preconditions as compute_view_strides; "" when the view exists.
+std::string explain_view_failure(const dims_t &old_sizes, const dims_t &old_strides,
                                  const dims_t &new_sizes);
 
 } // namespace reshaper::impl

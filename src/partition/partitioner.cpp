@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/verbose_log.hpp"
 #include "ops/registry.hpp"
 
 namespace reshaper::impl {
@@ -107,6 +108,24 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
             }
         }
         result.push_back(std::move(p));
+    }
+    if (verbose_level() >= 2) {
+        // Why each op was or was not claimed.
+        for (const partition &p : result)
+            for (std::size_t k = 0; k < p.op_indices.size(); ++k) {
+                const op &o = g.ops[p.op_indices[k]];
+                std::string line = "partition," + engine_kind + ",partition " + std::to_string(p.id) +
+                                   ",op " + std::to_string(o.id) + " '" + verbose_text(o.name) +
+                                   "' " + verbose_text(o.kind);
+                if (!p.supported)
+                    line += ",not claimed," + verbose_text(p.reason);
+                else if (k > 0)
+                    line += ",claimed,fused: continues the chain from op " +
+                            std::to_string(g.ops[p.op_indices[k - 1]].id);
+                else
+                    line += ",claimed,a reshape this backend handles";
+                verbose_print(line);
+            }
     }
     return result;
 }

@@ -44,6 +44,7 @@ foreach(mode find_package pkg-config)
       -DRESHAPER_EXAMPLES_DIR=${RESHAPER_SOURCE_DIR}/examples)
   run(${CMAKE_COMMAND} --build ${build} -j 2)
   run(${build}/c_api_example)
+  run(${build}/builder_example)
   if(mode STREQUAL "find_package")
     run(${build}/cpp_api_example)
     # The plugin host does not link libreshaper: it dlopen()s the installed one.

@@ -469,3 +469,27 @@ TEST(CApiLastError, SuccessLeavesItAndOtherThreadsDoNotTouchIt) {
     // Both pointers may be NULL.
     EXPECT_EQ(reshaper_get_last_error(nullptr, nullptr), reshaper_success);
 }
+
+// The rule id of the last failure, as listed in docs/rules.md.
+TEST(CApiErrorRule, NamesTheRuleThatFailed) {
+    reshaper_graph_t g = nullptr;
+    const char *rule = nullptr;
+    EXPECT_EQ(reshaper_graph_create_from_json("{ \"graph\": [", &g), reshaper_invalid_graph);
+    ASSERT_EQ(reshaper_get_last_error_rule(&rule), reshaper_success);
+    EXPECT_STREQ(rule, "json_syntax");
+
+    EXPECT_EQ(reshaper_graph_destroy(nullptr), reshaper_invalid_arguments);
+    ASSERT_EQ(reshaper_get_last_error_rule(&rule), reshaper_success);
+    EXPECT_STREQ(rule, "api_argument");
+
+    const std::string bad_volume = R"({"graph": [{"id": 0, "name": "r", "kind": "StaticReshape",
+        "attrs": {"special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": [5, 5]}},
+        "inputs": [{"id": 0, "dtype": "f32", "shape": [2, 3], "layout_type": "strided"}],
+        "outputs": [{"id": 1, "dtype": "f32", "shape": [-1, -1], "layout_type": "strided"}]}]})";
+    ASSERT_EQ(reshaper_graph_create_from_json(bad_volume.c_str(), &g), reshaper_success);
+    EXPECT_EQ(reshaper_graph_infer_shapes(g), reshaper_invalid_shape);
+    ASSERT_EQ(reshaper_get_last_error_rule(&rule), reshaper_success);
+    EXPECT_STREQ(rule, "volume_mismatch");
+    EXPECT_EQ(reshaper_get_last_error_rule(nullptr), reshaper_success);
+    reshaper_graph_destroy(g);
+}

@@ -3,6 +3,13 @@
 #include "backend_test_support.hpp"
 
 #include "backend/verbose.hpp"
+#include "backend/compiled_partition_cache.hpp"
+#include "partition/partitioner.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 namespace reshaper::impl::testing {
 namespace {
@@ -139,7 +146,86 @@ TEST(backend_verbose, one_line_per_compile_and_execute) {
         << text;
     EXPECT_NE(text.find("reshaper_verbose,execute,cpu,partition 0"), std::string::npos) << text;
     EXPECT_NE(text.find(",in place,"), std::string::npos) << text;
-    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+    // compile, execute, execute (plus the info line when these are the process's first).
+    std::size_t lines = 0;
+    std::istringstream in_lines(text);
+    for (std::string line; std::getline(in_lines, line);) lines += line.find(",info,") == std::string::npos;
+    EXPECT_EQ(lines, 3u) << text;
+}
+
+// A verbose line's fields: split at commas outside [...] (docs/verbose.md).
+std::vector<std::string> verbose_fields(const std::string &line) {
+    std::vector<std::string> fields(1);
+    int depth = 0;
+    for (char c : line) {
+        if (c == '[') ++depth;
+        if (c == ']') --depth;
+        if (c == ',' && depth == 0) fields.emplace_back();
+        else fields.back() += c;
+    }
+    return fields;
+}
+
+std::string read_file(const std::string &path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+TEST(backend_verbose, levels_two_and_three_explain_every_decision_in_parseable_lines) {
+    const std::string path = ::testing::TempDir() + "/reshaper_verbose_levels.txt";
+    std::remove(path.c_str());
+    set_verbose_file(path);
+    set_verbose_level(3);
+    // [4,3,5] strides [1,20,4] -> [4,15] dense: a view exists, with other strides.
+    const logical_tensor in = strided_lt(0, data_type::f32, {4, 3, 5}, {1, 20, 4});
+    const graph g = static_chain(in, {{4, 15}});
+    compiled_partition_cache cache(1);
+    cache.get_or_compile(g, whole_graph(g), {in}, {g.tensor(1)}, cpu_engine());
+    cache.get_or_compile(g, whole_graph(g), {in}, {g.tensor(1)}, cpu_engine());
+    const logical_tensor other = strided_lt(0, data_type::f32, {4, 3, 5});
+    cache.get_or_compile(g, whole_graph(g), {other}, {g.tensor(1)}, cpu_engine()); // evicts
+    get_partitions(g, partition_policy::fusion, "cpu");
+    set_verbose_level(0);
+    set_verbose_file("");
+
+    // Fields after the event, per event (docs/verbose.md).
+    const std::map<std::string, std::size_t> field_count = {
+        {"info", 3}, {"compile", 7}, {"execute", 8}, {"partition", 5},
+        {"cache", 5}, {"lowering", 4}, {"stage", 4}};
+    std::map<std::string, std::vector<std::vector<std::string>>> events;
+    std::istringstream lines(read_file(path));
+    for (std::string line; std::getline(lines, line);) {
+        auto f = verbose_fields(line);
+        ASSERT_EQ(f.at(0), "reshaper_verbose") << line;
+        ASSERT_TRUE(field_count.count(f.at(1))) << line;
+        const std::size_t extra = f[1] == "cache" && f[2] == "evict" ? 1 : 0;
+        EXPECT_EQ(f.size() - 2, field_count.at(f[1]) + extra) << line;
+        events[f[1]].push_back(f);
+    }
+    ASSERT_EQ(events["cache"].size(), 4u); // miss, hit, miss, evict
+    EXPECT_EQ(events["cache"][0][2], "miss");
+    EXPECT_EQ(events["cache"][1][2], "hit");
+    EXPECT_EQ(events["cache"][1][4], "partition 0");
+    EXPECT_EQ(events["cache"][2][2], "miss");
+    EXPECT_EQ(events["cache"][3][2], "evict");
+    ASSERT_EQ(events["lowering"].size(), 2u);
+    EXPECT_EQ(events["lowering"][0][4], "reorder");
+    EXPECT_EQ(events["lowering"][0][5],
+              "no alias: the output's strides [15,1] are not the view's strides [1,4]; oneDNN "
+              "reorders f32");
+    EXPECT_EQ(events["lowering"][1][4], "alias");
+    ASSERT_EQ(events["stage"].size(), 6u);
+    EXPECT_EQ(events["stage"][0][4], "resolve_shapes");
+    EXPECT_EQ(events["stage"][1][4], "plan_movement");
+    EXPECT_EQ(events["stage"][2][4], "build_mover");
+    ASSERT_EQ(events["partition"].size(), 1u);
+    EXPECT_EQ(events["partition"][0][5], "claimed");
+}
+
+TEST(backend_verbose, free_text_never_adds_a_field) {
+    EXPECT_EQ(verbose_text("a, b [1,2], c"), "a; b [1,2]; c");
 }
 
 } // namespace

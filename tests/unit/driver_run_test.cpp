@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <fstream>
+#include <sstream>
+#include <map>
 #include <set>
 #include <cstdio>
 #include <string>
@@ -20,8 +23,8 @@ struct driver_result {
     std::vector<json> reports; // one per line of stdout with --report=json
 };
 
-driver_result run_driver(const std::string &args) {
-    const std::string command = std::string(RESHAPER_RUN_PATH) + " " + args + " 2>/dev/null";
+driver_result run_driver(const std::string &args, const std::string &env = "") {
+    const std::string command = env + std::string(RESHAPER_RUN_PATH) + " " + args + " 2>/dev/null";
     driver_result r;
     FILE *pipe = popen(command.c_str(), "r");
     if (!pipe) return r;
@@ -92,7 +95,8 @@ TEST(DriverInfer, VolumeMismatchExitsTwoNamingTheOp) {
     EXPECT_EQ(rep.at("error").at("code"), "invalid_shape");
     EXPECT_EQ(rep.at("error").at("op").at("id"), 7);
     EXPECT_EQ(rep.at("error").at("op").at("name"), "bad_reshape");
-    EXPECT_NE(rep.at("error").at("message").get<std::string>().find("volume_match"), std::string::npos);
+    EXPECT_NE(rep.at("error").at("message").get<std::string>().find("volume_mismatch"), std::string::npos);
+    EXPECT_EQ(rep.at("error").at("rule"), "volume_mismatch");
 }
 
 TEST(DriverInfer, TruncatedAndMissingFilesExitTwo) {
@@ -237,6 +241,12 @@ TEST(DriverInvalidInput, EveryModeExitsTwoWithTheRightCode) {
          bad_graph(good_attrs, R"("shape": [2, 3, 4], "layout_type": "strided", "dtype": "undef")"),
          "invalid_data_type", "dtype undef"},
     };
+    // error.rule: the id of the rule that failed, as listed in docs/rules.md.
+    const std::map<std::string, std::string> expected_rule = {
+        {"two_minus_one", "single_minus_one"}, {"value_below_minus_one", "value_range"},
+        {"missing_attribute", "required_attribute"}, {"unknown_dtype", "known_dtype"},
+        {"overflowing_input", "volume_fits"}, {"unknown_format_tag", "format_tag"},
+        {"not_json", "json_syntax"}, {"undef_input_dtype", "input_dtype_known"}};
     for (const bad_case &c : cases) {
         const std::string path = testing::TempDir() + "/" + c.name + ".json";
         FILE *f = fopen(path.c_str(), "w");
@@ -251,6 +261,7 @@ TEST(DriverInvalidInput, EveryModeExitsTwoWithTheRightCode) {
             EXPECT_EQ(err.at("code"), c.code) << c.name << " " << mode;
             EXPECT_NE(err.at("message").get<std::string>().find(c.message_part), std::string::npos)
                 << c.name << ": " << err.at("message");
+            EXPECT_EQ(err.value("rule", ""), expected_rule.at(c.name)) << c.name << ": " << err;
         }
     }
 }
@@ -463,4 +474,86 @@ TEST(DriverInfer, HelpNamesEveryExitStatusWithOutOfMemory) {
     EXPECT_EQ(r.exit_code, 0) << r.out;
     EXPECT_NE(r.out.find("3"), std::string::npos);
     EXPECT_NE(r.out.find("out_of_memory"), std::string::npos) << r.out;
+
+TEST(DriverCheck, EverySupportedPartitionCarriesItsPlanAndWhyNotAlias) {
+    // A permuted input: no view exists, so the reshape moves data.
+    const auto r = run_driver("--report=json " + data("permuted_input.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    bool saw_copy = false;
+    std::vector<std::string> whys;
+    for (const json &p : r.reports.at(0).at("partitions")) {
+        if (!p.at("supported")) continue;
+        const std::string plan = p.at("plan");
+        const std::string lowering = p.at("lowering");
+        EXPECT_EQ(plan.rfind(lowering, 0), 0u) << "the plan starts with its lowering: " << plan;
+        EXPECT_NE(plan.find("->"), std::string::npos) << plan;
+        if (lowering == "alias") {
+            EXPECT_FALSE(p.contains("why_not_alias")) << p;
+            continue;
+        }
+        saw_copy = true;
+        whys.push_back(p.at("why_not_alias"));
+    }
+    EXPECT_TRUE(saw_copy) << r.out;
+    // Partition 0: [4,3,5] strides [1,20,4] -> [4,15] is a view, with other
+    // strides than the dense output given; partition 1: [3,5] strides [1,3]
+    // -> [15] is none.
+    ASSERT_EQ(whys.size(), 2u);
+    EXPECT_EQ(whys[0], "the output's strides [15,1] are not the view's strides [1,4]");
+    EXPECT_EQ(whys[1], "output dim 0 (size 15) spans input dims 0 and 1, which are not contiguous: "
+                       "input dim 0 has stride 1, a view needs 15");
+}
+
+TEST(DriverNewcomer, HelpPrintsTheUsageAndExitsZero) {
+    for (const char *flag : {"--help", "-h"}) {
+        const auto r = run_driver(flag);
+        EXPECT_EQ(r.exit_code, 0) << flag;
+        EXPECT_NE(r.out.find("usage: reshaper-run [options] GRAPH.json"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("--mode=check"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("exit status"), std::string::npos) << r.out;
+    }
+}
+
+TEST(DriverNewcomer, VersionNamesTheLibraryAndOneDnn) {
+    const auto r = run_driver("--version");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("reshaper 0."), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("oneDNN "), std::string::npos) << r.out;
+}
+
+TEST(DriverNewcomer, TheTextReportEndsWithASummaryLine) {
+    const auto r = run_driver(source("examples/attention_reshapes.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    std::string out = r.out;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    const std::string last = out.substr(out.rfind('\n') + 1);
+    EXPECT_EQ(last.rfind("summary: ok, 15 partitions, 4 claimed, lowerings: 3 alias, 1 reorder, 0 "
+                         "kernel, check: 4 passed, 0 failed, ", 0), 0u) << last;
+    EXPECT_EQ(last.substr(last.size() - 3), " ms") << last;
+
+    const auto bad = run_driver(data("volume_mismatch.json"));
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.out.find("summary: error, "), std::string::npos) << bad.out;
+}
+
+TEST(DriverVerbose, VerboseFileTakesTheLinesInsteadOfStderr) {
+    const std::string path = testing::TempDir() + "/driver_verbose.txt";
+    std::remove(path.c_str());
+    const std::string err = testing::TempDir() + "/driver_stderr.txt";
+    const auto r = run_driver("--mode=check " + data("permuted_input.json") + " 2>" + err + " #",
+                              "RESHAPER_VERBOSE=2 RESHAPER_VERBOSE_FILE=" + path + " ");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string lines = text.str();
+    EXPECT_NE(lines.find("reshaper_verbose,partition,cpu,partition 0,op 0 'flatten_transposed' StaticReshape,claimed"),
+              std::string::npos) << lines;
+    EXPECT_NE(lines.find("reshaper_verbose,lowering,cpu,partition 1,kernel,no alias: output dim 0"),
+              std::string::npos) << lines;
+    EXPECT_NE(lines.find("reshaper_verbose,compile,cpu,partition 0,"), std::string::npos) << lines;
+    std::ifstream err_in(err);
+    std::stringstream err_text;
+    err_text << err_in.rdbuf();
+    EXPECT_EQ(err_text.str().find("reshaper_verbose"), std::string::npos) << err_text.str();
 }

@@ -339,3 +339,41 @@ TEST(ViewRule, MalformedArgumentsAreAnErrorNotACrash) {
     }
     EXPECT_THROW(compute_view_strides({2, -1}, {1, 1}, {6}), error);
 }
+
+// The reason names the output dim and the input dims that break the view,
+// for every non-view over the same shapes as the oracle test.
+TEST(ViewRule, ExplainsEveryNonContiguousFailureByItsDims) {
+    std::size_t explained = 0;
+    for (const auto &sizes : all_shapes(4, 4)) {
+        const auto targets = targets_of_volume(*checked_volume(sizes));
+        for (const auto &layout : layouts_of(sizes))
+            for (const auto &target : targets) {
+                const auto result = compute_view_strides(sizes, layout.strides, target);
+                const std::string why = explain_view_failure(sizes, layout.strides, target);
+                if (result.strides) {
+                    EXPECT_EQ(why, "");
+                    continue;
+                }
+                ASSERT_EQ(result.failure, view_failure::spans_non_contiguous);
+                ASSERT_EQ(why.rfind("output dim ", 0), 0u)
+                    << dims_to_string(sizes) << " strides " << dims_to_string(layout.strides)
+                    << " -> " << dims_to_string(target) << ": " << why;
+                ++explained;
+            }
+    }
+    EXPECT_GT(explained, 1000u);
+}
+
+TEST(ViewRule, ExplanationNamesTheBreakingStride) {
+    // [3,5] with strides [1,3] (a transposed [5,3]) flattened: dim 0 would
+    // need stride 15 to continue dim 1.
+    EXPECT_EQ(explain_view_failure({3, 5}, {1, 3}, {15}),
+              "output dim 0 (size 15) spans input dims 0 and 1, which are not contiguous: input "
+              "dim 0 has stride 1, a view needs 15");
+    // Rows 8 apart: splitting a row is a view, merging rows is not.
+    EXPECT_EQ(explain_view_failure({2, 4}, {8, 1}, {2, 2, 2}), "");
+    EXPECT_EQ(explain_view_failure({2, 4}, {8, 1}, {8}),
+              "output dim 0 (size 8) spans input dims 0 and 1, which are not contiguous: input "
+              "dim 0 has stride 8, a view needs 4");
+    EXPECT_EQ(explain_view_failure({2, 3}, {3, 1}, {7}), std::string(describe(view_failure::volume_mismatch)));
+}

@@ -133,7 +133,7 @@ TEST(GraphValidation, DanglingPorts) {
     g.ops = {make_op(1, "Abs", {0}, {1})};
     g.input_ports = std::vector<tensor_id>{0, 99};
     expect_error([&] { validate_graph(g); }, status::invalid_graph,
-                 "input_ports lists tensor 99, which is not in the graph [port_tensor]");
+                 "input_ports lists tensor 99, which is not in the graph [port_tensor_exists]");
     g.input_ports = std::vector<tensor_id>{0};
     g.output_ports = std::vector<tensor_id>{7};
     expect_error([&] { validate_graph(g); }, status::invalid_graph,

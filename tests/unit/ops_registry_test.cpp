@@ -128,7 +128,7 @@ TEST(ZeroRulePolarity, SameGraphSameResultAcrossFamilies) {
         EXPECT_EQ(copy.tensor(output_id).shape, (dims_t{2, 3})) << label;
         graph literal = make_reshape_graph(v, {2, 3}, {0, 3}, zero_rule::literal);
         expect_error([&] { infer_graph_shapes(literal); }, status::invalid_shape,
-                     "[volume_match]");
+                     "[volume_mismatch]");
     }
 }
 

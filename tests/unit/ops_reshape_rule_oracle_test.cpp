@@ -46,7 +46,7 @@ oracle_answer oracle(const dims_t &input, const std::vector<std::int64_t> &targe
     auto slot = std::find(out.begin(), out.end(), -1);
     if (slot == out.end())
         return product(out) == volume ? oracle_answer{out, ""}
-                                      : oracle_answer{std::nullopt, "volume_match"};
+                                      : oracle_answer{std::nullopt, "volume_mismatch"};
     dims_t rest = out;
     rest.erase(rest.begin() + (slot - out.begin()));
     if (product(rest) == 0) return {std::nullopt, "ambiguous_minus_one"};
@@ -54,7 +54,7 @@ oracle_answer oracle(const dims_t &input, const std::vector<std::int64_t> &targe
         *slot = x;
         if (product(out) == volume) return {out, ""};
     }
-    return {std::nullopt, "volume_match"};
+    return {std::nullopt, "volume_mismatch"};
 }
 
 template <typename F>

@@ -59,7 +59,7 @@ TEST(ReshapeRuleZeros, CopiedZeroTakesTheInputDimLiteralZeroDoesNot) {
     EXPECT_EQ(*resolve_target_shape({2, 3}, {0, 3}, zero_rule::copy_from_input).dims,
               (dims_t{2, 3}));
     EXPECT_EQ(resolve_target_shape({2, 3}, {0, 3}, zero_rule::literal).diagnostic.rule,
-              "volume_match");
+              "volume_mismatch");
 }
 
 TEST(ReshapeRuleZeros, LiteralZeroBeyondInputRankIsFine) {
@@ -78,7 +78,7 @@ TEST(ReshapeRuleMessages, NameTheShapeAndTheInput) {
     const auto r = resolve_target_shape({2, 3, 4}, {5, 5}, zero_rule::literal);
     EXPECT_EQ(r.diagnostic.message,
               "shape [5,5] resolves to [5,5] of volume 25, but input [2,3,4] has volume 24 "
-              "[volume_match]");
+              "[volume_mismatch]");
 }
 
 } // namespace

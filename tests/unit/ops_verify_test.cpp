@@ -228,7 +228,7 @@ TEST(Attributes, AllowzeroAcceptsZeroAndOneOnly) {
         g.ops[0].attrs["allowzero"] = bad;
         expect_error([&] { validate_graph(g); }, status::invalid_graph_op,
                      "attr allowzero=" + std::to_string(bad) +
-                         " violates value_range (values 0..1)");
+                         " violates attr_value_range (values 0..1)");
     }
 }
 
