@@ -35,6 +35,7 @@ build-bench/bin/movement_bench --benchmark_repetitions=$reps --benchmark_enable_
 build-bench/bin/backend_bench --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true --benchmark_format=json \
     --benchmark_out="$out/backend.json" --benchmark_out_format=json >/dev/null
-python3 scripts/bench_report.py --results "$out" --driver build-bench/bin/reshaper-run --reps $reps \
+# Debian's interpreter: the one the packages above install into.
+"${PYTHON:-/usr/bin/python3}" scripts/bench_report.py --results "$out" --driver build-bench/bin/reshaper-run --reps $reps \
     --markdown docs/performance.md --plot docs/performance.png
 echo "bench: wrote docs/performance.md and docs/performance.png"

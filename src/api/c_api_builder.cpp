@@ -57,14 +57,24 @@ std::string describe_tensor(const impl::logical_tensor &lt) {
 
 // One tensor id, one description: `given` must agree with `known` (the
 // description added before); an unknown dim or stride list takes the other's.
+// As in a graph file (contract, section 1), a producer and a consumer that
+// disagree only on the shape are forgiven: the producer's description
+// stands (`given_by_producer`: `given` is an op's output).
 void merge_description(impl::logical_tensor &known, const impl::logical_tensor &given,
-                       const std::string &where) {
+                       const std::string &where, bool given_by_producer) {
     std::optional<impl::dims_t> shape = impl::merge_known_dims(known.shape, given.shape);
+    const bool same_kind = known.dtype == given.dtype && known.layout == given.layout &&
+                           known.property == given.property && known.format == given.format;
+    if (same_kind && !shape && !known.values) {
+        if (given_by_producer) {
+            known.shape = given.shape;
+            known.strides = given.strides;
+        }
+        return;
+    }
     const bool strides_agree =
         known.strides.empty() || given.strides.empty() || known.strides == given.strides;
-    if (known.dtype != given.dtype || known.layout != given.layout ||
-        known.property != given.property || known.format != given.format || !shape ||
-        !strides_agree)
+    if (!same_kind || !shape || !strides_agree)
         throw impl::error(impl::status::invalid_graph,
                           where + " describes tensor " + std::to_string(given.id) + " as " +
                               describe_tensor(given) + ", but it was added as " +
@@ -217,7 +227,8 @@ RESHAPER_API reshaper_status_t reshaper_graph_add_op(reshaper_graph_t graph,
                 if (!inserted)
                     merge_description(it->second, lt,
                                       impl::describe(op->op) + ": " + direction + " " +
-                                          std::to_string(i));
+                                          std::to_string(i),
+                                      std::string_view(direction) == "output");
             }
         };
         add(op->inputs, "input", added.inputs);

@@ -130,7 +130,7 @@ impl::logical_tensor to_impl(const reshaper_logical_tensor_t &c, const impl::gra
         if (c.dims[i] < RESHAPER_UNKNOWN_DIM)
             throw impl::error(impl::status::invalid_arguments,
                               name + ": dims[" + std::to_string(i) + "] = " + std::to_string(c.dims[i]) +
-                                  " is below -1 (dims are >= 0, or -1 for unknown)");
+                                  " is below -1 (dims are >= 0, or -1 for unknown) [dims_at_least_minus_one]");
 
     impl::logical_tensor lt;
     if (g != nullptr) {

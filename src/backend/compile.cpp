@@ -48,6 +48,7 @@ public:
         lowering_kind kind = lowering_kind::kernel;
         std::string details;
         std::string why_not_alias;
+        std::string mover_reason; // why the kernel or the reorder (mover_choice)
         std::vector<std::pair<tensor_id, tensor_id>> inplace;
         std::shared_ptr<const engine> eng;
         std::unique_ptr<data_mover> mover;
@@ -168,17 +169,10 @@ std::string lowering_reason(const reshape_chain_partition::parts &parts, const l
         why = "the output is a view of the input buffer (" + parts.details + ")";
         break;
     case lowering_kind::reorder:
-        why = "no alias: " + parts.why_not_alias + "; oneDNN reorders " +
-              std::string(to_string(data.dtype));
+    case lowering_kind::kernel:
+        why = "no alias: " + parts.why_not_alias + "; " + std::string(to_string(parts.kind)) + ": " +
+              parts.mover_reason + " (dtype " + std::string(to_string(data.dtype)) + ")";
         break;
-    case lowering_kind::kernel: {
-        const auto declined = parts.details.find("(oneDNN declined");
-        why = "no alias: " + parts.why_not_alias + "; " +
-              (declined != std::string::npos ? parts.details.substr(declined + 1)
-                                             : "oneDNN's reorder does not take dtype " +
-                                                   std::string(to_string(data.dtype)));
-        break;
-    }
     }
     return "lowering," + std::string(to_string(parts.eng->kind())) + ",partition " +
            std::to_string(parts.partition_id) + "," + std::string(to_string(parts.kind)) + "," +
@@ -229,6 +223,7 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
     } else {
         const mover_choice choice = choose_mover(eng->kind(), data.dtype, plan);
         parts.kind = choice.kind;
+        parts.mover_reason = choice.why;
         if (choice.kind == lowering_kind::reorder) {
             try {
                 parts.mover = make_reorder_movement(eng, *dnnl_reorder_type(data.dtype), plan,
@@ -240,8 +235,9 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
                 parts.mover = make_kernel_movement(data.dtype, plan,
                                                    std::string("oneDNN declined: ") + e.what());
                 parts.kind = lowering_kind::kernel;
+                parts.mover_reason = std::string("oneDNN declined: ") + e.what();
                 parts.details = steps_summary(plan, "strided copy", "strided copies") +
-                                " (oneDNN declined: " + e.what() + ")";
+                                " (" + parts.mover_reason + ")";
             }
         } else {
             parts.mover = make_kernel_movement(data.dtype, plan, choice.why);
