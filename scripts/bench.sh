@@ -37,5 +37,5 @@ build-bench/bin/backend_bench --benchmark_repetitions=$reps --benchmark_enable_r
     --benchmark_out="$out/backend.json" --benchmark_out_format=json >/dev/null
 # Debian's interpreter: the one the packages above install into.
 "${PYTHON:-/usr/bin/python3}" scripts/bench_report.py --results "$out" --driver build-bench/bin/reshaper-run --reps $reps \
-    --markdown docs/performance.md --plot docs/performance.png
-echo "bench: wrote docs/performance.md and docs/performance.png"
+    --markdown docs/performance.md --plot docs/performance.png --readme README.md
+echo "bench: wrote docs/performance.md, docs/performance.png and README.md's headline table"

@@ -79,13 +79,17 @@ def measure_peers(reps, sizes):
         seen = nhwc.transpose(0, 2, 1)  # NCHW view of NHWC data
         dense_src = np.random.rand(n * 64 * hw).astype(np.float32)
         dense_dst = np.empty_like(dense_src)
+        # Every mover writes into a buffer allocated once, as memcpy does
+        # (a fresh output per call would time its page faults too).
+        out = np.empty(seen.shape, dtype=np.float32)
         fns = {
             "memcpy": lambda: np.copyto(dense_dst, dense_src),
-            "numpy": lambda: np.ascontiguousarray(seen),
+            "numpy": lambda: np.copyto(out, seen),
         }
         if torch is not None:
             t = torch.from_numpy(nhwc).permute(0, 2, 1)
-            fns["pytorch"] = lambda: t.contiguous()
+            t_out = torch.empty(t.shape, dtype=torch.float32)
+            fns["pytorch"] = lambda: t_out.copy_(t)
         inner_reps = max(3, min(50, (64 * MIB) // max(size, 1)))
         med = interleaved(fns, reps * inner_reps if size < MIB else reps)
         moved = 2 * n * 64 * hw * 4
@@ -170,7 +174,7 @@ def write_markdown(path, plot, med, backend, peers, driver):
         mine, mem, dnn = row("nhwc_to_nchw", dtype, "64MiB")
         low, gbps = driver.get(dtype, ("-", None))
         add(f"| {dtype} | {mine or 0:.1f} | {mem or 0:.1f} | {ratio(mine, mem)} | {ratio(mine, dnn)} | "
-            f"{GOALS.get(dtype, '-')} | {low}, {gbps if gbps is not None else '-'} |")
+            f"{GOALS.get(dtype, '-')} | {low}, {f'{gbps:.1f}' if gbps is not None else '-'} |")
     add("")
     add("## Other layouts a reshape meets (64 MiB)")
     add("")
@@ -233,6 +237,28 @@ def write_markdown(path, plot, med, backend, peers, driver):
         f.write("\n".join(lines) + "\n")
 
 
+def write_headline(readme, med):
+    """The README's short table, between its perf-headline markers."""
+    def r(case, dtype, mover):
+        return ratio(med.get((case, dtype, "64MiB", "reshaper")), med.get((case, dtype, "64MiB", mover)))
+    rows = ["| 64 MiB, NHWC data as NCHW, flattened | reshaper / memcpy | reshaper / oneDNN reorder |",
+            "|---|---|---|"]
+    for dtype in ["f32", "bf16", "s8", "s64", "boolean", "s4"]:
+        rows.append(f"| {dtype} | {r('nhwc_to_nchw', dtype, 'memcpy')} | {r('nhwc_to_nchw', dtype, 'onednn')} |")
+    rows.append(f"| bf16 attention merge-heads [16,2048,16,64] | {r('attention_bhsd', 'bf16', 'memcpy')} | "
+                f"{r('attention_bhsd', 'bf16', 'onednn')} |")
+    rows.append(f"| f32 nChw16c -> nchw | {r('nChw16c_to_nchw', 'f32', 'memcpy')} | {r('nChw16c_to_nchw', 'f32', 'onednn')} |")
+    begin, end = "<!-- perf-headline -->", "<!-- /perf-headline -->"
+    with open(readme) as f:
+        text = f.read()
+    if begin not in text or end not in text:
+        return
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(readme, "w") as f:
+        f.write(head + begin + "\n" + "\n".join(rows) + "\n" + end + tail)
+
+
 def size_bytes(label):
     if label.endswith("MiB"):
         return int(label[:-3]) * MIB
@@ -272,6 +298,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--markdown", required=True)
     ap.add_argument("--plot", required=True)
+    ap.add_argument("--readme", help="README whose perf-headline table to refresh")
     args = ap.parse_args()
     med = load_medians(os.path.join(args.results, "movement.json"))
     backend = load_backend(os.path.join(args.results, "backend.json"))
@@ -280,6 +307,8 @@ def main():
     driver = driver_perf(args.driver, os.path.join(args.results, "graphs"), args.reps)
     write_plot(args.plot, med, peers)
     write_markdown(args.markdown, args.plot, med, backend, peers, driver)
+    if args.readme:
+        write_headline(args.readme, med)
 
 
 if __name__ == "__main__":
