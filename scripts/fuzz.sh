@@ -12,7 +12,8 @@ set -eu
 
 TARGETS="fuzz_graph_file
 fuzz_shape_inference
-fuzz_execute"
+fuzz_execute
+fuzz_runtime_shape"
 
 if [ $# -eq 0 ]; then
     echo "$TARGETS"
