@@ -112,7 +112,9 @@ void check_range(const op_schema &schema, const op &o, const attribute_spec &spe
 }
 
 void check_attributes(const op_schema &schema, const op &o) {
-    for (const auto &[name, value] : o.attrs) {
+    for (const auto &attr : o.attrs) {
+        const std::string &name = attr.first; // not a structured binding: clang 14's
+        const attribute_value &value = attr.second; // lambdas cannot capture those
         auto spec = std::find_if(schema.attributes.begin(), schema.attributes.end(),
                                  [&](const attribute_spec &a) { return a.name == name; });
         auto subject = [&] { return "attr " + name + "=" + attribute_to_string(value); };

@@ -9,8 +9,11 @@ set -eu
 cd "$(dirname "$0")/.."
 
 # oneDNN's CMake package looks for OpenCL (its GPU runtime): ocl-icd-opencl-dev.
+# The sanitizer runs (scripts/sanitize.sh) use g++'s own runtimes; the
+# fuzzers (scripts/fuzz.sh) need clang and its libFuzzer: libclang-rt-14-dev.
 PACKAGES="g++ make cmake ninja-build pkg-config git ca-certificates \
-libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev"
+libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev \
+clang libclang-rt-14-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -50,10 +50,11 @@ RESHAPER_API reshaper_status_t reshaper_get_handled_op_kinds(const char *const *
 RESHAPER_API reshaper_status_t reshaper_status_name(reshaper_status_t status, const char **name) {
     return guarded(__func__, [&](const call &c) {
         c.require(name, "name");
-        if (status < reshaper_success || status > reshaper_runtime_error)
-            c.fail("status " + std::to_string(status) + " is out of range");
+        const int value = api::raw_enum(status); // never loaded as an enum (UBSan)
+        if (value < reshaper_success || value > reshaper_runtime_error)
+            c.fail("status " + std::to_string(value) + " is out of range");
         // to_string returns views of string literals, so data() is NUL-terminated.
-        *name = impl::to_string(static_cast<impl::status>(status)).data();
+        *name = impl::to_string(static_cast<impl::status>(value)).data();
     });
 }
 

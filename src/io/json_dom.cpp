@@ -2,7 +2,9 @@
 
 #include <bit>
 #include <cmath>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/status.hpp"
@@ -46,9 +48,11 @@ std::optional<json_number> unbox(double boxed) {
 
 // ---- the reader -------------------------------------------------------------------
 
-// nlohmann's SAX events build the DOM; no callback, so each value is handled
-// once (nlohmann's callback parser walks the parent at every closing brace,
-// which made reading quadratic).
+// nlohmann's SAX events build the DOM. Each value is handled a bounded
+// number of times, so reading is linear: no callback parser (nlohmann's
+// walks the parent at every closing brace), and objects are assembled here
+// (nlohmann's ordered_map looks a key up by a linear scan at each insertion
+// and copies every member when it grows, its keys being const).
 class dom_builder {
 public:
     dom_builder(std::string_view text, std::uint64_t max_depth) : text_(text), max_depth_(max_depth) {}
@@ -75,10 +79,10 @@ public:
     bool string(std::string &s) { return add(std::move(s)); }
     bool binary(ojson::binary_t &b) { return add(std::move(b)); }
 
-    bool start_object(std::size_t) { return open(ojson::object()); }
-    bool start_array(std::size_t) { return open(ojson::array()); }
+    bool start_object(std::size_t) { return open(true); }
+    bool start_array(std::size_t) { return open(false); }
     bool key(std::string &k) {
-        member_ = &(*open_.back())[k];
+        key_ = std::move(k);
         return true;
     }
     bool end_object() { return close(); }
@@ -93,31 +97,76 @@ public:
     ojson take() { return std::move(root_); }
 
 private:
-    ojson *add(ojson v) {
-        if (open_.empty()) {
-            root_ = std::move(v);
-            return &root_;
+    // An open array (its elements so far) or object (its members in order,
+    // indexed by key once there are many: a repeated key keeps its first
+    // place and takes the last value, as nlohmann does).
+    struct frame {
+        std::string key; // its own, when it is a member of an object
+        bool is_object = false;
+        ojson array;
+        std::vector<std::pair<std::string, ojson>> members;
+        std::unique_ptr<std::unordered_map<std::string, std::size_t>> index;
+
+        void add_member(std::string key, ojson v) {
+            constexpr std::size_t scan_limit = 16;
+            if (index) {
+                if (auto it = index->find(key); it != index->end()) {
+                    members[it->second].second = std::move(v);
+                    return;
+                }
+                index->emplace(key, members.size());
+            } else {
+                for (auto &m : members)
+                    if (m.first == key) {
+                        m.second = std::move(v);
+                        return;
+                    }
+                if (members.size() == scan_limit) {
+                    index = std::make_unique<std::unordered_map<std::string, std::size_t>>();
+                    for (std::size_t i = 0; i < members.size(); ++i) index->emplace(members[i].first, i);
+                    index->emplace(key, members.size());
+                }
+            }
+            members.emplace_back(std::move(key), std::move(v));
         }
-        if (open_.back()->is_array()) {
-            open_.back()->push_back(std::move(v));
-            return &open_.back()->back();
+
+        ojson finish() {
+            if (!is_object) return std::move(array);
+            ojson object(ojson::value_t::object);
+            // ordered_map is a vector of its members: filled directly, once.
+            auto &list = static_cast<std::vector<std::pair<const std::string, ojson>> &>(
+                object.get_ref<ojson::object_t &>());
+            list.reserve(members.size());
+            for (auto &[k, v] : members) list.emplace_back(std::move(k), std::move(v));
+            return object;
         }
-        *member_ = std::move(v);
-        return member_;
+    };
+
+    bool add(ojson v) {
+        if (frames_.empty()) root_ = std::move(v);
+        else if (frames_.back().is_object) frames_.back().add_member(std::move(key_), std::move(v));
+        else frames_.back().array.push_back(std::move(v));
+        return true;
     }
 
-    bool open(ojson container) {
-        if (open_.size() >= max_depth_)
+    bool open(bool is_object) {
+        if (frames_.size() >= max_depth_)
             throw error(status::invalid_graph,
                         "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
                             " levels (RESHAPER_MAX_JSON_DEPTH) [json_syntax]");
-        open_.push_back(add(std::move(container)));
+        frame f;
+        if (!frames_.empty() && frames_.back().is_object) f.key = std::move(key_);
+        f.is_object = is_object;
+        if (!is_object) f.array = ojson::array();
+        frames_.push_back(std::move(f));
         return true;
     }
 
     bool close() {
-        open_.pop_back();
-        return true;
+        ojson done = frames_.back().finish();
+        key_ = std::move(frames_.back().key);
+        frames_.pop_back();
+        return add(std::move(done));
     }
 
     // Events come in the text's order, so one forward scan finds each
@@ -147,8 +196,8 @@ private:
     std::size_t pos_ = 0;
     std::uint64_t max_depth_;
     ojson root_;
-    std::vector<ojson *> open_; // the open containers, innermost last
-    ojson *member_ = nullptr;   // the object member the next value goes to
+    std::vector<frame> frames_; // the open containers, innermost last
+    std::string key_;           // of the object member that comes next
     std::string error_;
 };
 

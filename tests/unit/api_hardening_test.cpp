@@ -3,8 +3,10 @@
 // silent fallback, and every layout it hands out it accepts back.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "reshaper/reshaper.h"
@@ -152,4 +154,64 @@ TEST(CApiArguments, AnAnyOutputOverABroadcastInputGetsALayoutTheLibraryTakesBack
     ASSERT_OK(reshaper_partition_compile(s.partition, s.engine, 0, nullptr, 1, &out, &again));
     reshaper_compiled_partition_destroy(again);
     reshaper_compiled_partition_destroy(cp);
+}
+
+namespace {
+
+// Four independent reshapes [4,6] -> [24] of column-major inputs (a copy,
+// not a view), tensors 2k -> 2k+1.
+std::string four_reshapes() {
+    std::string ops;
+    for (int k = 0; k < 4; ++k) {
+        if (k) ops += ",";
+        ops += R"({"id": )" + std::to_string(k) + R"(, "name": "r)" + std::to_string(k) + R"(", "kind": "StaticReshape",
+          "attrs": {"special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": [24]}},
+          "inputs": [{"id": )" + std::to_string(2 * k) + R"(, "dtype": "f32", "shape": [4, 6], "stride": [1, 4],
+                      "layout_type": "strided", "property_type": "undef"}],
+          "outputs": [{"id": )" + std::to_string(2 * k + 1) + R"(, "dtype": "f32", "shape": [24], "stride": [1],
+                       "layout_type": "strided", "property_type": "undef"}]})";
+    }
+    return R"({"version": "3.3.0", "engine_kind": "cpu", "graph": [)" + ops + "]}";
+}
+
+} // namespace
+
+// Eight threads share one finalized graph, its partition list and an
+// engine; each compiles (through the process's compiled-partition cache,
+// the same partitions as other threads at once) and executes, and checks
+// the result. Run under ThreadSanitizer by scripts/sanitize.sh thread.
+TEST(CApiThreads, EightThreadsCompileAndExecuteOverlappingPartitionsOfOneSharedGraph) {
+    compiled_setup s(four_reshapes());
+    size_t count = 0;
+    ASSERT_OK(reshaper_partition_list_get_count(s.list, &count));
+    ASSERT_EQ(count, 4u); // independent ops: one partition each
+
+    std::vector<float> input(24);
+    for (int i = 0; i < 24; ++i) input[static_cast<std::size_t>(i)] = static_cast<float>(i) + 0.5f;
+    std::vector<float> expected(24); // row-major order of a column-major [4,6]
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 6; ++j) expected[static_cast<std::size_t>(i * 6 + j)] = input[static_cast<std::size_t>(i + 4 * j)];
+
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 25; ++round) {
+                const_reshaper_partition_t p = nullptr;
+                reshaper_compiled_partition_t cp = nullptr;
+                if (reshaper_partition_list_get(s.list, static_cast<size_t>((t + round) % 4), &p) != reshaper_success ||
+                    reshaper_partition_compile(p, s.engine, 0, nullptr, 0, nullptr, &cp) != reshaper_success) {
+                    ++failures;
+                    continue;
+                }
+                std::vector<float> out(24, -1);
+                const void *ins[] = {input.data()};
+                void *outs[] = {out.data()};
+                if (reshaper_compiled_partition_execute(cp, 1, ins, 1, outs) != reshaper_success || out != expected)
+                    ++failures;
+                reshaper_compiled_partition_destroy(cp);
+            }
+        });
+    for (auto &th : threads) th.join();
+    EXPECT_EQ(failures.load(), 0);
 }
