@@ -194,4 +194,31 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
     });
 }
 
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_output_mem_size(
+        reshaper_compiled_partition_t compiled, size_t index, size_t *size) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        c.require(size, "size");
+        const std::vector<std::size_t> bytes = compiled->compiled->output_buffer_bytes();
+        if (index >= bytes.size())
+            c.fail("index " + std::to_string(index) + " is out of range: the partition has " +
+                   std::to_string(bytes.size()) + " outputs");
+        *size = bytes[index];
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute_dynamic(
+        reshaper_compiled_partition_t compiled, size_t num_inputs, const void *const *inputs,
+        size_t num_outputs, void *const *outputs, reshaper_logical_tensor_t *resolved_outputs) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        const impl::compiled_partition &cp = *compiled->compiled;
+        const auto in = buffers(c, "inputs", inputs, num_inputs, cp.inputs());
+        const auto out = buffers(c, "outputs", outputs, num_outputs, cp.outputs());
+        const std::vector<impl::logical_tensor> resolved = cp.execute_resolving(in, out);
+        if (resolved_outputs != nullptr)
+            for (std::size_t i = 0; i < resolved.size(); ++i) resolved_outputs[i] = api::to_c(resolved[i]);
+    });
+}
+
 } // extern "C"
