@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 
 # oneDNN's CMake package looks for OpenCL (its GPU runtime): ocl-icd-opencl-dev.
 PACKAGES="g++ make cmake ninja-build pkg-config git ca-certificates \
-libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev"
+libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev \
+python3-dev pybind11-dev python3-numpy python3-pytest"
 
 missing=""
 for p in $PACKAGES; do
