@@ -158,3 +158,30 @@ TEST(DynamicShapes, AnUnknownOutputWithFixedStridesIsRefused) {
         EXPECT_EQ(e.rule(), "dynamic_output_layout") << e.what();
     }
 }
+
+// The driver and the C API agree on a graph whose shape values arrive only
+// at execute: the API compiles it with the output unknown and resolves it at
+// execute; the driver (which has the file's values) reports the same shape.
+TEST(DynamicShapes, TheDriverAndTheApiAgreeOnTheSameFile) {
+    const std::string path = std::string(RESHAPER_SOURCE_DIR) + "/tests/data/driver/dynamic_values.json";
+    auto g = reshaper::graph::from_file(path);
+    auto parts = g.partitions();
+    ASSERT_EQ(parts.size(), 1u);
+    const auto cp = parts[0].compile(reshaper::engine(reshaper::engine_kind::cpu));
+    EXPECT_EQ(cp.outputs().at(0).dims, (std::vector<std::int64_t>{-1, -1, -1}));
+    std::vector<std::uint16_t> in(12, 0x3c00), out(12, 0); // f16 ones
+    const std::vector<std::int32_t> values = {0, 3, -1};   // the file's "values"
+    const auto resolved = cp.execute_dynamic({in.data(), values.data()}, {out.data()});
+    EXPECT_EQ(resolved.at(0).dims, (std::vector<std::int64_t>{2, 3, 2}));
+    EXPECT_EQ(out, in);
+
+    FILE *pipe = popen((std::string(RESHAPER_RUN_PATH) + " --report=json " + path + " 2>/dev/null").c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string text;
+    char buf[4096];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) text.append(buf, n);
+    EXPECT_EQ(pclose(pipe), 0) << text;
+    EXPECT_NE(text.find(R"({"dtype":"f16","id":2,"layout_type":"strided","property_type":"undef","shape":[2,3,2])"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find(R"("check":{"failed":0,"passed":1})"), std::string::npos) << text;
+}
