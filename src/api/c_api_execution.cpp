@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "api/graph_dump.hpp"
 #include "api/c_types.hpp"
 #include "api/error_boundary.hpp"
 #include "api/handles.hpp"
+#include "backend/graph_dump.hpp"
 #include "backend/buffer_size.hpp"
 #include "backend/compiled_partition_cache.hpp"
 #include "reshaper/reshaper.h"
@@ -106,7 +106,7 @@ RESHAPER_API reshaper_status_t reshaper_partition_compile(
         auto result = impl::compiled_partition_cache::global().get_or_compile(
                 g, p, to_impl(inputs, num_inputs, g), to_impl(outputs, num_outputs, g),
                 engine->engine);
-        api::dump_compiled_partition(g, p, *result);
+        impl::dump_compiled_partition(g, p, *result);
         *compiled = new reshaper_compiled_partition(std::move(result));
     });
 }

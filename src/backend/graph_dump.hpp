@@ -13,16 +13,16 @@
 #include "core/graph.hpp"
 #include "partition/partitioner.hpp"
 
-namespace reshaper::api {
+namespace reshaper::impl {
 
-void dump_finalized_graph(const impl::graph &g);
+void dump_finalized_graph(const graph &g);
 
 // A graph file of the partition's ops with its boundary tensors as `compiled`
 // has them (concrete shapes, strides, blocked formats), plus a top-level
 // "reshaper_partition" {"id", "lowering"} naming what was compiled.
-impl::graph partition_as_graph(const impl::graph &g, const impl::partition &p,
-                               const impl::compiled_partition &compiled);
-void dump_compiled_partition(const impl::graph &g, const impl::partition &p,
-                             const impl::compiled_partition &compiled);
+graph partition_as_graph(const graph &g, const partition &p,
+                               const compiled_partition &compiled);
+void dump_compiled_partition(const graph &g, const partition &p,
+                             const compiled_partition &compiled);
 
-} // namespace reshaper::api
+} // namespace reshaper::impl

@@ -1,4 +1,4 @@
-#include "api/graph_dump.hpp"
+#include "backend/graph_dump.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -13,7 +13,7 @@
 
 #include "io/graph_json.hpp"
 
-namespace reshaper::api {
+namespace reshaper::impl {
 namespace {
 
 bool dump_enabled(std::string_view what) {
@@ -70,41 +70,41 @@ void dump(const char *kind, Make &&make_text) {
 
 } // namespace
 
-void dump_finalized_graph(const impl::graph &g) {
+void dump_finalized_graph(const graph &g) {
     if (!dump_enabled("graph")) return;
-    dump("graph", [&] { return impl::write_graph_json(g) + "\n"; });
+    dump("graph", [&] { return write_graph_json(g) + "\n"; });
 }
 
-impl::graph partition_as_graph(const impl::graph &g, const impl::partition &p,
-                               const impl::compiled_partition &compiled) {
-    impl::graph sub;
+graph partition_as_graph(const graph &g, const partition &p,
+                               const compiled_partition &compiled) {
+    graph sub;
     sub.version = g.version;
-    sub.engine_kind = std::string(impl::to_string(compiled.target_engine().kind()));
+    sub.engine_kind = std::string(to_string(compiled.target_engine().kind()));
     sub.fpmath_mode = g.fpmath_mode;
     for (std::size_t index : p.op_indices) {
-        const impl::op &o = g.ops.at(index);
+        const op &o = g.ops.at(index);
         sub.ops.push_back(o);
         for (const auto &ids : {o.inputs, o.outputs})
-            for (impl::tensor_id id : ids) sub.tensors.emplace(id, g.tensor(id));
+            for (tensor_id id : ids) sub.tensors.emplace(id, g.tensor(id));
     }
     // The boundary as compiled; values (constant shape inputs) as in the graph.
     for (const auto &lts : {compiled.inputs(), compiled.outputs()})
-        for (const impl::logical_tensor &lt : lts) {
-            impl::logical_tensor &slot = sub.tensors[lt.id];
+        for (const logical_tensor &lt : lts) {
+            logical_tensor &slot = sub.tensors[lt.id];
             auto values = lt.values ? lt.values : slot.values;
             slot = lt;
             if (values && values->type == lt.dtype) slot.values = std::move(values);
         }
     sub.extra_fields["reshaper_partition"] =
         "{\"id\": " + std::to_string(p.id) + ", \"lowering\": \"" +
-        std::string(impl::to_string(compiled.lowering())) + "\"}";
+        std::string(to_string(compiled.lowering())) + "\"}";
     return sub;
 }
 
-void dump_compiled_partition(const impl::graph &g, const impl::partition &p,
-                             const impl::compiled_partition &compiled) {
+void dump_compiled_partition(const graph &g, const partition &p,
+                             const compiled_partition &compiled) {
     if (!dump_enabled("partition")) return;
-    dump("partition", [&] { return impl::write_graph_json(partition_as_graph(g, p, compiled)) + "\n"; });
+    dump("partition", [&] { return write_graph_json(partition_as_graph(g, p, compiled)) + "\n"; });
 }
 
-} // namespace reshaper::api
+} // namespace reshaper::impl
