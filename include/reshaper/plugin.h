@@ -125,6 +125,13 @@ typedef struct reshaper_plugin_api {
     reshaper_status_t (*graph_set_tensor_values)(reshaper_graph_t graph, int64_t tensor_id,
                                                  const void *data, size_t bytes);
     reshaper_status_t (*graph_finalize)(reshaper_graph_t graph);
+
+    /* dynamic shapes (see reshaper.h) */
+    reshaper_status_t (*compiled_partition_get_output_mem_size)(
+            reshaper_compiled_partition_t compiled, size_t index, size_t *size);
+    reshaper_status_t (*compiled_partition_execute_dynamic)(
+            reshaper_compiled_partition_t compiled, size_t num_inputs, const void *const *inputs,
+            size_t num_outputs, void *const *outputs, reshaper_logical_tensor_t *resolved_outputs);
 } reshaper_plugin_api;
 
 /* The table for `abi_version`; NULL when this library does not provide it. */

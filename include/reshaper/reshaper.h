@@ -376,6 +376,23 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
         reshaper_compiled_partition_t compiled, size_t num_inputs, const void *const *inputs,
         size_t num_outputs, void *const *outputs);
 
+/* Dynamic shapes. A partition whose target shape arrives only at execute
+ * (DynamicReshape, Reshape-1, ONNX Reshape with a non-constant shape input)
+ * compiles with its output dims unknown (-1) when the caller does not give
+ * them: the output is then dense (its layout must be `any` or dense strided),
+ * and one compiled partition serves every target shape. Its buffer size is
+ * known at compile all the same (a reshape keeps the volume):
+ * reshaper_compiled_partition_get_output_mem_size. Execute with
+ * reshaper_compiled_partition_execute_dynamic to learn the dims: it runs as
+ * reshaper_compiled_partition_execute does and fills `resolved_outputs` (one
+ * per output, may be NULL) with the outputs' logical tensors, every dim
+ * known, dense strides. Thread-safe like execute. */
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_output_mem_size(
+        reshaper_compiled_partition_t compiled, size_t index, size_t *size);
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute_dynamic(
+        reshaper_compiled_partition_t compiled, size_t num_inputs, const void *const *inputs,
+        size_t num_outputs, void *const *outputs, reshaper_logical_tensor_t *resolved_outputs);
+
 #ifdef __cplusplus
 }
 #endif

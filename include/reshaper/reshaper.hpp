@@ -263,6 +263,23 @@ public:
         check(reshaper_compiled_partition_get_lowering_details(get(), &details));
         return details;
     }
+    // Bytes the output buffer `index` needs (known also when its dims are
+    // known only at execute).
+    std::size_t output_mem_size(std::size_t index = 0) const {
+        std::size_t size = 0;
+        check(reshaper_compiled_partition_get_output_mem_size(get(), index, &size));
+        return size;
+    }
+    // execute, returning the outputs' logical tensors with every dim known
+    // (for outputs compiled with dims that depend on run-time shape values).
+    std::vector<logical_tensor> execute_dynamic(const std::vector<const void *> &inputs,
+                                                const std::vector<void *> &outputs) const {
+        std::vector<reshaper_logical_tensor_t> resolved(outputs.size());
+        check(reshaper_compiled_partition_execute_dynamic(get(), inputs.size(), inputs.data(),
+                                                          outputs.size(), outputs.data(),
+                                                          resolved.data()));
+        return std::vector<logical_tensor>(resolved.begin(), resolved.end());
+    }
     // Why the output is no view of the input ("" for an alias).
     std::string why_not_alias() const {
         const char *why = nullptr;

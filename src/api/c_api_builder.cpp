@@ -11,6 +11,7 @@
 #include "api/error_boundary.hpp"
 #include "api/graph_state.hpp"
 #include "api/handles.hpp"
+#include "backend/graph_dump.hpp"
 #include "io/graph_json.hpp"
 #include "ops/graph_inference.hpp"
 #include "reshaper/reshaper.h"
@@ -29,6 +30,7 @@ std::shared_ptr<const impl::graph> finalized_graph(reshaper_graph &handle) {
         handle.built ? impl::read_graph_json(impl::write_graph_json(handle.building, -1))
                      : *handle.graph);
     impl::infer_graph_shapes(*g);
+    impl::dump_finalized_graph(*g);
     handle.graph = std::move(g);
     handle.finalized.store(true, std::memory_order_release);
     return handle.graph;

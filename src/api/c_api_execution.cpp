@@ -6,6 +6,7 @@
 #include "api/c_types.hpp"
 #include "api/error_boundary.hpp"
 #include "api/handles.hpp"
+#include "backend/graph_dump.hpp"
 #include "backend/buffer_size.hpp"
 #include "backend/compiled_partition_cache.hpp"
 #include "reshaper/reshaper.h"
@@ -105,6 +106,7 @@ RESHAPER_API reshaper_status_t reshaper_partition_compile(
         auto result = impl::compiled_partition_cache::global().get_or_compile(
                 g, p, to_impl(inputs, num_inputs, g), to_impl(outputs, num_outputs, g),
                 engine->engine);
+        impl::dump_compiled_partition(g, p, *result);
         *compiled = new reshaper_compiled_partition(std::move(result));
     });
 }
@@ -189,6 +191,33 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
         const auto in = buffers(c, "inputs", inputs, num_inputs, cp.inputs());
         const auto out = buffers(c, "outputs", outputs, num_outputs, cp.outputs());
         cp.execute(in, out);
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_output_mem_size(
+        reshaper_compiled_partition_t compiled, size_t index, size_t *size) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        c.require(size, "size");
+        const std::vector<std::size_t> bytes = compiled->compiled->output_buffer_bytes();
+        if (index >= bytes.size())
+            c.fail("index " + std::to_string(index) + " is out of range: the partition has " +
+                   std::to_string(bytes.size()) + " outputs");
+        *size = bytes[index];
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute_dynamic(
+        reshaper_compiled_partition_t compiled, size_t num_inputs, const void *const *inputs,
+        size_t num_outputs, void *const *outputs, reshaper_logical_tensor_t *resolved_outputs) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(compiled, "compiled");
+        const impl::compiled_partition &cp = *compiled->compiled;
+        const auto in = buffers(c, "inputs", inputs, num_inputs, cp.inputs());
+        const auto out = buffers(c, "outputs", outputs, num_outputs, cp.outputs());
+        const std::vector<impl::logical_tensor> resolved = cp.execute_resolving(in, out);
+        if (resolved_outputs != nullptr)
+            for (std::size_t i = 0; i < resolved.size(); ++i) resolved_outputs[i] = api::to_c(resolved[i]);
     });
 }
 

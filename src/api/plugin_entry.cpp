@@ -56,6 +56,8 @@ constexpr reshaper_plugin_api api_v1 = {
     .graph_add_op = reshaper_graph_add_op,
     .graph_set_tensor_values = reshaper_graph_set_tensor_values,
     .graph_finalize = reshaper_graph_finalize,
+    .compiled_partition_get_output_mem_size = reshaper_compiled_partition_get_output_mem_size,
+    .compiled_partition_execute_dynamic = reshaper_compiled_partition_execute_dynamic,
 };
 
 } // namespace

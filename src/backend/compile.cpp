@@ -53,6 +53,9 @@ public:
         std::shared_ptr<const engine> eng;
         std::unique_ptr<data_mover> mover;
         std::vector<runtime_shape_input> runtime_shapes;
+        // Output dims known only at execute: the chain re-resolved then.
+        bool dynamic = false;
+        std::vector<chain_op> chain_ops;
         std::size_t data_position = 0;
         std::size_t input_bytes = 0, output_bytes = 0;
     };
@@ -69,8 +72,23 @@ public:
     }
     const engine &target_engine() const override { return *p_.eng; }
 
+    std::vector<std::size_t> output_buffer_bytes() const override { return {p_.output_bytes}; }
+
     void execute(const std::vector<const void *> &inputs,
                  const std::vector<void *> &outputs) const override {
+        run(inputs, outputs);
+    }
+
+    std::vector<logical_tensor> execute_resolving(const std::vector<const void *> &inputs,
+                                                  const std::vector<void *> &outputs) const override {
+        std::vector<logical_tensor> resolved = p_.outputs;
+        resolved[0].shape = run(inputs, outputs);
+        if (p_.dynamic) resolved[0].strides = *dense_strides(resolved[0].shape);
+        return resolved;
+    }
+
+    // Executes; returns the output dims (resolved at execute for a dynamic chain).
+    dims_t run(const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const {
         const auto start = clock_type::now();
         if (inputs.size() != p_.inputs.size() || outputs.size() != p_.outputs.size())
             throw error(status::invalid_arguments,
@@ -79,7 +97,12 @@ public:
                             std::to_string(p_.outputs.size()) + " output buffers, got " +
                             std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()) + " [execute_buffers]");
         // Every run-time shape is checked before anything is written.
-        for (const auto &r : p_.runtime_shapes) check_runtime_shape(r, inputs[r.input_position]);
+        dims_t output_dims = p_.outputs[0].shape;
+        if (p_.dynamic)
+            output_dims = resolve_at_execute(p_.chain_ops, p_.runtime_shapes, inputs,
+                                             p_.inputs[p_.data_position].shape, output_dims);
+        else
+            for (const auto &r : p_.runtime_shapes) check_runtime_shape(r, inputs[r.input_position]);
 
         const void *src = inputs[p_.data_position];
         void *dst = outputs[0];
@@ -103,6 +126,7 @@ public:
             verbose_print("execute," + line_fields() +
                           (p_.kind == lowering_kind::alias && src == dst ? ",in place" : ",copy") +
                           "," + std::to_string(ms_since(start)));
+        return output_dims;
     }
 
     // engine,partition,ops,lowering,src->dst,details (for verbose lines).
@@ -202,7 +226,29 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
     resolved_chain chain = resolve_chain(g, p, inputs, outputs);
     if (timed) stage_done("resolve_shapes");
     const logical_tensor &data = chain.inputs[chain.data_position];
-    movement_plan plan = plan_movement(data, chain.output);
+    // A dynamic output (dims known at execute) is dense: whatever shape the
+    // values give, its bytes are the input's elements in row-major order,
+    // which is the dense layout of the input's own dims. The plan moves the
+    // data there (an alias when the input already is dense).
+    logical_tensor target = chain.output;
+    if (chain.dynamic) {
+        const bool dense_or_any = target.layout == layout_type::any ||
+                                  target.layout == layout_type::undef ||
+                                  (target.layout == layout_type::strided && target.strides.empty());
+        if (!dense_or_any)
+            throw error(status::unimplemented,
+                        "partition " + std::to_string(p.id) + ": output tensor " +
+                            std::to_string(target.id) + " has dims " + dims_to_string(target.shape) +
+                            " known only at execute; it must be dense or of layout any, got " +
+                            std::string(to_string(target.layout)) + " [dynamic_output_layout]");
+        target.shape = data.shape;
+        target.layout = layout_type::strided;
+        target.strides.clear();
+    }
+    movement_plan plan = plan_movement(data, target);
+    if (chain.dynamic) {
+        plan.output.shape = chain.output.shape;
+    }
     if (timed) stage_done("plan_movement");
 
     reshape_chain_partition::parts parts;
@@ -212,7 +258,9 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
     parts.data_position = chain.data_position;
     parts.runtime_shapes = std::move(chain.runtime_shapes);
     parts.input_bytes = bytes_or_throw(data, "input");
-    parts.output_bytes = bytes_or_throw(plan.output, "output");
+    parts.output_bytes = bytes_or_throw(chain.dynamic ? target : plan.output, "output");
+    parts.dynamic = chain.dynamic;
+    parts.chain_ops = std::move(chain.ops);
     parts.why_not_alias = plan.why_not_alias;
 
     if (plan.alias) {
@@ -248,6 +296,7 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
     if (verbose_level() >= 2) verbose_print(lowering_reason(parts, data));
     parts.inputs = std::move(chain.inputs);
     parts.outputs = {std::move(plan.output)};
+    if (parts.dynamic) parts.outputs[0].strides.clear(); // dense, once the dims are known
     auto compiled = std::make_shared<reshape_chain_partition>(std::move(parts));
     if (verbose_level() > 0)
         verbose_print("compile," + compiled->line_fields() + "," + std::to_string(ms_since(start)));

@@ -48,6 +48,18 @@ public:
     // a compiled partition is immutable.
     virtual void execute(const std::vector<const void *> &inputs,
                          const std::vector<void *> &outputs) const = 0;
+
+    // execute, then the outputs' logical tensors with every shape resolved:
+    // a partition compiled with output dims that depend on run-time shape
+    // values (unknown, -1, in outputs()) learns them here. Dense strides.
+    virtual std::vector<logical_tensor> execute_resolving(const std::vector<const void *> &inputs,
+                                                          const std::vector<void *> &outputs) const {
+        execute(inputs, outputs);
+        return this->outputs();
+    }
+    // Bytes each output buffer needs (also when its dims are unknown until
+    // execute: a reshape keeps the volume).
+    virtual std::vector<std::size_t> output_buffer_bytes() const = 0;
 };
 
 // The plan in words, for reports: the lowering, the mover, the data input's

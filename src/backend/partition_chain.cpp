@@ -122,19 +122,18 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
         const reshape_request request = read_reshape_request(*schema, o, sub);
         const dims_t &declared = sub.tensor(o.outputs[0]).shape;
         dims_t resolved;
+        chain.ops.push_back(chain_op{o, request, std::nullopt});
         if (request.target) {
             resolved = resolve_for_op(o, current, request);
             check_declared(o, declared, resolved, "output");
         } else {
-            // The values arrive at execute: the output's shape must be known
-            // now and is checked against the values then.
-            if (has_unknown_dims(declared))
-                throw error(status::invalid_shape,
-                            describe_op(o) + ": output shape " + dims_to_string(declared) +
-                                " depends on shape values that arrive only at execute; give "
-                                "the output's shape at compile [input_shape_known]",
-                            o.ref());
-            if (checked_volume(declared) != checked_volume(current))
+            // The values arrive at execute. An output shape given now is
+            // checked against them then; one left unknown is resolved then
+            // (a dynamic chain: a reshape keeps the volume, so the output's
+            // byte size is known all the same).
+            if (has_unknown_dims(declared) || has_unknown_dims(current))
+                chain.dynamic = true;
+            else if (checked_volume(declared) != checked_volume(current))
                 throw error(status::invalid_shape,
                             describe_op(o) + ": output shape " + dims_to_string(declared) +
                                 " does not have the volume of the input " +
@@ -160,6 +159,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
             logical_tensor &shape_lt = chain.inputs[*position];
             if (shape_lt.shape.size() == 1 && shape_lt.shape[0] == unknown_dim)
                 shape_lt.shape[0] = static_cast<dim_t>(declared.size());
+            chain.ops.back().runtime = chain.runtime_shapes.size();
             chain.runtime_shapes.push_back(runtime_shape_input{
                 o, request, *position, chain.inputs[*position], current, resolved});
         }
@@ -184,7 +184,40 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
     return chain;
 }
 
-void check_runtime_shape(const runtime_shape_input &r, const void *buffer) {
+namespace {
+
+// The run-time shape values of `r` from its host buffer.
+std::vector<std::int64_t> read_shape_values(const runtime_shape_input &r, const void *buffer);
+
+} // namespace
+
+dims_t resolve_at_execute(const std::vector<chain_op> &ops,
+                          const std::vector<runtime_shape_input> &runtime_shapes,
+                          const std::vector<const void *> &inputs, const dims_t &data_dims,
+                          const dims_t &compiled_output) {
+    dims_t current = data_dims;
+    for (const chain_op &c : ops) {
+        if (c.runtime) {
+            const runtime_shape_input &r = runtime_shapes[*c.runtime];
+            const std::vector<std::int64_t> target =
+                read_shape_values(r, inputs.at(r.input_position));
+            current = resolve_for_op(c.reshape, current, c.request, &target);
+        } else {
+            current = resolve_for_op(c.reshape, current, c.request);
+        }
+    }
+    if (!merge_known_dims(current, compiled_output))
+        throw error(status::invalid_shape,
+                    describe_op(ops.back().reshape) + ": shape values at execute give output " +
+                        dims_to_string(current) + ", but the partition was compiled for " +
+                        dims_to_string(compiled_output) + " [runtime_shape_match]",
+                    ops.back().reshape.ref());
+    return current;
+}
+
+namespace {
+
+std::vector<std::int64_t> read_shape_values(const runtime_shape_input &r, const void *buffer) {
     const logical_tensor &lt = r.shape_tensor;
     if (lt.shape.size() > 1 || !lt.shape_known())
         throw error(status::invalid_shape,
@@ -210,7 +243,13 @@ void check_runtime_shape(const runtime_shape_input &r, const void *buffer) {
         strided_copy(lt.dtype, {count}, strided_tensor{const_cast<void *>(buffer), 0, {stride}},
                      strided_tensor{values.bytes.data(), 0, {1}});
     }
-    const std::vector<std::int64_t> target = values_as_int64(values);
+    return values_as_int64(values);
+}
+
+} // namespace
+
+void check_runtime_shape(const runtime_shape_input &r, const void *buffer) {
+    const std::vector<std::int64_t> target = read_shape_values(r, buffer);
     const dims_t resolved = resolve_for_op(r.reshape, r.data_dims, r.request, &target);
     if (resolved != r.compiled_dims)
         throw error(status::invalid_shape,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,14 @@ struct runtime_shape_input {
     dims_t compiled_dims; // the op's output as compiled
 };
 
+// One op of the chain as execute re-resolves it when the output shape is
+// known only then.
+struct chain_op {
+    op reshape;
+    reshape_request request;
+    std::optional<std::size_t> runtime; // index into runtime_shapes
+};
+
 struct resolved_chain {
     std::vector<logical_tensor> inputs; // in the partition's input order
     std::size_t data_position = 0;      // the data input among them
@@ -32,6 +41,11 @@ struct resolved_chain {
     std::vector<std::string> op_names;  // "StaticReshape-1", in chain order
     std::vector<dims_t> shapes;         // the data input's, then each op output's
     std::vector<runtime_shape_input> runtime_shapes;
+    // Every op, in chain order (for dynamic chains: see resolve_at_execute).
+    std::vector<chain_op> ops;
+    // Some output dims depend on shape values that arrive only at execute
+    // and were not given at compile: they stay unknown (-1) until then.
+    bool dynamic = false;
 };
 
 // `inputs` / `outputs`: the caller's boundary tensors, matched by id; a
@@ -47,5 +61,14 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
 // throws error(invalid_shape), naming the op, the values and the compiled
 // shape, when they resolve to anything but the compiled output dims.
 void check_runtime_shape(const runtime_shape_input &r, const void *buffer);
+
+// A dynamic chain at execute: reads every run-time shape from `inputs` (in
+// the partition's input order), resolves every op from `data_dims` through
+// the reshape rule and returns the output dims; they must agree with the
+// known dims of `compiled_output` (else error(invalid_shape)).
+dims_t resolve_at_execute(const std::vector<chain_op> &ops,
+                          const std::vector<runtime_shape_input> &runtime_shapes,
+                          const std::vector<const void *> &inputs, const dims_t &data_dims,
+                          const dims_t &compiled_output);
 
 } // namespace reshaper::impl

@@ -71,6 +71,7 @@ constexpr std::array rules{
     rule_info{"buffer_strides", s::invalid_arguments, "compile", "strides describe a buffer: one per dim, none negative, no two output elements at one address"},
     rule_info{"concrete_input_layout", s::invalid_arguments, "compile", "an input's layout is strided or opaque, not any"},
     rule_info{"format_tag", s::invalid_graph, "compile", "an opaque tensor's format tag is a oneDNN tag that fits its rank"},
+    rule_info{"dynamic_output_layout", s::unimplemented, "compile", "an output whose dims arrive only at execute is dense or of layout any"},
     rule_info{"engine_available", s::unavailable, "compile", "the engine kind exists on this machine"},
     // Executing (src/backend, src/api).
     rule_info{"execute_buffers", s::invalid_arguments, "execute", "one buffer per input and output, none NULL when it has bytes, an output overlapping an input only for an alias run in place"},

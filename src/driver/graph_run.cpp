@@ -3,6 +3,7 @@
 #include <chrono>
 #include <new>
 
+#include "backend/graph_dump.hpp"
 #include "driver/partition_check.hpp"
 #include "io/graph_json.hpp"
 #include "layout/memory_layout.hpp"
@@ -38,6 +39,7 @@ void load_and_partition(graph_run &run, const options &opts) {
     run.graph = as_loaded;
     run.graph_loaded = true;
     impl::infer_graph_shapes(run.graph);
+    impl::dump_finalized_graph(run.graph); // RESHAPER_GRAPH_DUMP=graph
     if (opts.mode != run_mode::infer) fill_shapes_from_fed_values(run.graph, as_loaded);
     // A format tag the file names must be one we can lay out, in every mode.
     for (const auto &[id, lt] : run.graph.tensors)

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "backend/engine.hpp"
+#include "backend/graph_dump.hpp"
 #include "core/element_codec.hpp"
 #include "driver/host_tensor.hpp"
 #include "ops/registry.hpp"
@@ -218,6 +219,7 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
         }
         try {
             pr.compiled = impl::compile(run.graph, pr.part, ins, outs, eng);
+            impl::dump_compiled_partition(run.graph, pr.part, *pr.compiled); // RESHAPER_GRAPH_DUMP=partition
         } catch (const error &e) {
             // Infer mode promises shapes, not a lowering: a partition that
             // cannot compile as given (an `any` input, say) is reported

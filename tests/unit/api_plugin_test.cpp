@@ -217,3 +217,39 @@ TEST(ExportedSymbols, OnlyTheCApiAndThePluginEntry) {
           "reshaper_compiled_partition_execute", "reshaper_get_last_error"})
         EXPECT_EQ(symbols.count(required), 1u) << required;
 }
+
+// The builder, the rule of the last error and dynamic execution, through the
+// table only.
+TEST_F(Plugin, BuildsAGraphThroughTheTable) {
+    reshaper_graph_t g = nullptr;
+    reshaper_op_t op = nullptr;
+    ASSERT_EQ(api->graph_create(reshaper_engine_cpu, &g), reshaper_success);
+    ASSERT_EQ(api->op_create(&op, 0, "StaticReshape", "r"), reshaper_success);
+    reshaper_logical_tensor_t in{}, out{};
+    const int64_t in_dims[] = {2, 3}, out_dims[] = {-1}, shape[] = {6};
+    in.id = 0; in.data_type = reshaper_dt_f32; in.ndims = 2; in.layout_type = reshaper_layout_strided;
+    std::copy(in_dims, in_dims + 2, in.dims);
+    std::fill(in.strides, in.strides + RESHAPER_MAX_NDIMS, RESHAPER_UNKNOWN_DIM);
+    out = in;
+    out.id = 1; out.ndims = 1; out.dims[0] = out_dims[0];
+    ASSERT_EQ(api->op_add_input(op, &in), reshaper_success);
+    ASSERT_EQ(api->op_add_output(op, &out), reshaper_success);
+    ASSERT_EQ(api->op_set_attr_s64s(op, "shape", shape, 1), reshaper_success);
+    ASSERT_EQ(api->op_set_attr_bool(op, "special_zero", 0), reshaper_success);
+    ASSERT_EQ(api->graph_add_op(g, op), reshaper_success);
+    EXPECT_EQ(api->graph_add_op(g, op), reshaper_invalid_graph);
+    const char *rule = nullptr;
+    ASSERT_EQ(api->get_last_error_rule(&rule), reshaper_success);
+    EXPECT_STREQ(rule, "unique_op_id");
+    ASSERT_EQ(api->op_destroy(op), reshaper_success);
+    ASSERT_EQ(api->graph_finalize(g), reshaper_success);
+    reshaper_logical_tensor_t inferred{};
+    ASSERT_EQ(api->graph_get_tensor(g, 1, &inferred), reshaper_success);
+    EXPECT_EQ(inferred.dims[0], 6);
+    ASSERT_NE(api->compiled_partition_execute_dynamic, nullptr);
+    ASSERT_NE(api->compiled_partition_get_output_mem_size, nullptr);
+    ASSERT_NE(api->compiled_partition_get_why_not_alias, nullptr);
+    ASSERT_NE(api->op_set_domain, nullptr);
+    ASSERT_NE(api->graph_set_tensor_values, nullptr);
+    ASSERT_EQ(api->graph_destroy(g), reshaper_success);
+}

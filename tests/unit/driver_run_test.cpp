@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <map>
@@ -557,4 +558,38 @@ TEST(DriverVerbose, VerboseFileTakesTheLinesInsteadOfStderr) {
     std::stringstream err_text;
     err_text << err_in.rdbuf();
     EXPECT_EQ(err_text.str().find("reshaper_verbose"), std::string::npos) << err_text.str();
+}
+
+// reshaper-run with RESHAPER_GRAPH_DUMP: the graph and every compiled
+// partition are dumped; replayed, each partition file gives its lowering.
+TEST(DriverDump, DumpedPartitionsReplayToTheirLowering) {
+    const std::string dir = testing::TempDir() + "/driver_dump";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto r = run_driver("--report=json " + source("examples/attention_reshapes.json"),
+                              "RESHAPER_GRAPH_DUMP=graph,partition RESHAPER_GRAPH_DUMP_DIR=" + dir + " ");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    std::map<std::int64_t, std::string> lowering_of;
+    for (const json &p : r.reports.at(0).at("partitions"))
+        if (p.at("supported")) lowering_of[p.at("id")] = p.at("lowering");
+    std::size_t graphs = 0, partitions = 0;
+    for (const auto &e : std::filesystem::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("reshaper_graph_", 0) == 0) {
+            ++graphs;
+            EXPECT_EQ(run_driver("--mode=infer " + e.path().string()).exit_code, 0) << name;
+            continue;
+        }
+        ASSERT_EQ(name.rfind("reshaper_partition_", 0), 0u) << name;
+        ++partitions;
+        const auto replay = run_driver("--report=json " + e.path().string());
+        ASSERT_EQ(replay.exit_code, 0) << name << ": " << replay.out;
+        const json &rep = replay.reports.at(0);
+        std::ifstream in(e.path());
+        const std::int64_t id = json::parse(in).at("reshaper_partition").at("id");
+        EXPECT_EQ(rep.at("partitions").at(0).at("lowering"), lowering_of.at(id)) << name;
+        EXPECT_EQ(rep.at("check").at("failed"), 0) << name;
+    }
+    EXPECT_EQ(graphs, 1u);
+    EXPECT_EQ(partitions, lowering_of.size());
 }
