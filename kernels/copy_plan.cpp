@@ -5,6 +5,7 @@
 
 #include "core/logical_tensor.hpp"
 #include "core/status.hpp"
+#include "kernels/dim_merge.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -71,22 +72,15 @@ copy_plan make_copy_plan(const dims_t &dims, const dims_t &src_strides, dim_t sr
     // Walk in the destination's memory order: writes stream, reads gather.
     std::stable_sort(plan.dims.begin(), plan.dims.end(),
                      [](const copy_dim &a, const copy_dim &b) { return a.dst_stride > b.dst_stride; });
-    std::vector<copy_dim> merged;
+    dims_t sizes, src, dst;
     for (const auto &d : plan.dims) {
-        if (!merged.empty()) {
-            copy_dim &outer = merged.back();
-            const auto src_run = checked_mul(d.src_stride, d.size);
-            const auto dst_run = checked_mul(d.dst_stride, d.size);
-            if (src_run && dst_run && outer.src_stride == *src_run &&
-                outer.dst_stride == *dst_run) {
-                outer = {outer.size * d.size, d.src_stride, d.dst_stride};
-                continue;
-            }
-        }
-        merged.push_back(d);
+        sizes.push_back(d.size);
+        src.push_back(d.src_stride);
+        dst.push_back(d.dst_stride);
     }
-    if (merged.empty()) merged.push_back({1, 1, 1});
-    plan.dims = std::move(merged);
+    merge_contiguous_dims(sizes, {&src, &dst});
+    plan.dims.clear();
+    for (std::size_t k = 0; k < sizes.size(); ++k) plan.dims.push_back({sizes[k], src[k], dst[k]});
     plan.dst_increasing = increasing_along_walk(plan.dims);
     return plan;
 }

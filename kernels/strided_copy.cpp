@@ -10,6 +10,7 @@
 
 #include "core/status.hpp"
 #include "kernels/copy_plan.hpp"
+#include "kernels/movement_engine.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -197,6 +198,12 @@ void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
     const void *from = src.data;
     void *to = dst.data;
     if (type == data_type::string) return copy_elements<string_elements>(plan, from, to);
+    if (bits >= 8) {
+        if (const fast_path path = choose_fast_path(plan, bits / 8); path != fast_path::none)
+            return run_fast_path(path, plan, bits / 8, from, to, active_cpu_isa());
+    }
+    if (bits == 4 && choose_nibble_fast_path(plan) == fast_path::nibble_transpose)
+        return run_fast_path(fast_path::nibble_transpose, plan, 0, from, to, active_cpu_isa());
     switch (bits) {
     case 4: return copy_elements<nibble_elements>(plan, from, to);
     case 8: return copy_elements<byte_elements<1>>(plan, from, to);
@@ -208,6 +215,15 @@ void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
     throw error(status::invalid_data_type, "strided copy has no kernel for " +
                                                std::to_string(bits) + "-bit elements of " +
                                                std::string(to_string(type)));
+}
+
+fast_path strided_copy_path(data_type type, const dims_t &dims, const dims_t &src_strides,
+                            const dims_t &dst_strides) {
+    const std::size_t bits = element_bits(type);
+    if (type == data_type::string) return fast_path::none;
+    const copy_plan plan = make_copy_plan(dims, src_strides, 0, dst_strides, 0);
+    if (bits == 4) return choose_nibble_fast_path(plan);
+    return bits < 8 ? fast_path::none : choose_fast_path(plan, bits / 8);
 }
 
 } // namespace reshaper::impl

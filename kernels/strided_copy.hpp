@@ -7,6 +7,7 @@
 
 #include "core/checked_math.hpp"
 #include "core/data_type.hpp"
+#include "kernels/movement_engine.hpp"
 
 namespace reshaper::impl {
 
@@ -28,5 +29,12 @@ struct strided_tensor {
 // undef and error(invalid_arguments) as make_copy_plan does.
 void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
                   const strided_tensor &dst);
+
+// How strided_copy moves such a copy: one of the fast paths (run copy,
+// tiled transpose; see movement_engine.hpp) or the element-by-element walk
+// (none: strings, packed 4-bit types, gathers with no contiguous dim).
+// Throws as make_copy_plan does.
+fast_path strided_copy_path(data_type type, const dims_t &dims, const dims_t &src_strides,
+                            const dims_t &dst_strides);
 
 } // namespace reshaper::impl

@@ -1,4 +1,5 @@
 // C API: library queries, graphs and partitions.
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,10 +79,12 @@ RESHAPER_API reshaper_status_t reshaper_logical_tensor_init(
         if (ndims > 0) c.require(dims, "dims");
         reshaper_logical_tensor_t out{};
         out.id = id;
-        out.data_type = data_type;
+        // Copied as bytes: a C caller's out-of-range enum is checked below
+        // (api::raw_enum), never loaded as an enum.
+        std::memcpy(&out.data_type, &data_type, sizeof data_type);
         out.ndims = ndims;
-        out.layout_type = layout_type;
-        out.property_type = property_type;
+        std::memcpy(&out.layout_type, &layout_type, sizeof layout_type);
+        std::memcpy(&out.property_type, &property_type, sizeof property_type);
         std::fill(out.strides, out.strides + RESHAPER_MAX_NDIMS, RESHAPER_UNKNOWN_DIM);
         if (ndims >= 0 && ndims <= RESHAPER_MAX_NDIMS) {
             std::copy(dims, dims + ndims, out.dims);

@@ -24,14 +24,15 @@ static_assert(static_cast<int>(impl::layout_type::opaque) == reshaper_layout_opa
 static_assert(static_cast<int>(impl::property_type::constant) == reshaper_property_constant);
 static_assert(static_cast<int>(impl::status::runtime_error) == reshaper_runtime_error);
 
-impl::layout_type to_impl(reshaper_layout_type_t l) {
+impl::layout_type to_impl(const reshaper_layout_type_t &layout) {
+    const int l = raw_enum(layout);
     if (l < reshaper_layout_undef || l > reshaper_layout_opaque) bad_enum("layout_type", l);
     return static_cast<impl::layout_type>(l);
 }
 
-impl::property_type to_impl(reshaper_property_type_t p) {
-    if (p < reshaper_property_undef || p > reshaper_property_constant)
-        bad_enum("property_type", p);
+impl::property_type to_impl(const reshaper_property_type_t &property) {
+    const int p = raw_enum(property);
+    if (p < reshaper_property_undef || p > reshaper_property_constant) bad_enum("property_type", p);
     return static_cast<impl::property_type>(p);
 }
 
@@ -41,14 +42,16 @@ bool has_strides(impl::layout_type l) { return impl::reads_as_strided(l); }
 
 } // namespace
 
-impl::data_type to_impl(reshaper_data_type_t t) {
+impl::data_type to_impl(const reshaper_data_type_t &type) {
+    const int t = raw_enum(type);
     if (t < reshaper_dt_undef || t > reshaper_dt_f4_e2m1) bad_enum("data_type", t);
     return static_cast<impl::data_type>(t);
 }
 
 reshaper_data_type_t to_c(impl::data_type t) { return static_cast<reshaper_data_type_t>(t); }
 
-impl::engine_kind to_impl(reshaper_engine_kind_t k) {
+impl::engine_kind to_impl(const reshaper_engine_kind_t &kind) {
+    const int k = raw_enum(kind);
     switch (k) {
     case reshaper_engine_cpu: return impl::engine_kind::cpu;
     case reshaper_engine_gpu: return impl::engine_kind::gpu;
@@ -56,7 +59,8 @@ impl::engine_kind to_impl(reshaper_engine_kind_t k) {
     bad_enum("engine_kind", k);
 }
 
-impl::partition_policy to_impl(reshaper_partition_policy_t p) {
+impl::partition_policy to_impl(const reshaper_partition_policy_t &policy) {
+    const int p = raw_enum(policy);
     switch (p) {
     case reshaper_policy_fusion: return impl::partition_policy::fusion;
     case reshaper_policy_debug: return impl::partition_policy::debug;
@@ -121,6 +125,12 @@ impl::logical_tensor to_impl(const reshaper_logical_tensor_t &c, const impl::gra
         throw impl::error(impl::status::invalid_arguments,
                           name + ": format is not NUL-terminated within " +
                               std::to_string(RESHAPER_MAX_FORMAT_LEN) + " bytes");
+
+    for (std::int32_t i = 0; i < c.ndims; ++i)
+        if (c.dims[i] < RESHAPER_UNKNOWN_DIM)
+            throw impl::error(impl::status::invalid_arguments,
+                              name + ": dims[" + std::to_string(i) + "] = " + std::to_string(c.dims[i]) +
+                                  " is below -1 (dims are >= 0, or -1 for unknown)");
 
     impl::logical_tensor lt;
     if (g != nullptr) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,22 @@
 
 namespace reshaper::api {
 
-impl::data_type to_impl(reshaper_data_type_t t);
+// A C caller may pass any int as an enum, but in C++ loading an enum object
+// that holds no enumerator's value is undefined (UBSan: "load of value 7,
+// which is not a valid value for type"). Enums coming in are therefore
+// taken by reference and read as their integer before they are checked.
+template <typename Enum>
+int raw_enum(const Enum &e) {
+    static_assert(sizeof(Enum) == sizeof(int));
+    int v;
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
+
+impl::data_type to_impl(const reshaper_data_type_t &t);
 reshaper_data_type_t to_c(impl::data_type t);
-impl::engine_kind to_impl(reshaper_engine_kind_t k);
-impl::partition_policy to_impl(reshaper_partition_policy_t p);
+impl::engine_kind to_impl(const reshaper_engine_kind_t &k);
+impl::partition_policy to_impl(const reshaper_partition_policy_t &p);
 reshaper_lowering_kind_t to_c(impl::lowering_kind k);
 
 // Throws error(unimplemented) when the tensor's rank exceeds

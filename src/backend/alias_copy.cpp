@@ -4,27 +4,14 @@
 #include <cstring>
 #include <string>
 
-#include <tbb/parallel_for.h>
-
+#include "kernels/dim_merge.hpp"
+#include "kernels/movement_engine.hpp"
 #include "kernels/strided_copy.hpp"
 #include "layout/memory_layout.hpp"
 
 namespace reshaper::impl {
 
 namespace {
-
-// memcpy, split across threads when large enough to gain from it.
-void parallel_memcpy(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes) {
-    constexpr std::size_t chunk = std::size_t{1} << 20;
-    if (bytes <= 4 * chunk) {
-        std::memcpy(dst, src, bytes);
-        return;
-    }
-    tbb::parallel_for(std::size_t{0}, (bytes + chunk - 1) / chunk, [&](std::size_t c) {
-        const std::size_t begin = c * chunk;
-        std::memcpy(dst + begin, src + begin, std::min(chunk, bytes - begin));
-    });
-}
 
 // The first `count` elements of a buffer, copied bytewise.
 class span_copy final : public data_mover {
@@ -38,10 +25,10 @@ public:
         auto *d = static_cast<std::uint8_t *>(dst);
         const auto *s = static_cast<const std::uint8_t *>(src);
         if (!is_packed_4bit(type_)) {
-            parallel_memcpy(d, s, dense_bytes(type_, count_));
+            copy_bytes(d, s, dense_bytes(type_, count_));
             return;
         }
-        parallel_memcpy(d, s, count_ / 2);
+        copy_bytes(d, s, count_ / 2);
         if (count_ % 2 == 1) // an odd last element: its nibble only
             store_nibble(d, count_ - 1, load_nibble(s, count_ - 1));
     }
@@ -92,15 +79,10 @@ std::unique_ptr<data_mover> make_alias_copy(const logical_tensor &input) {
                      [&](std::size_t a, std::size_t b) { return strides[a] > strides[b]; });
     dims_t dims, merged;
     for (std::size_t k : order) {
-        if (!dims.empty() && checked_mul(strides[k], input.shape[k]) == merged.back()) {
-            dims.back() = *checked_mul(dims.back(), input.shape[k]);
-            merged.back() = strides[k];
-            continue;
-        }
         dims.push_back(input.shape[k]);
         merged.push_back(strides[k]);
     }
-    if (dims.empty()) return std::make_unique<span_copy>(input.dtype, 1);
+    merge_contiguous_dims(dims, {&merged});
     if (dims.size() == 1 && merged[0] == 1)
         return std::make_unique<span_copy>(input.dtype, static_cast<std::size_t>(dims[0]));
     return std::make_unique<address_copy>(input.dtype, std::move(dims), std::move(merged));

@@ -9,6 +9,7 @@
 #include "backend/dnnl_mapping.hpp"
 #include "backend/kernel_movement.hpp"
 #include "backend/movement_plan.hpp"
+#include "backend/mover_choice.hpp"
 #include "backend/partition_chain.hpp"
 #include "backend/reorder_movement.hpp"
 #include "backend/verbose.hpp"
@@ -185,27 +186,19 @@ std::string steps_summary(const movement_plan &plan, const char *one, const char
 
 // RESHAPER_VERBOSE=2: the lowering decision and its reason.
 std::string lowering_reason(const reshape_chain_partition::parts &parts, const logical_tensor &data) {
-    std::string why;
-    switch (parts.kind) {
-    case lowering_kind::alias:
-        why = "the output is a view of the input buffer (" + parts.details + ")";
-        break;
-    case lowering_kind::reorder:
-        why = "no alias: " + parts.why_not_alias + "; oneDNN reorders " +
-              std::string(to_string(data.dtype));
-        break;
-    case lowering_kind::kernel: {
-        const auto declined = parts.details.find("(oneDNN declined");
-        why = "no alias: " + parts.why_not_alias + "; " +
-              (declined != std::string::npos ? parts.details.substr(declined + 1)
-                                             : "oneDNN's reorder does not take dtype " +
-                                                   std::string(to_string(data.dtype)));
-        break;
-    }
-    }
+    if (parts.kind == lowering_kind::alias)
+        return "lowering," + std::string(to_string(parts.eng->kind())) + ",partition " +
+               std::to_string(parts.partition_id) + ",alias," +
+               verbose_text("the output is a view of the input buffer (" + parts.details + ")");
+    // The mover's reason closes the details: "... (why)".
+    std::string mover = "oneDNN's reorder does not take dtype " + std::string(to_string(data.dtype));
+    const auto open = parts.details.rfind(" (");
+    if (!parts.details.empty() && parts.details.back() == ')' && open != std::string::npos)
+        mover = parts.details.substr(open + 2, parts.details.size() - open - 3);
     return "lowering," + std::string(to_string(parts.eng->kind())) + ",partition " +
            std::to_string(parts.partition_id) + "," + std::string(to_string(parts.kind)) + "," +
-           verbose_text(why);
+           verbose_text("no alias: " + parts.why_not_alias + "; " + std::string(to_string(parts.kind)) +
+                        ": " + mover);
 }
 
 } // namespace
@@ -273,24 +266,27 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
         parts.details = describe(plan);
         parts.inplace.emplace_back(data.id, plan.output.id);
         parts.mover = make_alias_copy(data);
-    } else if (auto type = dnnl_reorder_type(data.dtype)) {
-        try {
-            parts.mover = make_reorder_movement(eng, *type, plan, parts.input_bytes, parts.output_bytes);
-            parts.kind = lowering_kind::reorder;
-            parts.details = steps_summary(plan, "reorder", "reorders");
-        } catch (const error &e) {
-            // A layout oneDNN cannot describe (e.g. more dims than it
-            // takes): our kernel moves any strided layout.
-            parts.mover = make_kernel_movement(data.dtype, plan,
-                                               std::string("oneDNN declined: ") + e.what());
-            parts.kind = lowering_kind::kernel;
-            parts.details = steps_summary(plan, "strided copy", "strided copies") +
-                            " (oneDNN declined: " + e.what() + ")";
-        }
     } else {
-        parts.mover = make_kernel_movement(data.dtype, plan, "its reorder does not take this dtype");
-        parts.kind = lowering_kind::kernel;
-        parts.details = steps_summary(plan, "strided copy", "strided copies");
+        const mover_choice choice = choose_mover(eng->kind(), data.dtype, plan);
+        parts.kind = choice.kind;
+        if (choice.kind == lowering_kind::reorder) {
+            try {
+                parts.mover = make_reorder_movement(eng, *dnnl_reorder_type(data.dtype), plan,
+                                                    parts.input_bytes, parts.output_bytes);
+                parts.details = steps_summary(plan, "reorder", "reorders") + " (" + choice.why + ")";
+            } catch (const error &e) {
+                // A layout oneDNN cannot describe (e.g. more dims than it
+                // takes): our kernel moves any strided layout.
+                parts.mover = make_kernel_movement(data.dtype, plan,
+                                                   std::string("oneDNN declined: ") + e.what());
+                parts.kind = lowering_kind::kernel;
+                parts.details = steps_summary(plan, "strided copy", "strided copies") +
+                                " (oneDNN declined: " + e.what() + ")";
+            }
+        } else {
+            parts.mover = make_kernel_movement(data.dtype, plan, choice.why);
+            parts.details = steps_summary(plan, "strided copy", "strided copies") + " (" + choice.why + ")";
+        }
     }
     if (timed) stage_done("build_mover");
     if (verbose_level() >= 2) verbose_print(lowering_reason(parts, data));

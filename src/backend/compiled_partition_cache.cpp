@@ -3,8 +3,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <functional>
-#include <set>
+#include <optional>
 #include <variant>
 
 namespace reshaper::impl {
@@ -21,16 +22,20 @@ std::size_t cache_capacity_from_env() {
 
 namespace {
 
-// A length-prefixed field list: no two different inputs give one key.
+// A list of fixed-width numbers and length-prefixed strings: no two
+// different inputs give one key. Numbers go in as their 8 raw bytes (text
+// made a cache hit cost 1.2 us, over the 0.5 us goal).
 class key_builder {
 public:
     key_builder &add(std::string_view field) {
-        key_ += std::to_string(field.size());
-        key_ += ':';
+        add(static_cast<std::int64_t>(field.size()));
         key_ += field;
         return *this;
     }
-    key_builder &add(std::int64_t v) { return add(std::to_string(v)); }
+    key_builder &add(std::int64_t v) {
+        key_.append(reinterpret_cast<const char *>(&v), sizeof v);
+        return *this;
+    }
     key_builder &add(const dims_t &dims) {
         add(static_cast<std::int64_t>(dims.size()));
         for (dim_t d : dims) add(d);
@@ -66,6 +71,7 @@ public:
         }
         return *this;
     }
+    key_builder() { key_.reserve(512); }
     std::string take() { return std::move(key_); }
 
 private:
@@ -84,7 +90,7 @@ std::string compiled_partition_key(const graph &g, const partition &p,
     for (tensor_id id : p.inputs) key.add(id);
     key.add(static_cast<std::int64_t>(p.outputs.size()));
     for (tensor_id id : p.outputs) key.add(id);
-    std::set<tensor_id> touched;
+    std::vector<tensor_id> touched;
     key.add(static_cast<std::int64_t>(p.op_indices.size()));
     for (std::size_t index : p.op_indices) {
         const op &o = g.ops.at(index);
@@ -92,10 +98,12 @@ std::string compiled_partition_key(const graph &g, const partition &p,
         key.add(static_cast<std::int64_t>(o.attrs.size()));
         for (const auto &[name, value] : o.attrs) key.add(name).add_attribute(value);
         key.add(static_cast<std::int64_t>(o.inputs.size()));
-        for (tensor_id id : o.inputs) key.add(id), touched.insert(id);
+        for (tensor_id id : o.inputs) key.add(id), touched.push_back(id);
         key.add(static_cast<std::int64_t>(o.outputs.size()));
-        for (tensor_id id : o.outputs) key.add(id), touched.insert(id);
+        for (tensor_id id : o.outputs) key.add(id), touched.push_back(id);
     }
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
     for (tensor_id id : touched) {
         const logical_tensor *given = find_tensor(inputs, id);
         if (!given) given = find_tensor(outputs, id);
@@ -124,7 +132,7 @@ compiled_partition_cache::value_type
 compiled_partition_cache::get_or_create(const std::string &key,
                                         const std::function<value_type()> &make,
                                         const std::string &label) {
-    std::promise<value_type> promise;
+    std::optional<std::promise<value_type>> promise; // made on a miss only: a hit allocates nothing
     std::shared_future<value_type> existing;
     std::uint64_t generation = 0;
     std::size_t evicted = 0, entries = 0;
@@ -136,10 +144,11 @@ compiled_partition_cache::get_or_create(const std::string &key,
             existing = it->second.value;
         } else {
             ++misses_;
+            promise.emplace();
             if (capacity_ > 0) {
                 generation = ++next_generation_;
                 lru_.push_front(key);
-                entries_.emplace(key, entry{promise.get_future().share(), lru_.begin(), generation});
+                entries_.emplace(key, entry{promise->get_future().share(), lru_.begin(), generation});
                 while (entries_.size() > capacity_) {
                     entries_.erase(lru_.back());
                     lru_.pop_back();
@@ -165,10 +174,10 @@ compiled_partition_cache::get_or_create(const std::string &key,
     if (existing.valid()) return existing.get();
     try {
         value_type value = make();
-        promise.set_value(value);
+        promise->set_value(value);
         return value;
     } catch (...) {
-        promise.set_exception(std::current_exception());
+        promise->set_exception(std::current_exception());
         std::lock_guard lock(mutex_);
         if (auto it = entries_.find(key); it != entries_.end() && it->second.generation == generation) {
             lru_.erase(it->second.recency);

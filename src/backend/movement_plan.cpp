@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/status.hpp"
+#include "kernels/dim_merge.hpp"
 #include "layout/memory_layout.hpp"
 #include "layout/view_strides.hpp"
 
@@ -40,26 +41,37 @@ dims_t checked_strides(const logical_tensor &lt, const char *role) {
 // A sufficient condition for distinct output elements to have distinct
 // addresses: ordered by stride, each dim steps over everything the smaller
 // ones span. Written output elements must never collide.
-void check_no_overlap(const logical_tensor &lt, const dims_t &strides) {
+enum class addresses { distinct, shared, overflow };
+
+addresses classify_addresses(const dims_t &dims, const dims_t &strides) {
     std::vector<std::size_t> order;
-    for (std::size_t k = 0; k < lt.shape.size(); ++k) {
-        if (lt.shape[k] == 0) return; // nothing is written
-        if (lt.shape[k] > 1) order.push_back(k);
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+        if (dims[k] == 0) return addresses::distinct; // nothing is written
+        if (dims[k] > 1) order.push_back(k);
     }
     std::sort(order.begin(), order.end(),
               [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
     dim_t spanned = 1; // elements covered by the smaller dims, as an extent
     for (std::size_t k : order) {
-        if (strides[k] < spanned)
-            throw error(status::invalid_arguments,
-                        "output " + describe_tensor(lt) + ": strides " + dims_to_string(strides) +
-                            " make distinct elements share an address [buffer_strides]");
-        auto extent = checked_mul(lt.shape[k] - 1, strides[k]);
+        if (strides[k] < spanned) return addresses::shared;
+        auto extent = checked_mul(dims[k] - 1, strides[k]);
         auto next = extent ? checked_add(*extent, spanned) : std::nullopt;
-        if (!next)
-            throw error(status::invalid_shape, "output " + describe_tensor(lt) + ": strides " +
-                                                   dims_to_string(strides) + " overflow int64 [overflow]");
+        if (!next) return addresses::overflow;
         spanned = *next;
+    }
+    return addresses::distinct;
+}
+
+void check_no_overlap(const logical_tensor &lt, const dims_t &strides) {
+    switch (classify_addresses(lt.shape, strides)) {
+    case addresses::distinct: return;
+    case addresses::shared:
+        throw error(status::invalid_arguments, "output " + describe_tensor(lt) + ": strides " +
+                                                   dims_to_string(strides) +
+                                                   " make distinct elements share an address [buffer_strides]");
+    case addresses::overflow:
+        throw error(status::invalid_shape, "output " + describe_tensor(lt) + ": strides " +
+                                               dims_to_string(strides) + " overflow int64 [overflow]");
     }
 }
 
@@ -203,31 +215,8 @@ std::optional<dims_t> common_refinement(const dims_t &a, const dims_t &b) {
 }
 
 void coalesce_step(movement_step &step) {
-    const bool src_strided = !step.src.opaque(), dst_strided = !step.dst.opaque();
-    if (!src_strided || !dst_strided) return; // blocked formats need their own dims
-    dims_t dims, src, dst;
-    for (std::size_t k = 0; k < step.dims.size(); ++k) {
-        if (step.dims[k] == 1) continue;
-        if (!dims.empty() && checked_mul(step.src.strides[k], step.dims[k]) == src.back() &&
-            checked_mul(step.dst.strides[k], step.dims[k]) == dst.back()) {
-            // Never overflows: the merged dim is at most the tensor's volume.
-            dims.back() = *checked_mul(dims.back(), step.dims[k]);
-            src.back() = step.src.strides[k];
-            dst.back() = step.dst.strides[k];
-            continue;
-        }
-        dims.push_back(step.dims[k]);
-        src.push_back(step.src.strides[k]);
-        dst.push_back(step.dst.strides[k]);
-    }
-    if (dims.empty()) {
-        dims = {1};
-        src = {1};
-        dst = {1};
-    }
-    step.dims = std::move(dims);
-    step.src.strides = std::move(src);
-    step.dst.strides = std::move(dst);
+    if (step.src.opaque() || step.dst.opaque()) return; // blocked formats need their own dims
+    merge_contiguous_dims(step.dims, {&step.src.strides, &step.dst.strides});
 }
 
 movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output) {
@@ -264,6 +253,9 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
     if (in_strided && !out_opaque) {
         auto v = view_of(in_dims, in_strides, out_dims);
         if (out_any) {
+            // Not the view of a broadcast (zero-stride) input: an output
+            // whose elements share addresses is one no one can write.
+            if (v && classify_addresses(out_dims, *v) != addresses::distinct) v.reset();
             if (v || *volume == 0) {
                 plan.alias = true;
                 plan.output.layout = layout_type::strided;

@@ -55,6 +55,19 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
     if (p.op_indices.empty() || p.outputs.size() != 1)
         throw error(status::unimplemented,
                     "partition " + std::to_string(p.id) + " is not a chain of reshapes with one output [reshape_chain]");
+    // A caller's tensor that is no boundary tensor of the partition (a typo
+    // in an id, say) would otherwise be silently ignored.
+    const auto check_given = [&](const std::vector<logical_tensor> &given, const std::vector<tensor_id> &ids,
+                                 const char *side) {
+        for (const logical_tensor &lt : given)
+            if (std::find(ids.begin(), ids.end(), lt.id) == ids.end())
+                throw error(status::invalid_arguments,
+                            std::string(side) + " tensor " + std::to_string(lt.id) + " given to compile is not an " +
+                                side + " of partition " + std::to_string(p.id) + " (its " + side + "s: " +
+                                dims_to_string(ids) + ") [boundary_tensor]");
+    };
+    check_given(inputs, p.inputs, "input");
+    check_given(outputs, p.outputs, "output");
     resolved_chain chain;
     for (tensor_id id : p.inputs) chain.inputs.push_back(boundary_tensor(g, id, inputs));
     chain.output = boundary_tensor(g, p.outputs[0], outputs);

@@ -82,7 +82,9 @@ std::optional<std::uint64_t> nan_code(const float_format &f) {
 // Magnitude code of a finite a > 0, rounded to nearest, ties to the even
 // code (which for man_bits > 0 is the even mantissa, as IEEE rounds), then
 // overflowed to inf or saturated.
-std::uint64_t encode_magnitude(const float_format &f, double a) {
+// `beyond` is the sign of (exact magnitude - a), from the text a was read
+// from: it breaks a tie that `a` itself sits on.
+std::uint64_t encode_magnitude(const float_format &f, double a, int beyond) {
     std::int64_t code;
     double scaled; // a in units of the code's last place, exact: fewer than 53 bits
     if (a >= std::ldexp(1.0, f.min_exponent())) {
@@ -99,13 +101,14 @@ std::uint64_t encode_magnitude(const float_format &f, double a) {
     const double whole = std::floor(scaled);
     const double rest = scaled - whole;
     code += static_cast<std::int64_t>(whole);
-    if (rest > 0.5 || (rest == 0.5 && (code & 1))) ++code; // carries into the exponent
+    const bool tie_up = beyond != 0 ? beyond > 0 : (code & 1) != 0;
+    if (rest > 0.5 || (rest == 0.5 && tie_up)) ++code; // carries into the exponent
     const auto max_code = static_cast<std::int64_t>(f.max_finite_code());
     if (code <= max_code) return static_cast<std::uint64_t>(code);
     return f.nan == nan_style::ieee ? f.inf_code() : f.max_finite_code();
 }
 
-std::optional<std::uint64_t> encode_with(const float_format &f, double v) {
+std::optional<std::uint64_t> encode_with(const float_format &f, double v, int beyond) {
     if (std::isnan(v)) return nan_code(f);
     const bool negative = std::signbit(v);
     if (!f.has_sign && (negative || v == 0.0)) return std::nullopt;
@@ -116,7 +119,7 @@ std::optional<std::uint64_t> encode_with(const float_format &f, double v) {
     else if (a == 0.0)
         code = 0;
     else
-        code = encode_magnitude(f, a);
+        code = encode_magnitude(f, a, negative ? -beyond : beyond);
     // FNUZ formats have no -0: a negative value that rounds to zero is +0.
     if (negative && !(code == 0 && f.nan == nan_style::neg_zero)) code |= f.sign_bit();
     return code;
@@ -195,9 +198,9 @@ void store_bits(data_type t, std::uint8_t *base, std::size_t index, std::uint64_
     }
 }
 
-std::optional<std::uint64_t> encode_float(data_type t, double v) {
+std::optional<std::uint64_t> encode_float(data_type t, double v, int beyond) {
     if (t == data_type::f64) return std::bit_cast<std::uint64_t>(v);
-    return encode_with(format_of(t), v);
+    return encode_with(format_of(t), v, beyond);
 }
 
 double decode_float(data_type t, std::uint64_t bits) {

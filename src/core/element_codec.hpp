@@ -34,7 +34,10 @@ void store_bits(data_type t, std::uint8_t *base, std::size_t index, std::uint64_
 
 // Float formats: f64 f32 f16 bf16 f8_e5m2 f8_e4m3 f8_e4m3fnuz f8_e5m2fnuz
 // f8_e8m0 f4_e2m1. Nothing when `t` cannot encode `v` at all (see above).
-std::optional<std::uint64_t> encode_float(data_type t, double v);
+// `beyond`, the sign of (x - v) when `v` is the double nearest a decimal x,
+// decides a tie that `v` sits on, so that x is rounded once, straight to `t`
+// (see io/decimal_text.hpp); 0 when `v` is the value itself.
+std::optional<std::uint64_t> encode_float(data_type t, double v, int beyond = 0);
 double decode_float(data_type t, std::uint64_t bits);
 // The largest finite value of a float format (448 for f8_e4m3, 6 for f4_e2m1).
 double max_finite(data_type t);

@@ -25,6 +25,13 @@ struct graph {
 
     std::vector<op> ops;                        // in file order
     std::map<tensor_id, logical_tensor> tensors;
+    // What loading forgave (contract section 1: a consumer's shape that
+    // disagrees with the producer's, a port naming a tensor no op uses).
+    // Notes about where a graph came from: graphs equal without them.
+    struct load_warnings : std::vector<std::string> {
+        bool operator==(const load_warnings &) const { return true; }
+    };
+    load_warnings warnings;
 
     bool operator==(const graph &) const = default;
 

@@ -62,13 +62,15 @@ std::vector<std::int64_t> values_as_int64(const tensor_values &v) {
 
 std::optional<dims_t> dense_strides(const dims_t &shape) {
     if (has_unknown_dims(shape)) return std::nullopt;
+    const bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
     dims_t strides(shape.size());
-    dim_t running = 1;
+    std::optional<dim_t> running = 1; // nothing once it overflowed
     for (std::size_t i = shape.size(); i-- > 0;) {
-        strides[i] = running;
-        auto next = checked_mul(running, std::max<dim_t>(shape[i], 1));
-        if (!next) return std::nullopt;
-        running = *next;
+        // A tensor of no elements addresses none: where the product
+        // overflows, its strides are 0 instead of an error.
+        if (!running && !empty) return std::nullopt;
+        strides[i] = running.value_or(0);
+        if (i > 0 && running) running = checked_mul(*running, std::max<dim_t>(shape[i], 1));
     }
     return strides;
 }

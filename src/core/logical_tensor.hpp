@@ -61,7 +61,9 @@ struct logical_tensor {
 };
 
 // Dense row-major strides for `shape` (each at least 1, as oneDNN does for
-// zero-size dims). Nothing when a product overflows or a dim is unknown.
+// zero-size dims). Nothing when a dim is unknown or a product overflows,
+// except for a shape of zero volume, which addresses no element: there the
+// strides that overflow are 0 ([2^32, 2^32, 2^32, 0] gives [0, 2^32, 1, 1]).
 std::optional<dims_t> dense_strides(const dims_t &shape);
 
 // Whether a layout addresses elements by strides: strided, and undef (a

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "core/limits.hpp"
 #include "core/status.hpp"
 #include "backend/buffer_size.hpp"
 #include "layout/reference.hpp"
@@ -25,15 +26,17 @@ const std::string guard_string = "\x01guard";
 // in-place run, row-major reads), so one tensor gets a twelfth of this
 // machine's memory, and never more than 16 GiB: beyond that the system would
 // kill the driver instead of letting it report.
+// RESHAPER_MAX_TENSOR_BYTES (core/limits.hpp) lowers that cap.
 dim_t memory_budget() {
-    static const dim_t budget = [] {
+    static const dim_t machine = [] {
         constexpr dim_t cap = dim_t{16} << 30;
         const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
         if (pages <= 0 || page <= 0) return cap;
         const auto physical = impl::checked_mul(pages, page);
         return physical ? std::min(cap, *physical / 12) : cap;
     }();
-    return budget;
+    const std::uint64_t limit = impl::current_limits().max_tensor_bytes;
+    return limit < static_cast<std::uint64_t>(machine) ? static_cast<dim_t>(limit) : machine;
 }
 
 std::uint64_t splitmix64(std::uint64_t &state) {
@@ -46,9 +49,10 @@ std::uint64_t splitmix64(std::uint64_t &state) {
 [[noreturn]] void too_large(const impl::logical_tensor &lt, std::size_t bytes) {
     throw error(status::out_of_memory,
                 "tensor " + std::to_string(lt.id) + " with shape " + impl::dims_to_string(lt.shape) +
-                    " needs " + std::to_string(bytes) + " bytes, more than the driver's memory budget of " +
-                    std::to_string(memory_budget()) +
-                    " bytes per tensor (a twelfth of this machine's memory, at most 16 GiB)");
+                    " needs " + impl::format_bytes(bytes) + ", more than the driver's memory budget of " +
+                    impl::format_bytes(static_cast<std::uint64_t>(memory_budget())) +
+                    " per tensor (a twelfth of this machine's memory, at most 16 GiB or "
+                    "RESHAPER_MAX_TENSOR_BYTES)");
 }
 
 // Bytes the tensor's memory spans, padding included.
@@ -122,6 +126,23 @@ void host_tensor::fill_from(const impl::tensor_values &values) {
                           ? static_cast<const void *>(values.strings.data())
                           : static_cast<const void *>(values.bytes.data());
     impl::reference_reshape(dense_like(desc_), src, desc_, data());
+    // A layout that maps several elements to one address (a zero stride)
+    // holds their values only when they are equal: read them back.
+    const impl::tensor_values held = row_major();
+    if (held == values) return;
+    std::size_t first = 0;
+    if (values.type == impl::data_type::string) {
+        while (held.strings[first] == values.strings[first]) ++first;
+    } else {
+        while (held.bytes[first] == values.bytes[first]) ++first;
+        first = first * 8 / impl::element_bits(values.type);
+    }
+    throw error(status::invalid_shape,
+                "tensor " + std::to_string(desc_.id) + " with shape " + impl::dims_to_string(desc_.shape) +
+                    " and strides " + impl::dims_to_string(desc_.strides) +
+                    " cannot hold its values: its layout gives several elements one address, and "
+                    "values[" + std::to_string(first) + "] differs from the value sharing its address "
+                    "[values_fit_layout]");
 }
 
 void host_tensor::fill_random(std::uint64_t seed) {

@@ -37,7 +37,14 @@ const char *usage_text() {
            "  --report=text|json       (default text)\n"
            "  --values                 with --report=json: include output values\n"
            "  --reps=N                 timed runs per partition in perf mode (default 20)\n"
-           "  --threads=N              worker threads (default: all cores)\n";
+           "  --threads=N              worker threads (default: all cores)\n"
+           "  --help, -h               the full help; --version: versions\n"
+           "exit status: 0 all good; 1 a check found a mismatch; 2 invalid input (unreadable or\n"
+           "  malformed JSON, invalid graph, op, attribute, dtype or shape); 3 unavailable (no such\n"
+           "  engine, not implemented) or out_of_memory (more memory than the limit allows);\n"
+           "  with several files the worst wins\n"
+           "limits (environment): RESHAPER_MAX_GRAPH_BYTES (1 GiB), RESHAPER_MAX_JSON_DEPTH (256),\n"
+           "  RESHAPER_MAX_OPS (10000000), RESHAPER_MAX_TENSOR_BYTES (16 GiB; check and perf)\n";
 }
 
 const char *help_text() {
@@ -62,7 +69,11 @@ const char *help_text() {
            "not implemented or out of memory. With several files the worst wins.\n"
            "\n"
            "environment: RESHAPER_VERBOSE=1|2|3 (RESHAPER_VERBOSE_FILE=path),\n"
-           "RESHAPER_GRAPH_DUMP=graph|partition|graph,partition (RESHAPER_GRAPH_DUMP_DIR=dir).\n"
+           "RESHAPER_GRAPH_DUMP=graph|partition|graph,partition (RESHAPER_GRAPH_DUMP_DIR=dir),\n"
+           "RESHAPER_MAX_CPU_ISA=avx512|avx2|scalar (cap the kernels' SIMD level).\n"
+           "limits (environment): RESHAPER_MAX_GRAPH_BYTES (1 GiB), RESHAPER_MAX_JSON_DEPTH (256),\n"
+           "RESHAPER_MAX_OPS (10000000), RESHAPER_MAX_TENSOR_BYTES (16 GiB; check and perf);\n"
+           "beyond one: out_of_memory, exit 3.\n"
            "Error rule ids: docs/rules.md.\n";
 }
 
@@ -87,6 +98,8 @@ options parse_options(int argc, const char *const argv[]) {
         const std::string_view value = eq == std::string_view::npos ? "" : arg.substr(eq + 1);
         if (name == "--values" && eq == std::string_view::npos) {
             opts.values = true;
+        } else if (name == "--help" && eq == std::string_view::npos) {
+            opts.help = true;
         } else if (eq == std::string_view::npos) {
             throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "' [driver_option]");
         } else if (name == "--mode") {

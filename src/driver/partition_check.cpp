@@ -220,12 +220,17 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
         try {
             pr.compiled = impl::compile(run.graph, pr.part, ins, outs, eng);
             impl::dump_compiled_partition(run.graph, pr.part, *pr.compiled); // RESHAPER_GRAPH_DUMP=partition
-        } catch (const error &) {
+        } catch (const error &e) {
             // Infer mode promises shapes, not a lowering: a partition that
             // cannot compile as given (an `any` input, say) is reported
-            // without one. The executing modes report the error.
+            // without one. The executing modes report the error, naming
+            // the partition's (first) op when compile named none.
             if (infer_only) continue;
-            throw;
+            if (e.op() || pr.part.op_indices.empty()) throw;
+            const impl::op_ref first = run.graph.ops[pr.part.op_indices.front()].ref();
+            throw error(e.code(), "partition " + std::to_string(pr.part.id) + " of " + impl::describe(first) +
+                                      (pr.part.op_indices.size() > 1 ? " and more" : "") + ": " + e.what(),
+                        first);
         }
         for (const logical_tensor &out : pr.compiled->outputs()) {
             logical_tensor &lt = run.graph.tensor(out.id);

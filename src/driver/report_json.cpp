@@ -49,6 +49,7 @@ json partition_json(const partition_run &pr, const impl::graph &g) {
 std::string json_report(const graph_run &run, const options &opts) {
     json j = {{"graph", run.path}, {"status", run.failure ? "error" : "ok"}};
     if (run.failure) j["error"] = error_json(*run.failure);
+    if (run.graph_loaded && !run.graph.warnings.empty()) j["warnings"] = json(static_cast<const std::vector<std::string> &>(run.graph.warnings));
     if (run.graph_loaded) {
         json parts = json::array();
         for (const partition_run &pr : run.partitions) parts.push_back(partition_json(pr, run.graph));

@@ -68,6 +68,7 @@ std::string text_report(const graph_run &run, const options &opts) {
         out << "ok, " << run.graph.ops.size() << " ops, " << run.partitions.size()
             << " partitions (" << claimed << " claimed by reshaper)\n";
     }
+    for (const std::string &w : run.graph.warnings) out << "  warning: " << w << "\n";
 
     out << "\n  part  claimed  lowering  ops\n";
     for (const partition_run &pr : run.partitions) {

@@ -13,17 +13,17 @@
 #include <system_error>
 
 #include "core/element_codec.hpp"
+#include "core/limits.hpp"
+#include "io/json_dom.hpp"
 
 namespace reshaper::impl {
 namespace {
 
-// Ordered objects keep a file's key order, so extra fields stay verbatim and
-// written files list fields in oneDNN's order.
-using ojson = nlohmann::ordered_json;
-
-// Deeper input is refused while parsing, before anything recurses over it
-// (dumping and copying JSON values recurse). Real files nest 7 levels.
-constexpr int max_nesting = 256;
+// Ordered objects (ojson, io/json_dom.hpp) keep a file's key order, so extra
+// fields stay verbatim and written files list fields in oneDNN's order.
+// Deeper input is refused while parsing (RESHAPER_MAX_JSON_DEPTH), before
+// anything recurses over it (dumping and copying JSON values recurse). Real
+// files nest 7 levels.
 
 std::string dump(const ojson &j, int indent = -1) {
     return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
@@ -32,7 +32,7 @@ std::string dump(const ojson &j, int indent = -1) {
 // A JSON value, shortened for messages.
 std::string excerpt(const ojson &j) {
     constexpr std::size_t limit = 80;
-    std::string s = dump(j);
+    std::string s = dump(unboxed(j));
     if (s.size() > limit) s = s.substr(0, limit) + "...";
     return s;
 }
@@ -66,8 +66,8 @@ std::optional<std::int64_t> exact_int64(const ojson &j) {
     }
     if (j.is_number_integer()) return j.get<std::int64_t>();
     if (j.is_number_float()) {
-        const double d = j.get<double>();
-        if (std::isfinite(d) && d == std::floor(d) && d >= -0x1p63 && d < 0x1p63)
+        const auto [d, beyond] = *number_of(j);
+        if (beyond == 0 && std::isfinite(d) && d == std::floor(d) && d >= -0x1p63 && d < 0x1p63)
             return static_cast<std::int64_t>(d);
     }
     return std::nullopt;
@@ -122,13 +122,13 @@ dims_t as_int_list(const ojson &v, std::string_view field, const context &ctx) {
 // ---- floats ----------------------------------------------------------------
 
 // JSON has no NaN or inf: they travel as strings.
-std::optional<double> float_from_json(const ojson &j) {
-    if (j.is_number()) return j.get<double>();
+std::optional<json_number> float_from_json(const ojson &j) {
+    if (j.is_number()) return number_of(j);
     if (j.is_string()) {
         const auto &s = j.get_ref<const std::string &>();
-        if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-        if (s == "inf") return std::numeric_limits<double>::infinity();
-        if (s == "-inf") return -std::numeric_limits<double>::infinity();
+        if (s == "nan") return json_number{std::numeric_limits<double>::quiet_NaN()};
+        if (s == "inf") return json_number{std::numeric_limits<double>::infinity()};
+        if (s == "-inf") return json_number{-std::numeric_limits<double>::infinity()};
     }
     return std::nullopt;
 }
@@ -156,8 +156,9 @@ ojson float_to_json(double v, bool single_precision) {
 std::optional<float> f32_from_json(const ojson &j) {
     const auto d = float_from_json(j);
     if (!d) return std::nullopt;
-    const auto f = std::bit_cast<float>(static_cast<std::uint32_t>(*encode_float(data_type::f32, *d)));
-    if (std::isinf(f) && std::isfinite(*d)) return std::nullopt;
+    const auto f =
+        std::bit_cast<float>(static_cast<std::uint32_t>(*encode_float(data_type::f32, d->value, d->beyond)));
+    if (std::isinf(f) && std::isfinite(d->value)) return std::nullopt;
     return f;
 }
 
@@ -178,8 +179,8 @@ std::uint64_t integer_bits(const ojson &v, std::size_t index, data_type t) {
     } else if (v.is_number_integer()) {
         bits = encode_signed(t, v.get<std::int64_t>());
     } else if (v.is_number_float()) {
-        const double d = v.get<double>();
-        if (d != std::floor(d)) bad_value(v, index, t, "not an integer");
+        const auto [d, beyond] = *number_of(v);
+        if (beyond != 0 || d != std::floor(d)) bad_value(v, index, t, "not an integer");
         if (d >= -0x1p63 && d < 0x1p63) bits = encode_signed(t, static_cast<std::int64_t>(d));
         else if (d >= 0 && d < 0x1p64) bits = encode_unsigned(t, static_cast<std::uint64_t>(d));
     } else {
@@ -193,7 +194,7 @@ std::uint64_t integer_bits(const ojson &v, std::size_t index, data_type t) {
 std::uint64_t float_bits(const ojson &v, std::size_t index, data_type t) {
     const auto d = float_from_json(v);
     if (!d) bad_value(v, index, t, "not a number");
-    const auto bits = encode_float(component_type(t), *d);
+    const auto bits = encode_float(component_type(t), d->value, d->beyond);
     if (!bits) bad_value(v, index, t, "the format has no such value");
     return *bits;
 }
@@ -459,7 +460,7 @@ public:
         auto it = entries_.find(lt.id);
         if (it == entries_.end()) {
             const tensor_id id = lt.id;
-            entries_.emplace(id, entry{std::move(lt), place.where, is_output});
+            entries_.emplace(id, entry{std::move(lt), place.where, is_output, {}});
             return;
         }
         entry &seen = it->second;
@@ -471,10 +472,22 @@ public:
         };
         if (seen.lt.dtype != lt.dtype)
             disagree("dtype", std::string(to_string(seen.lt.dtype)), std::string(to_string(lt.dtype)));
-        if (auto merged = merge_known_dims(seen.lt.shape, lt.shape))
+        if (auto merged = merge_known_dims(seen.lt.shape, lt.shape)) {
             seen.lt.shape = std::move(*merged);
-        else
-            disagree("shape", dims_to_string(seen.lt.shape), dims_to_string(lt.shape));
+        } else {
+            // Contract section 1: the producer's shape stands (benchdnn
+            // re-infers consumers' shapes), with a warning; two consumers of
+            // a graph input that disagree stay an error (see take()).
+            const std::string note = "tensor " + std::to_string(lt.id) + " has shape " +
+                                     dims_to_string(seen.lt.shape) + " at " + seen.where + " but " +
+                                     dims_to_string(lt.shape) + " at " + place.where;
+            if (is_output && !seen.from_output) {
+                if (seen.lt.values) disagree("shape", dims_to_string(seen.lt.shape), dims_to_string(lt.shape));
+                seen.lt.shape = lt.shape;
+                seen.where = place.where;
+            }
+            seen.conflicts.push_back(note);
+        }
         if (seen.lt.values && lt.values && *seen.lt.values != *lt.values)
             disagree("values", "(" + std::to_string(seen.lt.values->count) + " elements)",
                      "other values");
@@ -490,9 +503,16 @@ public:
 
     bool contains(tensor_id id) const { return entries_.count(id) != 0; }
 
-    std::map<tensor_id, logical_tensor> take() {
+    // Throws for shapes that disagree where no producer decides.
+    std::map<tensor_id, logical_tensor> take(std::vector<std::string> &warnings) {
         std::map<tensor_id, logical_tensor> out;
         for (auto &[id, e] : entries_) {
+            for (const std::string &note : e.conflicts) {
+                if (!e.from_output)
+                    throw error(status::invalid_graph, note + ", and no op produces it [tensor_agreement]");
+                warnings.push_back(note + "; the producer's shape " + dims_to_string(e.lt.shape) +
+                                   " stands [tensor_agreement]");
+            }
             // A dim filled in by another place can make given strides dense.
             if (!e.lt.strides.empty() && dense_strides(e.lt.shape) == e.lt.strides) e.lt.strides.clear();
             out.emplace(id, std::move(e.lt));
@@ -505,6 +525,7 @@ private:
         logical_tensor lt;
         std::string where;
         bool from_output;
+        std::vector<std::string> conflicts; // shapes that did not merge
     };
 
     std::map<tensor_id, entry> entries_;
@@ -550,17 +571,20 @@ op read_op(const ojson &j, std::size_t index, tensor_table &tensors) {
     return o;
 }
 
+// Contract section 1: a port naming a tensor no op uses is ignored, with a
+// warning (real benchdnn files have them).
 std::vector<tensor_id> read_ports(const ojson &v, const char *field, const tensor_table &tensors,
-                                  const context &ctx) {
+                                  const context &ctx, std::vector<std::string> &warnings) {
     std::vector<tensor_id> ids;
     const ojson &list = as_array(v, field, ctx);
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string item = std::string(field) + "[" + std::to_string(i) + "]";
-        ids.push_back(as_id(list[i], item, ctx));
-        if (!tensors.contains(ids.back()))
-            ctx.fail(status::invalid_graph,
-                     item + " names tensor " + std::to_string(ids.back()) + ", which no op uses",
-                     "port_tensor_exists");
+        const tensor_id id = as_id(list[i], item, ctx);
+        if (tensors.contains(id))
+            ids.push_back(id);
+        else
+            warnings.push_back(item + " names tensor " + std::to_string(id) +
+                               ", which no op uses: ignored [port_tensor_exists]");
     }
     return ids;
 }
@@ -574,6 +598,11 @@ graph graph_from_ojson(const ojson &root) {
     tensor_table tensors;
     std::set<std::int64_t> op_ids;
     const ojson &ops = as_array(require_field(root, "graph", ctx), "graph", ctx);
+    if (const auto max_ops = current_limits().max_ops; ops.size() > max_ops)
+        ctx.fail(status::invalid_graph,
+                 "\"graph\" holds " + std::to_string(ops.size()) + " ops, more than the limit of " +
+                     std::to_string(max_ops) + " (RESHAPER_MAX_OPS)",
+                 "max_ops");
     for (std::size_t i = 0; i < ops.size(); ++i) {
         op o = read_op(ops[i], i, tensors);
         if (!op_ids.insert(o.id).second)
@@ -587,32 +616,12 @@ graph graph_from_ojson(const ojson &root) {
         if (key == "version") g.version = as_string(*it, key, ctx);
         else if (key == "engine_kind") g.engine_kind = as_string(*it, key, ctx);
         else if (key == "fpmath_mode") g.fpmath_mode = as_string(*it, key, ctx);
-        else if (key == "input_ports") g.input_ports = read_ports(*it, "input_ports", tensors, ctx);
-        else if (key == "output_ports") g.output_ports = read_ports(*it, "output_ports", tensors, ctx);
-        else if (key != "graph") g.extra_fields[key] = dump(*it);
+        else if (key == "input_ports") g.input_ports = read_ports(*it, "input_ports", tensors, ctx, g.warnings);
+        else if (key == "output_ports") g.output_ports = read_ports(*it, "output_ports", tensors, ctx, g.warnings);
+        else if (key != "graph") g.extra_fields[key] = dump(unboxed(*it));
     }
-    g.tensors = tensors.take();
+    g.tensors = tensors.take(g.warnings);
     return g;
-}
-
-ojson parse(std::string_view text) {
-    const ojson::parser_callback_t limit_depth = [](int depth, ojson::parse_event_t event, ojson &) {
-        if ((event == ojson::parse_event_t::object_start || event == ojson::parse_event_t::array_start) &&
-            depth >= max_nesting)
-            throw error(status::invalid_graph,
-                        "malformed JSON: nesting deeper than " + std::to_string(max_nesting) +
-                            " levels [json_syntax]");
-        return true;
-    };
-    try {
-        return ojson::parse(text.begin(), text.end(), limit_depth);
-    } catch (const ojson::exception &e) {
-        // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." minus the tag.
-        std::string what = e.what();
-        if (auto tag_end = what.find("] "); what.rfind("[json.exception", 0) == 0 && tag_end != std::string::npos)
-            what.erase(0, tag_end + 2);
-        throw error(status::invalid_graph, "malformed JSON: " + what + " [json_syntax]");
-    }
 }
 
 ojson op_to_ojson(const op &o, const graph &g) {
@@ -643,10 +652,18 @@ ojson op_to_ojson(const op &o, const graph &g) {
     return j;
 }
 
+[[noreturn]] void too_large(const std::string &what, std::uint64_t limit) {
+    throw error(status::invalid_graph, what + " is larger than the limit of " + format_bytes(limit) +
+                                           " (RESHAPER_MAX_GRAPH_BYTES) [max_graph_bytes]");
+}
+
 } // namespace
 
 graph read_graph_json(std::string_view text) {
-    const ojson root = parse(text);
+    const resource_limits limits = current_limits();
+    if (text.size() > limits.max_graph_bytes)
+        too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
+    const ojson root = parse_json(text, limits.max_json_depth);
     try {
         return graph_from_ojson(root);
     } catch (const ojson::exception &e) { // a JSON access the checks above missed
@@ -667,10 +684,12 @@ graph read_graph_file(const std::string &path) {
                                                    std::generic_category().message(errno) + " [file_readable]");
     // Read in chunks: JSON text never holds a NUL byte, so an endless stream
     // such as /dev/zero stops at its first chunk instead of filling memory.
+    const std::uint64_t limit = current_limits().max_graph_bytes;
     std::string text;
     std::array<char, 1 << 16> chunk;
     while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
         const auto n = static_cast<std::size_t>(in.gcount());
+        if (text.size() + n > limit) too_large("graph file '" + path + "'", limit);
         if (const void *nul = std::memchr(chunk.data(), 0, n))
             throw error(status::invalid_graph,
                         "malformed JSON: graph file '" + path + "' holds a NUL byte at offset " +

@@ -36,9 +36,6 @@ protected:
     const blocked_case &c() const { return blocked_cases()[std::get<1>(GetParam())]; }
     // Padded blocked layouts only oneDNN moves; our kernel takes the rest.
     bool movable() const { return dnnl_reorder_type(type()) || !c().padded; }
-    lowering_kind mover() const {
-        return dnnl_reorder_type(type()) ? lowering_kind::reorder : lowering_kind::kernel;
-    }
     dim_t volume() const { return *checked_volume(c().dims); }
 };
 
@@ -54,7 +51,7 @@ TEST_P(backend_blocked, blocked_input_to_dense_output) {
         return;
     }
     const auto cp = compile_whole(g, in, any_lt(1, type(), flat));
-    EXPECT_EQ(cp->lowering(), mover()) << cp->lowering_details();
+    expect_policy_mover(*cp, type());
     EXPECT_EQ(cp->outputs()[0].strides, *dense_strides(flat));
     EXPECT_TRUE(cp->inplace_pairs().empty());
     expect_matches_reference(*cp);
@@ -72,7 +69,7 @@ TEST_P(backend_blocked, blocked_input_to_permuted_output) {
         return;
     }
     const auto cp = compile_whole(g, in, out);
-    EXPECT_EQ(cp->lowering(), mover());
+    expect_policy_mover(*cp, type());
     expect_matches_reference(*cp, 3);
 }
 
@@ -88,7 +85,7 @@ TEST_P(backend_blocked, dense_input_to_blocked_output) {
         return;
     }
     const auto cp = compile_whole(g, in, out);
-    EXPECT_EQ(cp->lowering(), mover()) << cp->lowering_details();
+    expect_policy_mover(*cp, type());
     EXPECT_EQ(cp->outputs()[0].layout, layout_type::opaque);
     EXPECT_EQ(cp->outputs()[0].format, c().format);
     expect_matches_reference(*cp, 5);
@@ -106,7 +103,7 @@ TEST_P(backend_blocked, permuted_input_to_blocked_output) {
         return;
     }
     const auto cp = compile_whole(g, in, out);
-    EXPECT_EQ(cp->lowering(), mover()) << cp->lowering_details();
+    expect_policy_mover(*cp, type());
     expect_matches_reference(*cp, 13);
 }
 
@@ -122,7 +119,7 @@ TEST_P(backend_blocked, blocked_input_to_other_blocked_output) {
         return;
     }
     const auto cp = compile_whole(g, in, out);
-    EXPECT_EQ(cp->lowering(), mover()) << cp->lowering_details();
+    expect_policy_mover(*cp, type());
     expect_matches_reference(*cp, 17);
 }
 
@@ -154,8 +151,8 @@ INSTANTIATE_TEST_SUITE_P(every_dtype, backend_blocked,
                                             ::testing::Range(std::size_t{0}, blocked_cases().size())),
                          param_name);
 
-// Every bit pattern survives oneDNN's reorder kernels on tensors large
-// enough for their vectorised paths (NaN payloads, denormals, -0, s32
+// Every bit pattern survives the movers (our SIMD kernels, oneDNN's
+// reorder kernels) on tensors large enough for their vectorised paths (NaN payloads, denormals, -0, s32
 // values an f32 cannot hold): transposes and blocked formats both ways.
 TEST(backend_blocked_bits, large_random_tensors_move_bit_exactly) {
     const dims_t dims{2, 64, 32, 32};
@@ -167,13 +164,13 @@ TEST(backend_blocked_bits, large_random_tensors_move_bit_exactly) {
             const dims_t flat{2, 65536};
             graph to_dense = static_chain(blocked, {flat});
             const auto out_of_blocked = compile_whole(to_dense, blocked, any_lt(1, t, flat));
-            EXPECT_EQ(out_of_blocked->lowering(), lowering_kind::reorder);
+            expect_policy_mover(*out_of_blocked, t);
             expect_matches_reference(*out_of_blocked, 21);
 
             const logical_tensor permuted = strided_lt(0, t, {65536, 2}, {1, 65536});
             graph to_blocked = static_chain(permuted, {dims});
             const auto into_blocked = compile_whole(to_blocked, permuted, opaque_lt(1, t, dims, format));
-            EXPECT_EQ(into_blocked->lowering(), lowering_kind::reorder);
+            expect_policy_mover(*into_blocked, t);
             expect_matches_reference(*into_blocked, 23);
         }
     }

@@ -77,7 +77,7 @@ TEST(backend_execute_checks, only_an_alias_runs_in_place) {
     const logical_tensor in = strided_lt(0, data_type::f32, {2, 3}, {1, 2});
     const graph g = static_chain(in, {{6}});
     const auto cp = compile_whole(g, in, any_lt(1, data_type::f32, {6}));
-    ASSERT_EQ(cp->lowering(), lowering_kind::reorder);
+    ASSERT_EQ(cp->lowering(), lowering_kind::reorder); // too narrow to tile
     float buffer[6] = {1, 2, 3, 4, 5, 6};
     const error e = error_of([&] { cp->execute({buffer}, {buffer}); });
     EXPECT_EQ(e.code(), status::invalid_arguments);
@@ -211,10 +211,12 @@ TEST(backend_verbose, levels_two_and_three_explain_every_decision_in_parseable_l
     EXPECT_EQ(events["cache"][2][2], "miss");
     EXPECT_EQ(events["cache"][3][2], "evict");
     ASSERT_EQ(events["lowering"].size(), 2u);
-    EXPECT_EQ(events["lowering"][0][4], "reorder");
-    EXPECT_EQ(events["lowering"][0][5],
-              "no alias: the output's strides [15,1] are not the view's strides [1,4]; oneDNN "
-              "reorders f32");
+    const std::string mover = events["lowering"][0][4]; // reorder or kernel, as the mover choice goes
+    EXPECT_TRUE(mover == "reorder" || mover == "kernel") << mover;
+    EXPECT_EQ(events["lowering"][0][5].rfind(
+                  "no alias: the output's strides [15,1] are not the view's strides [1,4]; " + mover + ": ", 0),
+              0u)
+        << events["lowering"][0][5];
     EXPECT_EQ(events["lowering"][1][4], "alias");
     ASSERT_EQ(events["stage"].size(), 6u);
     EXPECT_EQ(events["stage"][0][4], "resolve_shapes");

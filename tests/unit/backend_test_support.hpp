@@ -12,6 +12,7 @@
 
 #include "backend/buffer_size.hpp"
 #include "backend/compiled_partition.hpp"
+#include "backend/dnnl_mapping.hpp"
 #include "core/graph.hpp"
 #include "core/status.hpp"
 #include "layout/reference.hpp"
@@ -157,6 +158,24 @@ inline std::uint8_t output_sentinel(const logical_tensor &out) {
 // Executes `cp` on random input into a separate, guarded output and compares
 // the whole output buffer with the reference reshape's, bit for bit. Checks
 // the input is unchanged and the guards are intact.
+// The mover policy (backend/mover_choice.hpp) as seen from outside: a
+// dtype oneDNN's reorder does not take always goes to our kernel; one it
+// takes goes to our kernel only through a fast path (the details name it)
+// and otherwise to the reorder.
+inline void expect_policy_mover(const compiled_partition &cp, data_type t) {
+    const std::string details = cp.lowering_details();
+    if (cp.lowering() == lowering_kind::alias) return;
+    if (!dnnl_reorder_type(t)) {
+        EXPECT_EQ(cp.lowering(), lowering_kind::kernel) << details;
+    } else if (cp.lowering() == lowering_kind::kernel) {
+        EXPECT_TRUE(details.find("run copy") != std::string::npos ||
+                    details.find("tiled transpose") != std::string::npos)
+            << details;
+    } else {
+        EXPECT_EQ(cp.lowering(), lowering_kind::reorder) << details;
+    }
+}
+
 inline void expect_matches_reference(const compiled_partition &cp, std::uint32_t seed = 1) {
     ASSERT_EQ(cp.outputs().size(), 1u);
     std::mt19937 rng(seed);

@@ -168,12 +168,12 @@ TEST(DriverCheck, ValuesFlowThroughAndAnyLayoutGetsTheChosenStrides) {
     EXPECT_EQ(rep.at("partitions")[0].at("lowering"), "kernel"); // s64: not a oneDNN reorder type
 }
 
-TEST(DriverCheck, PermutedInputsReorderAndPackedTypesUseKernels) {
+TEST(DriverCheck, PermutedInputsAndPackedTypesUseKernels) {
     const auto r = run_driver("--mode=check --report=json " + data("permuted_input.json"));
     ASSERT_EQ(r.exit_code, 0) << r.out;
     const json &rep = r.reports.at(0);
     EXPECT_EQ(rep.at("check").at("passed"), 2);
-    EXPECT_EQ(rep.at("partitions")[0].at("lowering"), "reorder");
+    EXPECT_EQ(rep.at("partitions")[0].at("lowering"), "kernel"); // f32: a tiled transpose
     EXPECT_EQ(rep.at("partitions")[1].at("lowering"), "kernel");
 }
 
@@ -391,6 +391,92 @@ TEST(DriverInfer, APartitionThatCannotCompileAsGivenStillInfers) {
     EXPECT_EQ(r.reports.at(0).at("error").at("code"), "invalid_arguments");
 }
 
+// ---- issue 9: found by a hostile user -------------------------------------------
+
+TEST(DriverCheck, ValuesABroadcastLayoutCannotHoldExitTwoNamingTheTensor) {
+    // f32 [2,2] with strides [0,1]: both rows share one address, so values
+    // [1,2,3,4] cannot be held (they used to be fed as [3,4,3,4]).
+    for (const char *mode : {"check", "perf"}) {
+        const auto r = run_driver(std::string("--report=json --reps=1 --mode=") + mode + " " +
+                                  data("broadcast_values.json"));
+        EXPECT_EQ(r.exit_code, 2) << mode << ": " << r.out;
+        ASSERT_EQ(r.reports.size(), 1u);
+        const json &err = r.reports[0].at("error");
+        EXPECT_EQ(err.at("code"), "invalid_shape");
+        const std::string message = err.at("message");
+        EXPECT_NE(message.find("tensor 0 with shape [2,2] and strides [0,1] cannot hold its values"),
+                  std::string::npos) << message;
+        EXPECT_NE(message.find("[values_fit_layout]"), std::string::npos) << message;
+    }
+}
+
+TEST(DriverCheck, ZeroVolumeOutputsWithHugeDimsPassEveryMode) {
+    // [0,6] -> [2^32, 2^32, 0] (allowzero) holds 0 bytes; so does
+    // [2^32, 2^32, 2^32, 0], whose dense strides overflow int64.
+    for (const char *file : {"zero_volume_huge_dims.json", "zero_volume_overflowing_strides.json"})
+        for (const char *mode : {"infer", "check", "perf"}) {
+            const auto r = run_driver(std::string("--report=json --reps=1 --mode=") + mode + " " + data(file));
+            EXPECT_EQ(r.exit_code, 0) << file << " " << mode << ": " << r.out;
+        }
+}
+
+TEST(DriverInfer, BenchdnnFilesWithAStrayPortOrAConsumersOtherShapeLoadWithWarnings) {
+    // Contract section 1: the producer's shape stands, the stray port is
+    // ignored, and the report's "warnings" names both.
+    for (const char *mode : {"infer", "check"}) {
+        const auto r = run_driver(std::string("--report=json --mode=") + mode + " " + data("benchdnn_forgiven.json"));
+        ASSERT_EQ(r.exit_code, 0) << mode << ": " << r.out;
+        const json &rep = r.reports.at(0);
+        ASSERT_EQ(rep.at("warnings").size(), 2u) << rep.dump();
+        const std::string all = rep.at("warnings").dump();
+        EXPECT_NE(all.find("input_ports[1] names tensor 42"), std::string::npos) << all;
+        EXPECT_NE(all.find("tensor 1 has shape [6]"), std::string::npos) << all;
+        EXPECT_EQ(find_tensor(rep, 1)->at("shape"), json::parse("[6]"));
+    }
+    const auto text = run_driver(data("benchdnn_forgiven.json"));
+    EXPECT_NE(text.out.find("warning: input_ports[1] names tensor 42"), std::string::npos) << text.out;
+}
+
+TEST(DriverCheck, TheTensorLimitIsLoweredByTheEnvironmentAndSaysWhatWasNeeded) {
+    // 2^40 f32 elements: refused before allocating, saying how much.
+    const std::string path = testing::TempDir() + "/huge_dim.json";
+    FILE *f = fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fputs(R"({"graph": [{"id": 0, "name": "r", "kind": "StaticReshape",
+      "attrs": {"special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": [-1]}},
+      "inputs": [{"id": 0, "dtype": "f32", "shape": [1099511627776], "layout_type": "strided", "property_type": "undef"}],
+      "outputs": [{"id": 1, "dtype": "f32", "shape": [-1], "layout_type": "strided", "property_type": "undef"}]}]})",
+          f);
+    fclose(f);
+    auto r = run_driver("--report=json " + path);
+    EXPECT_EQ(r.exit_code, 3) << r.out;
+    std::string message = r.reports.at(0).at("error").at("message");
+    EXPECT_NE(message.find("needs 4 TiB (4398046511104 bytes)"), std::string::npos) << message;
+
+    r = run_driver("--report=json " + data("small_values.json"));
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    const std::string command = "RESHAPER_MAX_TENSOR_BYTES=40 " + std::string(RESHAPER_RUN_PATH) +
+                                " --report=json " + data("small_values.json") + " 2>/dev/null";
+    FILE *pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    EXPECT_EQ(WEXITSTATUS(status), 3) << out;
+    message = json::parse(out.substr(0, out.find('\n'))).at("error").at("message");
+    EXPECT_NE(message.find("needs 48 bytes, more than the driver's memory budget of 40 bytes"), std::string::npos)
+        << message;
+}
+
+TEST(DriverInfer, HelpNamesEveryExitStatusWithOutOfMemory) {
+    const auto r = run_driver("--help");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("3"), std::string::npos);
+    EXPECT_NE(r.out.find("out_of_memory"), std::string::npos) << r.out;
+}
+
 TEST(DriverCheck, EverySupportedPartitionCarriesItsPlanAndWhyNotAlias) {
     // A permuted input: no view exists, so the reshape moves data.
     const auto r = run_driver("--report=json " + data("permuted_input.json"));
@@ -443,8 +529,12 @@ TEST(DriverNewcomer, TheTextReportEndsWithASummaryLine) {
     std::string out = r.out;
     while (!out.empty() && out.back() == '\n') out.pop_back();
     const std::string last = out.substr(out.rfind('\n') + 1);
-    EXPECT_EQ(last.rfind("summary: ok, 15 partitions, 4 claimed, lowerings: 3 alias, 1 reorder, 0 "
-                         "kernel, check: 4 passed, 0 failed, ", 0), 0u) << last;
+    // The merge of the heads moves data: a reorder or the kernel.
+    EXPECT_TRUE(last.rfind("summary: ok, 15 partitions, 4 claimed, lowerings: 3 alias, 1 reorder, 0 kernel, "
+                           "check: 4 passed, 0 failed, ", 0) == 0 ||
+                last.rfind("summary: ok, 15 partitions, 4 claimed, lowerings: 3 alias, 0 reorder, 1 kernel, "
+                           "check: 4 passed, 0 failed, ", 0) == 0)
+        << last;
     EXPECT_EQ(last.substr(last.size() - 3), " ms") << last;
 
     const auto bad = run_driver(data("volume_mismatch.json"));

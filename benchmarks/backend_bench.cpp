@@ -1,0 +1,109 @@
+// The fixed costs a caller pays per partition: compile of a single-op
+// partition (first time, and from the compiled-partition cache) and the
+// execute of small tensors (where no thread fork may happen), plus the
+// 2-thread against 1-thread speed-up of a large transpose.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <oneapi/tbb/task_arena.h>
+
+#include "backend/compiled_partition.hpp"
+#include "backend/compiled_partition_cache.hpp"
+#include "backend/engine.hpp"
+#include "io/graph_json.hpp"
+#include "ops/graph_inference.hpp"
+#include "partition/partitioner.hpp"
+
+using namespace reshaper::impl;
+
+namespace {
+
+// A StaticReshape of f32 [n, c, hw] stored with `strides` to [n, c * hw].
+std::string reshape_json(dim_t n, dim_t c, dim_t hw, const dims_t &strides) {
+    auto list = [](const dims_t &d) {
+        std::string s = "[";
+        for (std::size_t k = 0; k < d.size(); ++k) {
+            if (k) s += ",";
+            s += std::to_string(d[k]);
+        }
+        return s + "]";
+    };
+    return R"({"version":"3.3.0","engine_kind":"cpu","fpmath_mode":"strict","graph":[{"id":0,"name":"r","kind":"StaticReshape",
+      "attrs":{"special_zero":{"type":"bool","value":0},"shape":{"type":"s64[]","value":)" +
+           list({n, c * hw}) + R"(}},
+      "inputs":[{"id":0,"dtype":"f32","shape":)" + list({n, c, hw}) + R"(,"stride":)" + list(strides) +
+           R"(,"layout_type":"strided","property_type":"undef"}],
+      "outputs":[{"id":1,"dtype":"f32","shape":)" + list({n, c * hw}) +
+           R"(,"layout_type":"strided","property_type":"undef"}]}]})";
+}
+
+struct prepared {
+    graph g;
+    partition p;
+};
+
+prepared prepare(dim_t n, dim_t c, dim_t hw, bool permuted) {
+    prepared r;
+    r.g = read_graph_json(reshape_json(n, c, hw, permuted ? dims_t{c * hw, 1, c} : dims_t{c * hw, hw, 1}));
+    infer_graph_shapes(r.g);
+    r.p = get_partitions(r.g, partition_policy::fusion, "cpu").at(0);
+    return r;
+}
+
+const std::shared_ptr<const engine> &cpu() {
+    static const std::shared_ptr<const engine> e = engine::create(engine_kind::cpu);
+    return e;
+}
+
+void bm_compile_first(benchmark::State &state) {
+    const prepared pr = prepare(1, 16, 64, true);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(compile(pr.g, pr.p, {pr.g.tensor(0)}, {pr.g.tensor(1)}, cpu()));
+}
+
+void bm_compile_cached(benchmark::State &state) {
+    const prepared pr = prepare(1, 16, 64, true);
+    compiled_partition_cache cache(16);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(cache.get_or_compile(pr.g, pr.p, {pr.g.tensor(0)}, {pr.g.tensor(1)}, cpu()));
+}
+
+// Executes of `bytes` of f32: a transpose (permuted) or an alias into a new buffer.
+void bm_execute(benchmark::State &state, bool permuted) {
+    const auto bytes = static_cast<dim_t>(state.range(0));
+    const dim_t c = 16, hw = std::max<dim_t>(1, bytes / 4 / c);
+    const prepared pr = prepare(1, c, hw, permuted);
+    const auto cp = compile(pr.g, pr.p, {pr.g.tensor(0)}, {pr.g.tensor(1)}, cpu());
+    std::vector<float> in(static_cast<std::size_t>(c * hw), 1.0f), out(in.size());
+    for (auto _ : state) {
+        cp->execute({in.data()}, {out.data()});
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 2 * c * hw * 4);
+    state.SetLabel(std::string(to_string(cp->lowering())));
+}
+
+// The f32 NHWC -> NCHW transpose of 64 MiB on 1 and on 2 threads.
+void bm_threads(benchmark::State &state) {
+    const int threads = static_cast<int>(state.range(0));
+    const prepared pr = prepare(16, 256, 4096, true);
+    const auto cp = compile(pr.g, pr.p, {pr.g.tensor(0)}, {pr.g.tensor(1)}, cpu());
+    std::vector<float> in(std::size_t{16} * 256 * 4096, 1.0f), out(in.size());
+    oneapi::tbb::task_arena arena(threads);
+    for (auto _ : state) {
+        arena.execute([&] { cp->execute({in.data()}, {out.data()}); });
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.size() * 8));
+}
+
+} // namespace
+
+BENCHMARK(bm_compile_first)->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_compile_cached)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bm_execute, transpose, true)->RangeMultiplier(4)->Range(4 << 10, 1 << 20)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bm_execute, alias_copy, false)->RangeMultiplier(4)->Range(4 << 10, 1 << 20)->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_threads)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();

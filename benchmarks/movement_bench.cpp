@@ -1,0 +1,200 @@
+// Data movement against its yardsticks, in one program so the ratios come
+// from the same run: for each layout a reshape meets, memcpy of the same
+// bytes, our kernel (strided_copy: the mover of `kernel` lowerings) and a
+// direct oneDNN reorder between the same layouts (for the dtypes it takes).
+// Bytes counted are read plus written, as in reshaper-run --mode=perf.
+//
+//   movement_bench --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+//                  --benchmark_report_aggregates_only=true
+// gives medians of interleaved repeats (scripts/bench.sh does this).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <dnnl.hpp>
+
+#include "kernels/strided_copy.hpp"
+
+using namespace reshaper::impl;
+
+namespace {
+
+// A move between two strided views of the same dims (element strides).
+struct layout_case {
+    std::string name;
+    dims_t dims, src_strides, dst_strides;
+    dim_t src_elements, dst_elements; // buffer sizes
+};
+
+// One buffer pair per size, reused by every mover so each sees warm pages.
+std::vector<std::uint8_t> &buffer(int which, std::size_t bytes) {
+    static std::vector<std::uint8_t> buffers[2];
+    if (buffers[which].size() < bytes) buffers[which].assign(bytes, static_cast<std::uint8_t>(0x5A + which));
+    return buffers[which];
+}
+
+dims_t dense(const dims_t &dims) {
+    dims_t s(dims.size());
+    dim_t stride = 1;
+    for (std::size_t k = dims.size(); k-- > 0;) {
+        s[k] = stride;
+        stride *= dims[k];
+    }
+    return s;
+}
+
+// NHWC data seen as NCHW into dense NCHW: the transpose of the table.
+layout_case nhwc_to_nchw(dim_t n, dim_t c, dim_t hw) {
+    return {"nhwc_to_nchw", {n, c, hw}, {c * hw, 1, c}, {c * hw, hw, 1}, n * c * hw, n * c * hw};
+}
+// Every other row of a [rows, 2 * cols] tensor into a dense [rows, cols]: a slice.
+layout_case sliced(dim_t rows, dim_t cols) {
+    return {"sliced", {rows, cols}, {2 * cols, 1}, {cols, 1}, 2 * rows * cols, rows * cols};
+}
+// nChw16c (or 8c) as strided over [n, C/b, hw, b] into dense NCHW.
+layout_case blocked_to_plain(dim_t n, dim_t c, dim_t hw, dim_t b) {
+    const dim_t cb = c / b;
+    return {"nChw" + std::to_string(b) + "c_to_nchw", {n, cb, b, hw},
+            {cb * hw * b, hw * b, 1, b}, {c * hw, b * hw, hw, 1}, n * c * hw, n * c * hw};
+}
+// A dense copy into a separate buffer (what an alias lowering executes
+// when the caller gives it a new output buffer).
+layout_case dense_copy(dim_t elements) {
+    return {"dense_copy", {elements}, {1}, {1}, elements, elements};
+}
+// One row broadcast to every row (source stride 0).
+layout_case broadcast(dim_t rows, dim_t cols) {
+    return {"broadcast_rows", {rows, cols}, {0, 1}, {cols, 1}, cols, rows * cols};
+}
+// The attention merge-heads case: [16,2048,16,64] seen as [16,16,2048,64].
+layout_case attention() {
+    const dims_t dims{16, 16, 2048, 64};
+    return {"attention_bhsd", dims, {2048 * 16 * 64, 64, 16 * 64, 1}, dense(dims), 16 * 2048 * 16 * 64,
+            16 * 2048 * 16 * 64};
+}
+
+std::size_t bytes_of(data_type t, dim_t elements) {
+    return static_cast<std::size_t>(elements) * element_bits(t) / 8;
+}
+
+void set_counters(benchmark::State &state, std::size_t moved) {
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * moved));
+}
+
+// Bytes read plus written by the move (the destination elements twice).
+std::size_t moved_bytes(data_type t, const layout_case &c) {
+    dim_t volume = 1;
+    for (dim_t d : c.dims) volume *= d;
+    return 2 * bytes_of(t, volume);
+}
+
+void bm_memcpy(benchmark::State &state, data_type t, layout_case c) {
+    const std::size_t half = moved_bytes(t, c) / 2;
+    auto &src = buffer(0, half), &dst = buffer(1, half);
+    for (auto _ : state) {
+        std::memcpy(dst.data(), src.data(), half);
+        benchmark::ClobberMemory();
+    }
+    set_counters(state, 2 * half);
+}
+
+void bm_kernel(benchmark::State &state, data_type t, layout_case c) {
+    auto &src = buffer(0, bytes_of(t, c.src_elements)), &dst = buffer(1, bytes_of(t, c.dst_elements));
+    const strided_tensor from{src.data(), 0, c.src_strides}, to{dst.data(), 0, c.dst_strides};
+    for (auto _ : state) {
+        strided_copy(t, c.dims, from, to);
+        benchmark::ClobberMemory();
+    }
+    set_counters(state, moved_bytes(t, c));
+}
+
+std::optional<dnnl::memory::data_type> native(data_type t) {
+    switch (t) {
+    case data_type::f32: return dnnl::memory::data_type::f32;
+    case data_type::bf16: return dnnl::memory::data_type::bf16;
+    case data_type::f16: return dnnl::memory::data_type::f16;
+    case data_type::s32: return dnnl::memory::data_type::s32;
+    case data_type::s8: return dnnl::memory::data_type::s8;
+    case data_type::u8: return dnnl::memory::data_type::u8;
+    default: return std::nullopt;
+    }
+}
+
+void bm_onednn(benchmark::State &state, data_type t, layout_case c) {
+    static const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    auto &src = buffer(0, bytes_of(t, c.src_elements)), &dst = buffer(1, bytes_of(t, c.dst_elements));
+    const dnnl::memory::dims dims(c.dims.begin(), c.dims.end());
+    const dnnl::memory::desc from_md(dims, *native(t), dnnl::memory::dims(c.src_strides.begin(), c.src_strides.end()));
+    const dnnl::memory::desc to_md(dims, *native(t), dnnl::memory::dims(c.dst_strides.begin(), c.dst_strides.end()));
+    dnnl::memory from(from_md, eng, src.data()), to(to_md, eng, dst.data());
+    dnnl::reorder r;
+    try {
+        r = dnnl::reorder(from, to);
+    } catch (const dnnl::error &e) {
+        state.SkipWithError(e.what());
+        return;
+    }
+    dnnl::stream s(eng);
+    for (auto _ : state) {
+        r.execute(s, from, to);
+        s.wait();
+        benchmark::ClobberMemory();
+    }
+    set_counters(state, moved_bytes(t, c));
+}
+
+void add_case(data_type t, const layout_case &c, const std::string &size_label) {
+    const std::string base = c.name + "/" + std::string(to_string(t)) + "/" + size_label + "/";
+    benchmark::RegisterBenchmark((base + "memcpy").c_str(), bm_memcpy, t, c)->UseRealTime()->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((base + "reshaper").c_str(), bm_kernel, t, c)->UseRealTime()->Unit(benchmark::kMicrosecond);
+    if (native(t))
+        benchmark::RegisterBenchmark((base + "onednn").c_str(), bm_onednn, t, c)->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+std::string size_label(std::size_t bytes) {
+    if (bytes >= (std::size_t{1} << 20)) return std::to_string(bytes >> 20) + "MiB";
+    return std::to_string(bytes >> 10) + "KiB";
+}
+
+void register_all() {
+    const data_type classes[] = {data_type::f32, data_type::bf16, data_type::s8, data_type::s64,
+                                 data_type::boolean, data_type::c128, data_type::s4};
+    // The table: [N,256,64,64] NHWC as NCHW, 64 MiB of f32 (N = 16).
+    for (data_type t : classes) {
+        const dim_t n = static_cast<dim_t>((std::size_t{64} << 20) * 8 / element_bits(t) / (256 * 4096));
+        const layout_case c = nhwc_to_nchw(n, 256, 4096);
+        add_case(t, c, size_label(moved_bytes(t, c) / 2));
+    }
+    for (data_type t : {data_type::f16, data_type::s32, data_type::u8, data_type::f64})
+        add_case(t, nhwc_to_nchw(16 * 4 / static_cast<dim_t>(element_bits(t) / 8), 256, 4096), "64MiB");
+    // Cache levels: 4 KiB to 512 MiB of f32 and bf16, [N, 64, HW] transposes.
+    for (data_type t : {data_type::f32, data_type::bf16})
+        for (std::size_t bytes = std::size_t{4} << 10; bytes <= (std::size_t{512} << 20); bytes *= 8) {
+            const dim_t elements = static_cast<dim_t>(bytes * 8 / element_bits(t));
+            const dim_t hw = std::max<dim_t>(1, std::min<dim_t>(4096, elements / 64));
+            const layout_case c = nhwc_to_nchw(std::max<dim_t>(1, elements / (64 * hw)), 64, hw);
+            add_case(t, layout_case{"sizes", c.dims, c.src_strides, c.dst_strides, c.src_elements, c.dst_elements},
+                     size_label(bytes));
+        }
+    // The other layouts at 64 MiB of f32.
+    add_case(data_type::f32, sliced(4096, 4096), "64MiB");
+    add_case(data_type::f32, blocked_to_plain(16, 256, 4096, 16), "64MiB");
+    add_case(data_type::f32, blocked_to_plain(16, 256, 4096, 8), "64MiB");
+    add_case(data_type::f32, broadcast(4096, 4096), "64MiB");
+    add_case(data_type::f32, dense_copy(16 << 20), "64MiB");
+    add_case(data_type::bf16, attention(), "64MiB");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    register_all();
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,58 @@
+#include "kernels/cpu_isa.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace reshaper::impl {
+
+std::string_view to_string(cpu_isa isa) {
+    switch (isa) {
+    case cpu_isa::scalar: return "scalar";
+    case cpu_isa::avx2: return "avx2";
+    case cpu_isa::avx512: return "avx512";
+    }
+    return "scalar";
+}
+
+std::optional<cpu_isa> parse_cpu_isa(std::string_view text) {
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower == "scalar" || lower == "default") return cpu_isa::scalar;
+    if (lower == "avx2") return cpu_isa::avx2;
+    if (lower == "avx512" || lower == "avx512_core") return cpu_isa::avx512;
+    return std::nullopt;
+}
+
+cpu_isa detected_cpu_isa() {
+#if defined(RESHAPER_X86_KERNELS)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+        return cpu_isa::avx512;
+    if (__builtin_cpu_supports("avx2")) return cpu_isa::avx2;
+#endif
+    return cpu_isa::scalar;
+}
+
+cpu_isa active_cpu_isa() {
+    static const cpu_isa active = [] {
+        const cpu_isa detected = detected_cpu_isa();
+        const char *cap = std::getenv("RESHAPER_MAX_CPU_ISA");
+        if (!cap || !*cap) return detected;
+        const auto level = parse_cpu_isa(cap);
+        if (!level) {
+            std::fprintf(stderr,
+                         "reshaper: RESHAPER_MAX_CPU_ISA=%s is not one of scalar, avx2, avx512; "
+                         "using %s\n",
+                         cap, std::string(to_string(detected)).c_str());
+            return detected;
+        }
+        return std::min(*level, detected);
+    }();
+    return active;
+}
+
+} // namespace reshaper::impl

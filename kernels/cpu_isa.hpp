@@ -1,0 +1,31 @@
+// Which SIMD level the data-movement kernels run at. Detected once from the
+// CPU, capped by RESHAPER_MAX_CPU_ISA (as ONEDNN_MAX_CPU_ISA caps oneDNN) so
+// that every level can be run and tested on a machine that has the highest.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace reshaper::impl {
+
+// Ordered: each level implies the ones below it.
+enum class cpu_isa {
+    scalar, // portable C++ (plain stores)
+    avx2,   // AVX2: 256-bit shuffles, streaming stores
+    avx512, // AVX-512 F+BW: 512-bit shuffles, streaming stores
+};
+
+std::string_view to_string(cpu_isa isa);
+// "scalar", "avx2", "avx512" (any case; oneDNN's "avx512_core" and
+// "default" are accepted too); nothing for any other text.
+std::optional<cpu_isa> parse_cpu_isa(std::string_view text);
+
+// The highest level this CPU (and this build) supports.
+cpu_isa detected_cpu_isa();
+
+// The level the kernels use: the detected one, capped by
+// RESHAPER_MAX_CPU_ISA when set. Read once; an unknown value is ignored
+// with a one-line warning on stderr.
+cpu_isa active_cpu_isa();
+
+} // namespace reshaper::impl

@@ -1,0 +1,67 @@
+// The per-SIMD-level building blocks of the data-movement engine: a
+// register-tile transpose per element size and a (streaming) run copy.
+// One table per level; `transpose_engine` composes them into whole moves.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cpu_isa.hpp"
+
+namespace reshaper::impl {
+
+// Rows of every tile are one cache line: a tile of elements of E bytes is
+// T x T elements with T = tile_bytes / E.
+inline constexpr std::ptrdiff_t tile_bytes = 64;
+
+// Transposes one whole tile: source row r (T elements) starts at
+// src + r * src_pitch; destination row c receives element c of every
+// source row, in order, at dst + c * dst_pitch. With `stream` the rows are
+// written with non-temporal stores; the caller then guarantees that every
+// destination row is 64-byte aligned and calls store_fence() before the
+// data is read by another thread.
+using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch,
+                                   std::uint8_t *dst, std::ptrdiff_t dst_pitch, bool stream);
+
+// Copies `bytes` from src to dst (not overlapping); with `stream`, the
+// 64-byte-aligned body of the destination is written with non-temporal
+// stores (any alignment is accepted).
+using run_copy_fn = void (*)(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes,
+                             bool stream);
+
+// Copies `count` runs of `run_bytes`: run i from src + i * src_step to
+// dst + i * dst_step (as run_copy_fn each, in one call: short runs cost
+// more in calls than in bytes).
+using runs_copy_fn = void (*)(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *src,
+                              std::ptrdiff_t src_step, std::size_t run_bytes, std::size_t count,
+                              bool stream);
+
+// A tile cut short by the tensor's edge: `src_rows` source rows of
+// `dst_rows` elements each (both at most T) become `dst_rows` destination
+// rows of `src_rows` elements. Reads and writes exactly those elements.
+// `stream` as for tile_transpose_fn, used only for whole destination rows.
+using tile_partial_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                                 std::ptrdiff_t dst_pitch, int src_rows, int dst_rows, bool stream);
+
+struct isa_kernels {
+    cpu_isa isa;
+    tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
+    run_copy_fn copy;
+    runs_copy_fn copy_runs;
+    // Where the level has masked loads and stores; null elsewhere (the
+    // engine then goes through a whole tile in a buffer).
+    tile_partial_fn tile_partial[5];
+};
+
+// The table of a level; the level must not exceed detected_cpu_isa().
+const isa_kernels &kernels_for(cpu_isa isa);
+
+// Orders this thread's streaming stores before its later stores (sfence).
+void store_fence();
+
+// Per level; defined in isa_kernels_<level>.cpp, each compiled for its ISA.
+const isa_kernels &scalar_kernels();
+const isa_kernels &avx2_kernels();
+const isa_kernels &avx512_kernels();
+
+} // namespace reshaper::impl

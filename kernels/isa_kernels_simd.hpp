@@ -1,0 +1,136 @@
+// The SIMD tile transpose and streaming copy, written once over a small
+// vector-ops class and instantiated by isa_kernels_avx2.cpp and
+// isa_kernels_avx512.cpp, each compiled for its own ISA.
+//
+// Everything here has internal linkage on purpose: each including file is
+// compiled with different -m flags, and an inline function with external
+// linkage could be merged by the linker into the other level's copy (and
+// so run AVX-512 code on a CPU without it). Include no header that
+// instantiates templates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/isa_kernels.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// Transposes a block of T x T elements of E bytes held in T vectors of
+// Ops::bytes (T = Ops::bytes / E): source row r at src + r * pitch (or as
+// load_row gives it); out[c] receives column c.
+//
+// Two stages. Within each 128-bit lane, groups of G = 16 / E rows are
+// transposed by log2(G) rounds of unpacking vector i with vector i + G/2
+// (a perfect shuffle: after log2(G) rounds vector j lane l holds column
+// l * G + j of the group). Then the lanes are transposed across groups:
+// the l-th lanes of group 0, 1, ... of vector j make output row l * G + j.
+// `load_row(r)` gives source row r.
+template <class Ops, int E, class LoadRow>
+inline void transpose_rows(const LoadRow &load_row, typename Ops::vec *out) {
+    using vec = typename Ops::vec;
+    constexpr int G = 16 / E;
+    constexpr int L = Ops::lanes;
+    vec group[L][G];
+    for (int g = 0; g < L; ++g) {
+        vec *v = group[g];
+        for (int r = 0; r < G; ++r) v[r] = load_row(g * G + r);
+        for (int round = 1; round < G; round *= 2) {
+            vec next[G];
+            for (int i = 0; i < G / 2; ++i) {
+                next[2 * i] = Ops::template unpacklo<E>(v[i], v[i + G / 2]);
+                next[2 * i + 1] = Ops::template unpackhi<E>(v[i], v[i + G / 2]);
+            }
+            for (int i = 0; i < G; ++i) v[i] = next[i];
+        }
+    }
+    for (int j = 0; j < G; ++j) {
+        vec lanes[L];
+        for (int g = 0; g < L; ++g) lanes[g] = group[g][j];
+        Ops::lane_transpose(lanes);
+        for (int l = 0; l < L; ++l) out[l * G + j] = lanes[l];
+    }
+}
+
+template <class Ops, int E>
+inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typename Ops::vec *out) {
+    transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
+}
+
+// One whole tile of 64 x 64 bytes (T = 64 / E rows of T elements), built
+// from (64 / Ops::bytes)^2 register blocks; each destination row's
+// vectors are stored back to back so streaming stores fill whole lines.
+template <class Ops, int E>
+void transpose_tile(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                    std::ptrdiff_t dst_pitch, bool stream) {
+    using vec = typename Ops::vec;
+    constexpr int parts = static_cast<int>(tile_bytes) / Ops::bytes; // blocks per tile side
+    constexpr int B = Ops::bytes / E;                               // block side in elements
+    for (int b = 0; b < parts; ++b) {       // destination rows b * B ...
+        vec out[parts][B];
+        for (int a = 0; a < parts; ++a)     // destination bytes a * Ops::bytes ...
+            transpose_block<Ops, E>(src + a * B * src_pitch + b * Ops::bytes, src_pitch, out[a]);
+        for (int c = 0; c < B; ++c) {
+            std::uint8_t *row = dst + (b * B + c) * dst_pitch;
+            for (int a = 0; a < parts; ++a) {
+                if (stream)
+                    Ops::stream(row + a * Ops::bytes, out[a][c]);
+                else
+                    Ops::store(row + a * Ops::bytes, out[a][c]);
+            }
+        }
+    }
+}
+
+// memcpy, or with `stream` a copy whose 64-byte-aligned body goes through
+// non-temporal stores (head and tail, under a line each, through memcpy,
+// so no byte is written twice).
+template <class Ops>
+void run_copy(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes, bool stream) {
+    if (!stream || bytes < static_cast<std::size_t>(tile_bytes)) {
+        std::memcpy(dst, src, bytes);
+        return;
+    }
+    const auto misalign = reinterpret_cast<std::uintptr_t>(dst) % tile_bytes;
+    const std::size_t head = misalign == 0 ? 0 : tile_bytes - misalign;
+    std::memcpy(dst, src, head);
+    dst += head;
+    src += head;
+    bytes -= head;
+    const std::size_t body = bytes / tile_bytes * tile_bytes;
+    constexpr int per_line = static_cast<int>(tile_bytes) / Ops::bytes;
+    for (std::size_t i = 0; i < body; i += tile_bytes)
+        for (int v = 0; v < per_line; ++v)
+            Ops::stream(dst + i + v * Ops::bytes, Ops::load(src + i + v * Ops::bytes));
+    std::memcpy(dst + body, src + body, bytes - body);
+}
+
+template <class Ops>
+void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *src,
+               std::ptrdiff_t src_step, std::size_t run_bytes, std::size_t count, bool stream) {
+    constexpr int per_line = static_cast<int>(tile_bytes) / Ops::bytes;
+    const bool whole_lines = stream && run_bytes % tile_bytes == 0 && dst_step % tile_bytes == 0 &&
+                             reinterpret_cast<std::uintptr_t>(dst) % tile_bytes == 0;
+    if (!whole_lines) {
+        for (std::size_t i = 0; i < count; ++i, dst += dst_step, src += src_step)
+            run_copy<Ops>(dst, src, run_bytes, stream);
+        return;
+    }
+    for (std::size_t i = 0; i < count; ++i, dst += dst_step, src += src_step)
+        for (std::size_t b = 0; b < run_bytes; b += tile_bytes)
+            for (int v = 0; v < per_line; ++v)
+                Ops::stream(dst + b + v * Ops::bytes, Ops::load(src + b + v * Ops::bytes));
+}
+
+template <class Ops>
+isa_kernels make_simd_kernels(cpu_isa isa) {
+    return isa_kernels{isa,
+                       {&transpose_tile<Ops, 1>, &transpose_tile<Ops, 2>, &transpose_tile<Ops, 4>,
+                        &transpose_tile<Ops, 8>, &transpose_tile<Ops, 16>},
+                       &run_copy<Ops>, &copy_runs<Ops>, {}};
+}
+
+} // namespace
+} // namespace reshaper::impl

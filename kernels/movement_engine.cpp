@@ -1,0 +1,407 @@
+#include "kernels/movement_engine.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "kernels/isa_kernels.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+using byte = std::uint8_t;
+
+int log2_of(std::size_t element_bytes) {
+    switch (element_bytes) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    case 16: return 4;
+    }
+    return -1;
+}
+
+// Each task moves at least this much, so a core streams between forks.
+constexpr std::size_t task_bytes = std::size_t{256} << 10;
+
+// Runs body(begin, end) over [0, units) on the calling thread when the
+// move is small, else over oneTBB tasks of at least task_bytes each. A
+// task that streamed fences before it ends, so its stores are visible
+// once parallel_for returns.
+template <typename Body>
+void for_units(std::size_t units, std::size_t unit_bytes, bool stream, const Body &body) {
+    const std::size_t total = units * unit_bytes;
+    auto fenced = [&](std::size_t begin, std::size_t end) {
+        body(begin, end);
+        if (stream) store_fence();
+    };
+    if (total < parallel_threshold_bytes || units == 1 ||
+        oneapi::tbb::this_task_arena::max_concurrency() == 1) {
+        fenced(0, units);
+        return;
+    }
+    const std::size_t grain = std::max<std::size_t>(1, task_bytes / std::max<std::size_t>(1, unit_bytes));
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, units, grain),
+                              [&](const oneapi::tbb::blocked_range<std::size_t> &r) {
+                                  fenced(r.begin(), r.end());
+                              });
+}
+
+// The dims outside the two a fast path loops over, with byte strides, and
+// a walk over their positions in row-major order: one division per task to
+// start, then an odometer (a division per run would cost more than a short
+// run's copy).
+struct outer_dims {
+    std::vector<dim_t> sizes;
+    std::vector<std::ptrdiff_t> src, dst;
+    std::size_t volume = 1;
+
+    void add(const copy_dim &d, std::ptrdiff_t e) {
+        sizes.push_back(d.size);
+        src.push_back(d.src_stride * e);
+        dst.push_back(d.dst_stride * e);
+        volume *= static_cast<std::size_t>(d.size);
+    }
+};
+
+class outer_walk {
+public:
+    outer_walk(const outer_dims &dims, std::size_t position) : dims_(dims), index_(dims.sizes.size()) {
+        for (std::size_t k = dims.sizes.size(); k-- > 0;) {
+            const auto size = static_cast<std::size_t>(dims.sizes[k]);
+            index_[k] = static_cast<dim_t>(position % size);
+            position /= size;
+            src_ += index_[k] * dims.src[k];
+            dst_ += index_[k] * dims.dst[k];
+        }
+    }
+    std::ptrdiff_t src() const { return src_; }
+    std::ptrdiff_t dst() const { return dst_; }
+    void next() {
+        for (std::size_t k = index_.size(); k-- > 0;) {
+            src_ += dims_.src[k];
+            dst_ += dims_.dst[k];
+            if (++index_[k] < dims_.sizes[k]) return;
+            src_ -= dims_.sizes[k] * dims_.src[k];
+            dst_ -= dims_.sizes[k] * dims_.dst[k];
+            index_[k] = 0;
+        }
+    }
+
+private:
+    const outer_dims &dims_;
+    std::vector<dim_t> index_;
+    std::ptrdiff_t src_ = 0, dst_ = 0;
+};
+
+// ---- run copy ------------------------------------------------------------
+
+constexpr std::size_t short_run_bytes = 4096;
+
+void move_runs(const copy_plan &plan, std::ptrdiff_t e, const byte *src, byte *dst,
+               const isa_kernels &k) {
+    const copy_dim &run = plan.dims.back();
+    const std::size_t run_bytes = static_cast<std::size_t>(run.size) * static_cast<std::size_t>(e);
+    // Short runs are visited in the source's order: the reads then stream
+    // through whole pages while each destination run still gets whole
+    // lines (measured on the attention case: 128-byte runs, 0.3x memcpy in
+    // the destination's order; see docs/performance.md).
+    std::vector<copy_dim> outer_order(plan.dims.begin(), plan.dims.end() - 1);
+    if (run_bytes < short_run_bytes)
+        std::stable_sort(outer_order.begin(), outer_order.end(),
+                         [](const copy_dim &a, const copy_dim &b) { return a.src_stride > b.src_stride; });
+    src += plan.src_offset * e;
+    dst += plan.dst_offset * e;
+    const bool stream = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e) >=
+                        streaming_threshold_bytes;
+    if (run_bytes < short_run_bytes && !outer_order.empty()) {
+        // Units: up to a task's worth of runs along the innermost outer dim,
+        // copied by one call.
+        const copy_dim along = outer_order.back();
+        outer_order.pop_back();
+        outer_dims outer;
+        for (const copy_dim &d : outer_order) outer.add(d, e);
+        const auto count = static_cast<std::size_t>(along.size);
+        const std::size_t per_unit = std::min(count, std::max<std::size_t>(1, task_bytes / run_bytes));
+        const std::size_t units_per_row = (count + per_unit - 1) / per_unit;
+        for_units(outer.volume * units_per_row, per_unit * run_bytes, stream,
+                  [&](std::size_t begin, std::size_t end) {
+                      outer_walk walk(outer, begin / units_per_row);
+                      for (std::size_t u = begin; u < end; ++u) {
+                          const std::size_t first = (u % units_per_row) * per_unit;
+                          k.copy_runs(dst + walk.dst() + static_cast<std::ptrdiff_t>(first) * along.dst_stride * e,
+                                      along.dst_stride * e,
+                                      src + walk.src() + static_cast<std::ptrdiff_t>(first) * along.src_stride * e,
+                                      along.src_stride * e, run_bytes, std::min(per_unit, count - first), stream);
+                          if (u % units_per_row == units_per_row - 1) walk.next();
+                      }
+                  });
+        return;
+    }
+    outer_dims outer;
+    for (const copy_dim &d : outer_order) outer.add(d, e);
+    // Long runs are cut into pieces so that even one run keeps every core busy.
+    const std::size_t piece = std::min<std::size_t>(run_bytes, std::size_t{1} << 20);
+    const std::size_t pieces = (run_bytes + piece - 1) / piece;
+    for_units(outer.volume * pieces, piece, stream, [&](std::size_t begin, std::size_t end) {
+        outer_walk walk(outer, begin / pieces);
+        for (std::size_t u = begin; u < end; ++u) {
+            const std::size_t from = (u % pieces) * piece;
+            k.copy(dst + walk.dst() + from, src + walk.src() + from, std::min(piece, run_bytes - from), stream);
+            if (u % pieces == pieces - 1) walk.next();
+        }
+    });
+}
+
+// ---- transpose -----------------------------------------------------------
+
+struct transpose_shape {
+    const isa_kernels *k;
+    tile_transpose_fn tile;
+    tile_partial_fn partial;   // null: partial tiles go through buffers
+    std::ptrdiff_t e;          // element bytes
+    dim_t t;                   // tile side in elements
+    dim_t rows, cols;          // the destination's contiguous dim ("cols": inner) and the
+                               // source's ("rows": destination rows)
+    std::ptrdiff_t src_pitch;  // bytes between source rows: one step of the inner dim
+    std::ptrdiff_t dst_pitch;  // bytes between destination rows: one step of the row dim
+};
+
+// A tile cut short by the tensor's edge (cols x rows elements, each at most
+// t): through two 64 x 64-byte buffers, so every SIMD level handles it
+// with its whole-tile transpose. Only the valid part is read and written.
+void partial_tile(const transpose_shape &sh, const byte *src, byte *dst, dim_t cols, dim_t rows,
+                  bool stream) {
+    if (sh.partial) return sh.partial(src, sh.src_pitch, dst, sh.dst_pitch, static_cast<int>(cols),
+                                      static_cast<int>(rows), stream);
+    alignas(64) byte in[tile_bytes * tile_bytes];
+    alignas(64) byte out[tile_bytes * tile_bytes];
+    const auto row_bytes = static_cast<std::size_t>(rows * sh.e);
+    for (dim_t c = 0; c < cols; ++c) std::memcpy(in + c * tile_bytes, src + c * sh.src_pitch, row_bytes);
+    sh.tile(in, tile_bytes, out, tile_bytes, false);
+    const auto col_bytes = static_cast<std::size_t>(cols * sh.e);
+    for (dim_t r = 0; r < rows; ++r)
+        sh.k->copy(dst + r * sh.dst_pitch, out + r * tile_bytes, col_bytes, stream);
+}
+
+// Destination rows [row, row + rows) x columns [col, col_end) of one
+// outer position: whole tiles where the tensor allows, streamed when the
+// destination rows are line-aligned.
+void transpose_strip(const transpose_shape &sh, const byte *src, byte *dst, dim_t row, dim_t rows,
+                     dim_t col, dim_t col_end, bool stream) {
+    src += row * sh.e + col * sh.src_pitch;
+    dst += row * sh.dst_pitch + col * sh.e;
+    dim_t n = col_end - col;
+    // Streaming needs every row of a tile on a line boundary: rows a line
+    // apart, and a head of columns up to the first boundary.
+    bool aligned_rows = stream && sh.dst_pitch % tile_bytes == 0;
+    if (aligned_rows) {
+        const auto misalign = static_cast<std::ptrdiff_t>(reinterpret_cast<std::uintptr_t>(dst) % tile_bytes);
+        if (misalign % sh.e != 0) {
+            aligned_rows = false;
+        } else if (misalign != 0) {
+            const dim_t head = std::min<dim_t>(n, (tile_bytes - misalign) / sh.e);
+            partial_tile(sh, src, dst, head, rows, false);
+            src += head * sh.src_pitch;
+            dst += head * sh.e;
+            n -= head;
+        }
+    }
+    const bool whole_rows = rows == sh.t;
+    for (; n >= sh.t; n -= sh.t) {
+        if (whole_rows)
+            sh.tile(src, sh.src_pitch, dst, sh.dst_pitch, aligned_rows);
+        else
+            partial_tile(sh, src, dst, sh.t, rows, aligned_rows);
+        src += sh.t * sh.src_pitch;
+        dst += sh.t * sh.e;
+    }
+    if (n > 0) partial_tile(sh, src, dst, n, rows, false);
+}
+
+void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e, const byte *src,
+                     byte *dst, const isa_kernels &k) {
+    const std::size_t inner = plan.dims.size() - 1;
+    const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
+    const int log2e = log2_of(static_cast<std::size_t>(e));
+    transpose_shape sh{&k, k.tile[log2e], k.tile_partial[log2e], e, tile_bytes / e,
+                       row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
+    outer_dims outer;
+    for (std::size_t d = 0; d < inner; ++d)
+        if (d != k_dim) outer.add(plan.dims[d], e);
+
+    const dim_t row_tiles = (sh.rows + sh.t - 1) / sh.t;
+    const dim_t col_tiles = (sh.cols + sh.t - 1) / sh.t;
+    // Units: a strip of t destination rows, cut along the columns only when
+    // there are too few strips to share between the threads.
+    const std::size_t strips = outer.volume * static_cast<std::size_t>(row_tiles);
+    const std::size_t wanted = 8 * static_cast<std::size_t>(oneapi::tbb::this_task_arena::max_concurrency());
+    const dim_t pieces = strips >= wanted ? 1 : std::min<dim_t>(col_tiles, static_cast<dim_t>((wanted + strips - 1) / strips));
+    const dim_t piece_cols = (col_tiles + pieces - 1) / pieces * sh.t;
+    const std::size_t piece_bytes = static_cast<std::size_t>(piece_cols * sh.t * e);
+    const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
+    const bool stream = total >= streaming_threshold_bytes;
+    src += plan.src_offset * e;
+    dst += plan.dst_offset * e;
+    for_units(strips * static_cast<std::size_t>(pieces), piece_bytes, stream,
+              [&](std::size_t begin, std::size_t end) {
+                  for (std::size_t u = begin; u < end; ++u) {
+                      const auto piece = static_cast<dim_t>(u % static_cast<std::size_t>(pieces));
+                      const std::size_t strip = u / static_cast<std::size_t>(pieces);
+                      const auto row = static_cast<dim_t>(strip % static_cast<std::size_t>(row_tiles)) * sh.t;
+                      const outer_walk at(outer, strip / static_cast<std::size_t>(row_tiles));
+                      const dim_t col = piece * piece_cols;
+                      if (col >= sh.cols) continue;
+                      transpose_strip(sh, src + at.src(), dst + at.dst(), row, std::min(sh.t, sh.rows - row), col,
+                                      std::min(sh.cols, col + piece_cols), stream);
+                  }
+              });
+}
+
+// ---- packed 4-bit transpose ----------------------------------------------
+
+// Byte j of a transposed byte row x holds the nibble pairs of source rows
+// 2j and 2j+1; destination row 2c takes their low nibbles, row 2c+1 their
+// high ones.
+void split_nibbles(const byte *x, std::size_t out_bytes, byte *low, byte *high) {
+    for (std::size_t j = 0; j < out_bytes; ++j) {
+        const byte a = x[2 * j], b = x[2 * j + 1];
+        low[j] = static_cast<byte>((a & 0x0F) | (b << 4));
+        high[j] = static_cast<byte>((a >> 4) | (b & 0xF0));
+    }
+}
+
+// Destination rows [row, row + rows) (rows even, nibbles) of one outer
+// position, columns [col, col_end) (even): source rows col.. are byte rows
+// at src_pitch, destination rows are byte rows at dst_pitch.
+void nibble_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
+                  std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t col, dim_t col_end) {
+    alignas(64) byte in[tile_bytes * tile_bytes];
+    alignas(64) byte out[tile_bytes * tile_bytes];
+    const dim_t row_bytes = rows / 2; // source bytes per source row in this strip
+    src += row / 2 + col * src_pitch;
+    dst += row * dst_pitch + col / 2;
+    for (dim_t c = col; c < col_end; c += tile_bytes) {
+        const dim_t cols = std::min<dim_t>(tile_bytes, col_end - c); // source rows in the tile
+        if (cols == tile_bytes && row_bytes == tile_bytes) {
+            k.tile[0](src, src_pitch, out, tile_bytes, false);
+        } else {
+            for (dim_t r = 0; r < cols; ++r)
+                std::memcpy(in + r * tile_bytes, src + r * src_pitch, static_cast<std::size_t>(row_bytes));
+            k.tile[0](in, tile_bytes, out, tile_bytes, false);
+        }
+        for (dim_t b = 0; b < row_bytes; ++b)
+            split_nibbles(out + b * tile_bytes, static_cast<std::size_t>(cols / 2), dst + 2 * b * dst_pitch,
+                          dst + (2 * b + 1) * dst_pitch);
+        src += tile_bytes * src_pitch;
+        dst += tile_bytes / 2;
+    }
+}
+
+void move_nibbles_transposed(const copy_plan &plan, std::size_t k_dim, const byte *src, byte *dst,
+                             const isa_kernels &k) {
+    const std::size_t inner = plan.dims.size() - 1;
+    const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
+    // Byte strides: every stride but the two unit ones is even (checked by
+    // choose_nibble_fast_path), so halving them is exact.
+    outer_dims outer;
+    for (std::size_t d = 0; d < inner; ++d)
+        if (d != k_dim) outer.add(copy_dim{plan.dims[d].size, plan.dims[d].src_stride / 2, plan.dims[d].dst_stride / 2}, 1);
+    const std::ptrdiff_t src_pitch = col_dim.src_stride / 2, dst_pitch = row_dim.dst_stride / 2;
+    constexpr dim_t strip_rows = 2 * tile_bytes; // nibbles of a 64-byte source row part
+    const dim_t row_tiles = (row_dim.size + strip_rows - 1) / strip_rows;
+    const std::size_t strips = outer.volume * static_cast<std::size_t>(row_tiles);
+    const std::size_t strip_bytes = static_cast<std::size_t>(strip_rows * col_dim.size / 2);
+    src += plan.src_offset / 2;
+    dst += plan.dst_offset / 2;
+    for_units(strips, strip_bytes, false, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t u = begin; u < end; ++u) {
+            const outer_walk at(outer, u / static_cast<std::size_t>(row_tiles));
+            const dim_t row = static_cast<dim_t>(u % static_cast<std::size_t>(row_tiles)) * strip_rows;
+            nibble_strip(k, src + at.src(), src_pitch, dst + at.dst(), dst_pitch, row,
+                         std::min(strip_rows, row_dim.size - row), 0, col_dim.size);
+        }
+    });
+}
+
+// The source's contiguous dim, other than the innermost, or -1.
+int source_contiguous_dim(const copy_plan &plan) {
+    for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
+        if (plan.dims[d].src_stride == 1) return static_cast<int>(d);
+    return -1;
+}
+
+// Transposes whose tiles would be mostly empty go element by element.
+constexpr dim_t min_transpose_side = 4;
+
+} // namespace
+
+std::string_view to_string(fast_path p) {
+    switch (p) {
+    case fast_path::none: return "element walk";
+    case fast_path::run_copy: return "run copy";
+    case fast_path::transpose: return "tiled transpose";
+    case fast_path::nibble_transpose: return "tiled nibble transpose";
+    }
+    return "element walk";
+}
+
+fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
+    if (log2_of(element_bytes) < 0 || plan.volume == 0) return fast_path::none;
+    const copy_dim &inner = plan.dims.back();
+    if (inner.dst_stride != 1) return fast_path::none;
+    if (inner.src_stride == 1) return fast_path::run_copy;
+    const int k = source_contiguous_dim(plan);
+    if (k < 0 || plan.dims[k].size < min_transpose_side || inner.size < min_transpose_side)
+        return fast_path::none;
+    return fast_path::transpose;
+}
+
+fast_path choose_nibble_fast_path(const copy_plan &plan) {
+    if (plan.volume == 0) return fast_path::none;
+    const copy_dim &inner = plan.dims.back();
+    const int k = source_contiguous_dim(plan);
+    if (inner.dst_stride != 1 || k < 0 || plan.dims[k].size < min_transpose_side ||
+        inner.size < min_transpose_side)
+        return fast_path::none;
+    // Every row of both tensors starts on a byte and holds whole bytes.
+    if (plan.src_offset % 2 != 0 || plan.dst_offset % 2 != 0 || plan.dims[k].size % 2 != 0 ||
+        inner.size % 2 != 0)
+        return fast_path::none;
+    for (std::size_t d = 0; d < plan.dims.size(); ++d) {
+        if (static_cast<int>(d) != k && plan.dims[d].src_stride % 2 != 0) return fast_path::none;
+        if (d + 1 != plan.dims.size() && plan.dims[d].dst_stride % 2 != 0) return fast_path::none;
+    }
+    return fast_path::nibble_transpose;
+}
+
+void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_bytes,
+                   const void *src, void *dst, cpu_isa isa) {
+    const isa_kernels &k = kernels_for(isa);
+    const auto e = static_cast<std::ptrdiff_t>(element_bytes);
+    const auto *from = static_cast<const byte *>(src);
+    auto *to = static_cast<byte *>(dst);
+    if (path == fast_path::run_copy) return move_runs(plan, e, from, to, k);
+    if (path == fast_path::nibble_transpose)
+        return move_nibbles_transposed(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), from, to, k);
+    if (path == fast_path::transpose)
+        return move_transposed(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), e, from, to, k);
+}
+
+void copy_bytes(void *dst, const void *src, std::size_t bytes) {
+    if (bytes == 0) return;
+    copy_plan plan;
+    plan.dims = {{static_cast<dim_t>(bytes), 1, 1}};
+    plan.volume = static_cast<dim_t>(bytes);
+    plan.dst_increasing = true;
+    move_runs(plan, 1, static_cast<const byte *>(src), static_cast<byte *>(dst),
+              kernels_for(active_cpu_isa()));
+}
+
+} // namespace reshaper::impl

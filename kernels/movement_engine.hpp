@@ -1,0 +1,53 @@
+// The fast paths of the data-movement engine for whole-byte elements
+// (1, 2, 4, 8 and 16 bytes), over a coalesced copy plan:
+//  - run copy: the innermost dim is contiguous in both tensors, so the
+//    move is a sequence of contiguous runs (a dense copy is one run);
+//  - transpose: the destination's contiguous dim is not the source's, so
+//    64 x 64-byte tiles of those two dims are transposed in registers,
+//    every source and destination cache line read and written whole.
+//  - nibble transpose: the transpose of packed 4-bit elements whose rows
+//    all start on a byte: 64 x 64-byte tiles transposed as bytes, each
+//    result row then split into the two destination rows of its low and
+//    high nibbles.
+// Large destinations are written with streaming (non-temporal) stores;
+// work is split over oneTBB threads in chunks large enough to keep each
+// core streaming, and small moves stay on the calling thread.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "kernels/copy_plan.hpp"
+#include "kernels/cpu_isa.hpp"
+
+namespace reshaper::impl {
+
+enum class fast_path { none, run_copy, transpose, nibble_transpose };
+std::string_view to_string(fast_path p);
+
+// Which fast path moves `plan` for elements of `element_bytes` (none for a
+// plan only the generic element walk can take: no contiguous destination
+// dim, or a transpose whose dims are too short to tile).
+fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes);
+// The same for packed 4-bit elements (element indices count nibbles).
+fast_path choose_nibble_fast_path(const copy_plan &plan);
+
+// Destinations of at least this many bytes are written with streaming
+// stores (measured: below it the output still fits in the caches and
+// ordinary stores are faster for whoever reads it next).
+inline constexpr std::size_t streaming_threshold_bytes = std::size_t{4} << 20;
+// Moves of fewer bytes than this stay on the calling thread (measured: a
+// thread fork costs more than it saves below it).
+inline constexpr std::size_t parallel_threshold_bytes = std::size_t{256} << 10;
+
+// Moves `plan` through `path` (not none) at SIMD level `isa` (at most
+// detected_cpu_isa()). Returns after every store is globally visible.
+// For nibble_transpose, element_bytes is ignored (elements are nibbles).
+void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_bytes,
+                   const void *src, void *dst, cpu_isa isa);
+
+// Copies `bytes` from src to dst (not overlapping), split across threads
+// and streaming when large: the dense copy of an alias into a new buffer.
+void copy_bytes(void *dst, const void *src, std::size_t bytes);
+
+} // namespace reshaper::impl

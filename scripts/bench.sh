@@ -1,0 +1,40 @@
+#!/bin/sh
+# Measures reshaper's data movement on this machine against memcpy, oneDNN's
+# reorder, numpy and PyTorch, and writes docs/performance.md and
+# docs/performance.png. Takes about 10 minutes; CI does not run it.
+#   scripts/bench.sh            everything
+#   QUICK=1 scripts/bench.sh    fewer repetitions (a smoke run)
+set -eu
+cd "$(dirname "$0")/.."
+
+# The peers and the plot come from Debian's packages.
+missing=""
+for p in python3-numpy python3-matplotlib python3-torch; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "bench: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q && apt-get install -y -q --no-install-recommends $missing
+fi
+
+# A build of its own, so the test build's options stay as they are.
+cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DRESHAPER_BUILD_BENCHMARKS=ON \
+      -DRESHAPER_BUILD_TESTS=OFF >/dev/null
+cmake --build build-bench --parallel "$(nproc)" --target movement_bench backend_bench reshaper-run
+
+reps=5
+[ "${QUICK:-0}" = 1 ] && reps=2
+out=build-bench/results
+mkdir -p "$out"
+# Medians of interleaved repeats: every mover of every case runs once per
+# round, in random order, so a noisy neighbour hits them all alike.
+build-bench/bin/movement_bench --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
+    --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
+    --benchmark_format=json --benchmark_out="$out/movement.json" --benchmark_out_format=json >/dev/null
+build-bench/bin/backend_bench --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
+    --benchmark_report_aggregates_only=true --benchmark_format=json \
+    --benchmark_out="$out/backend.json" --benchmark_out_format=json >/dev/null
+python3 scripts/bench_report.py --results "$out" --driver build-bench/bin/reshaper-run --reps $reps \
+    --markdown docs/performance.md --plot docs/performance.png
+echo "bench: wrote docs/performance.md and docs/performance.png"

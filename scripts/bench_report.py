@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Turns the benchmark results of scripts/bench.sh into docs/performance.md
+and a plot, measuring the peers (numpy, PyTorch) and reshaper-run's perf
+mode on the way. Every speed is a ratio to memcpy measured in the same
+program run (medians of interleaved repeats)."""
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import time
+
+MIB = 1 << 20
+
+
+def load_medians(path):
+    """{(case, dtype, size, mover): GB/s} from Google Benchmark's JSON."""
+    with open(path) as f:
+        data = json.load(f)
+    out = {}
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") != "median" or "bytes_per_second" not in b:
+            continue
+        parts = b["run_name"].split("/")
+        if len(parts) < 4:
+            continue
+        out[tuple(parts[:4])] = b["bytes_per_second"] / 1e9
+    return out
+
+
+def load_backend(path):
+    with open(path) as f:
+        data = json.load(f)
+    out = {}
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            out[b["run_name"]] = b
+    return out
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "-"
+
+
+# ---- peers -----------------------------------------------------------------
+
+def interleaved(fns, reps):
+    """Median seconds of each fn, the fns run in a new random order each round."""
+    times = {name: [] for name in fns}
+    names = list(fns)
+    for _ in range(reps):
+        random.shuffle(names)
+        for name in names:
+            start = time.perf_counter()
+            fns[name]()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def measure_peers(reps, sizes):
+    """GB/s (read + written) of numpy and PyTorch doing the NHWC -> NCHW
+    transpose, and of memcpy (numpy's copyto of a dense array) in the same
+    run, for f32 at each size."""
+    import numpy as np
+    try:
+        import torch
+        torch.set_num_threads(os.cpu_count() or 1)
+    except ImportError:
+        torch = None
+    results = []
+    for size in sizes:
+        elements = size // 4
+        hw = max(1, min(4096, elements // 64))
+        n = max(1, elements // (64 * hw))
+        nhwc = np.random.rand(n, hw, 64).astype(np.float32)
+        seen = nhwc.transpose(0, 2, 1)  # NCHW view of NHWC data
+        dense_src = np.random.rand(n * 64 * hw).astype(np.float32)
+        dense_dst = np.empty_like(dense_src)
+        fns = {
+            "memcpy": lambda: np.copyto(dense_dst, dense_src),
+            "numpy": lambda: np.ascontiguousarray(seen),
+        }
+        if torch is not None:
+            t = torch.from_numpy(nhwc).permute(0, 2, 1)
+            fns["pytorch"] = lambda: t.contiguous()
+        inner_reps = max(3, min(50, (64 * MIB) // max(size, 1)))
+        med = interleaved(fns, reps * inner_reps if size < MIB else reps)
+        moved = 2 * n * 64 * hw * 4
+        results.append({"size": size, **{k: moved / v / 1e9 for k, v in med.items()}})
+    return results
+
+
+# ---- reshaper-run perf mode --------------------------------------------------
+
+def nhwc_graph(dtype, n, c=256, hw=4096):
+    h = w = 64
+    return {"version": "3.3.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [{
+        "id": 0, "name": "nhwc_as_nchw", "kind": "Reshape", "domain": "ai.onnx", "version": 21,
+        "attrs": {"allowzero": {"type": "s64", "value": 0}},
+        "inputs": [
+            {"id": 0, "dtype": dtype, "shape": [n, c, h, w], "stride": [c * hw, 1, w * c, c],
+             "layout_type": "strided", "property_type": "undef"},
+            {"id": 2, "dtype": "s64", "shape": [2], "stride": [1], "layout_type": "strided",
+             "property_type": "constant", "values": [n, c * hw]}],
+        "outputs": [{"id": 1, "dtype": dtype, "shape": [n, c * hw], "stride": [c * hw, 1],
+                     "layout_type": "strided", "property_type": "undef"}]}]}
+
+
+ELEMENT_BITS = {"f32": 32, "s32": 32, "f16": 16, "bf16": 16, "s8": 8, "u8": 8, "s64": 64,
+                "f64": 64, "c64": 64, "boolean": 8, "s4": 4, "c128": 128}
+
+
+def driver_perf(driver, workdir, reps):
+    """{dtype: (lowering, GB/s)} of reshaper-run --mode=perf on 64 MiB of
+    NHWC data seen as NCHW, flattened (the issue's case)."""
+    out = {}
+    os.makedirs(workdir, exist_ok=True)
+    for dtype, bits in ELEMENT_BITS.items():
+        n = 64 * MIB * 8 // bits // (256 * 4096)
+        path = os.path.join(workdir, f"nhwc_{dtype}.json")
+        with open(path, "w") as f:
+            json.dump(nhwc_graph(dtype, n), f)
+        run = subprocess.run([driver, "--mode=perf", "--report=json", f"--reps={max(reps, 5) * 4}", path],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            out[dtype] = ("error", None)
+            continue
+        perf = json.loads(run.stdout.splitlines()[0])["perf"][0]
+        out[dtype] = (perf["lowering"], perf["gbps"])
+    return out
+
+
+# ---- the report ---------------------------------------------------------------
+
+GOALS = {"f32": "1.0 (2x oneDNN)", "s32": "1.0 (2x oneDNN)", "f16": "0.9", "bf16": "0.9",
+         "s8": "0.8", "u8": "0.8", "s64": "0.9", "f64": "0.9", "c128": "0.9", "boolean": "0.8",
+         "s4": "0.6"}
+
+
+def write_markdown(path, plot, med, backend, peers, driver):
+    def row(case, dtype, size):
+        mine = med.get((case, dtype, size, "reshaper"))
+        mem = med.get((case, dtype, size, "memcpy"))
+        dnn = med.get((case, dtype, size, "onednn"))
+        return mine, mem, dnn
+
+    lines = []
+    add = lines.append
+    add("# Performance")
+    add("")
+    add(f"Generated by `scripts/bench.sh` on {datetime.date.today()} ({platform.machine()}, "
+        f"{os.cpu_count()} cores); every figure below was measured in that run. Speeds are bytes "
+        "read plus bytes written per second; each ratio compares two movers measured in the "
+        "same program run, as medians of interleaved repeats (Google Benchmark's random "
+        "interleaving; the Python peers interleave the same way). The machine is shared, so "
+        "single figures move by 10-20% between runs; the ratios move less.")
+    add("")
+    add("## The issue's table: NHWC data seen as NCHW, flattened (64 MiB)")
+    add("")
+    add("`benchmarks/movement_bench`: our kernel (`strided_copy`, the mover of `kernel` "
+        "lowerings), memcpy of the same bytes, and a direct oneDNN reorder between the same "
+        "layouts in the same program.")
+    add("")
+    add("| dtype | reshaper GB/s | memcpy GB/s | reshaper / memcpy | reshaper / oneDNN reorder | goal (/ memcpy) | reshaper-run perf mode: lowering, GB/s |")
+    add("|---|---|---|---|---|---|---|")
+    for dtype in ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c128", "boolean", "s4"]:
+        mine, mem, dnn = row("nhwc_to_nchw", dtype, "64MiB")
+        low, gbps = driver.get(dtype, ("-", None))
+        add(f"| {dtype} | {mine or 0:.1f} | {mem or 0:.1f} | {ratio(mine, mem)} | {ratio(mine, dnn)} | "
+            f"{GOALS.get(dtype, '-')} | {low}, {gbps if gbps is not None else '-'} |")
+    add("")
+    add("## Other layouts a reshape meets (64 MiB)")
+    add("")
+    add("| case | dtype | reshaper / memcpy | reshaper / oneDNN reorder | oneDNN / memcpy |")
+    add("|---|---|---|---|---|")
+    for case, dtype in [("attention_bhsd", "bf16"), ("nChw16c_to_nchw", "f32"), ("nChw8c_to_nchw", "f32"),
+                        ("sliced", "f32"), ("broadcast_rows", "f32"), ("dense_copy", "f32")]:
+        mine, mem, dnn = row(case, dtype, "64MiB")
+        add(f"| {case} | {dtype} | {ratio(mine, mem)} | {ratio(mine, dnn)} | {ratio(dnn, mem)} |")
+    add("")
+    add("`attention_bhsd`: [16,2048,16,64] bf16 seen as [16,16,2048,64] (merge heads), 128-byte "
+        "runs. `sliced`: every other row of a [4096, 8192] tensor; `broadcast_rows`: one row "
+        "read 4096 times (the source stays in cache, so both movers beat memcpy). "
+        "`dense_copy`: what an alias executes into a separate buffer.")
+    add("")
+    add("## Across the cache levels (f32 and bf16 NHWC -> NCHW, [N, 64, HW])")
+    add("")
+    sizes = sorted({k[2] for k in med if k[0] == "sizes"}, key=size_bytes)
+    add("| size | f32 reshaper / memcpy | f32 reshaper / oneDNN | bf16 reshaper / memcpy | bf16 reshaper / oneDNN | numpy / memcpy (f32) | PyTorch / memcpy (f32) |")
+    add("|---|---|---|---|---|---|---|")
+    peer_by_size = {p["size"]: p for p in peers}
+    for size in sizes:
+        f = row("sizes", "f32", size)
+        b = row("sizes", "bf16", size)
+        p = peer_by_size.get(size_bytes(size), {})
+        add(f"| {size} | {ratio(f[0], f[1])} | {ratio(f[0], f[2])} | {ratio(b[0], b[1])} | "
+            f"{ratio(b[0], b[2])} | {ratio(p.get('numpy'), p.get('memcpy'))} | "
+            f"{ratio(p.get('pytorch'), p.get('memcpy'))} |")
+    add("")
+    add("numpy and PyTorch ratios use their own run's memcpy (numpy `copyto` of a dense array).")
+    add("")
+    add(f"![bandwidth against size]({os.path.basename(plot)})")
+    add("")
+    add("## Fixed costs and threads (`benchmarks/backend_bench`)")
+    add("")
+    add("| what | median |")
+    add("|---|---|")
+    for name, label in [("bm_compile_first", "compile of a single-op partition"),
+                        ("bm_compile_cached", "the same from the compiled-partition cache"),
+                        ("bm_execute/transpose/4096", "execute: 4 KiB f32 transpose"),
+                        ("bm_execute/alias_copy/4096", "execute: 4 KiB alias into a new buffer"),
+                        ("bm_execute/transpose/1048576", "execute: 1 MiB f32 transpose")]:
+        b = backend.get(name)
+        if b:
+            add(f"| {label} | {b['real_time']:.3f} {b['time_unit']} |")
+    one = backend.get("bm_threads/1/real_time")
+    two = backend.get("bm_threads/2/real_time")
+    if one and two:
+        add(f"| 64 MiB f32 transpose, 2 threads against 1 | {one['real_time'] / two['real_time']:.2f}x |")
+    add("")
+    add("## How the movers work, and what the profile showed")
+    add("")
+    add("See `kernels/movement_engine.hpp`: contiguous runs are copied with streaming stores "
+        "(short runs in the source's order), transposes go through 64 x 64-byte register tiles "
+        "(AVX-512 or AVX2 shuffles, `RESHAPER_MAX_CPU_ISA` caps the level) so that every cache "
+        "line is read and written whole, and destinations of 4 MiB or more are written with "
+        "non-temporal stores. `src/backend/mover_choice.hpp` encodes when the kernel is chosen "
+        "over oneDNN's reorder.")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def size_bytes(label):
+    if label.endswith("MiB"):
+        return int(label[:-3]) * MIB
+    return int(label[:-3]) * 1024
+
+
+def write_plot(path, med, peers):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for ax, dtype in zip(axes, ["f32", "bf16"]):
+        sizes = sorted({k[2] for k in med if k[0] == "sizes" and k[1] == dtype}, key=size_bytes)
+        xs = [size_bytes(s) for s in sizes]
+        for mover, style in [("reshaper", "o-"), ("onednn", "s--"), ("memcpy", "k:")]:
+            ys = [med.get(("sizes", dtype, s, mover)) for s in sizes]
+            if any(ys):
+                ax.plot(xs, [y or float("nan") for y in ys], style, label=mover)
+        if dtype == "f32" and peers:
+            for peer, style in [("numpy", "^-."), ("pytorch", "v-.")]:
+                if peer in peers[0]:
+                    ax.plot([p["size"] for p in peers], [p[peer] for p in peers], style, label=peer)
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{dtype}: NHWC data as NCHW, flattened")
+        ax.set_xlabel("tensor bytes")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("GB/s (read + written)")
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--driver", required=True)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--markdown", required=True)
+    ap.add_argument("--plot", required=True)
+    args = ap.parse_args()
+    med = load_medians(os.path.join(args.results, "movement.json"))
+    backend = load_backend(os.path.join(args.results, "backend.json"))
+    sizes = sorted({size_bytes(k[2]) for k in med if k[0] == "sizes"})
+    peers = measure_peers(args.reps, sizes)
+    driver = driver_perf(args.driver, os.path.join(args.results, "graphs"), args.reps)
+    write_plot(args.plot, med, peers)
+    write_markdown(args.markdown, args.plot, med, backend, peers, driver)
+
+
+if __name__ == "__main__":
+    main()

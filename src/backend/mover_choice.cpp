@@ -1,0 +1,40 @@
+#include "backend/mover_choice.hpp"
+
+#include "backend/dnnl_mapping.hpp"
+#include "kernels/strided_copy.hpp"
+
+namespace reshaper::impl {
+
+namespace {
+
+// The fast path every step takes, or none when a step has none (or two
+// steps take different ones: then "mixed" is not worth naming apart).
+fast_path common_fast_path(data_type type, const movement_plan &plan) {
+    fast_path common = fast_path::none;
+    for (const auto &step : plan.steps) {
+        if (step.src.opaque() || step.dst.opaque()) return fast_path::none;
+        const fast_path p = strided_copy_path(type, step.dims, step.src.strides, step.dst.strides);
+        if (p == fast_path::none) return fast_path::none;
+        common = common == fast_path::none || common == p ? p : fast_path::transpose;
+    }
+    return common;
+}
+
+} // namespace
+
+mover_choice choose_mover(engine_kind engine, data_type type, const movement_plan &plan) {
+    const bool reorder_takes = dnnl_reorder_type(type).has_value();
+    if (engine == engine_kind::cpu) {
+        if (const fast_path p = common_fast_path(type, plan); p != fast_path::none)
+            return {lowering_kind::kernel,
+                    std::string(to_string(p)) +
+                        (reorder_takes ? ", measured faster than oneDNN's reorder" : "")};
+    }
+    if (reorder_takes)
+        return {lowering_kind::reorder, engine == engine_kind::gpu
+                                            ? "the GPU engine moves data through oneDNN"
+                                            : "no fast path of the kernel fits this layout"};
+    return {lowering_kind::kernel, "oneDNN's reorder does not take this dtype"};
+}
+
+} // namespace reshaper::impl

@@ -1,0 +1,196 @@
+#include "io/json_dom.hpp"
+
+#include <bit>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+#include "io/decimal_text.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// ---- boxed numbers -------------------------------------------------------------
+// A quiet NaN whose 51-bit payload is: bit 0 the direction (1: the text is
+// above the double), bits 1-24 the double's top 24 fraction bits (the rest
+// are zero: only doubles of at most 25 significant bits are boxed), bits
+// 25-35 its biased exponent, bit 36 its sign, bits 37-50 a tag.
+
+constexpr std::uint64_t quiet_nan = 0x7FF8'0000'0000'0000;
+constexpr std::uint64_t box_tag = std::uint64_t{0x2A5C} << 37;
+constexpr std::uint64_t tag_mask = std::uint64_t{0x3FFF} << 37;
+
+bool boxable(double d) {
+    const auto bits = std::bit_cast<std::uint64_t>(d);
+    const std::uint64_t exponent = (bits >> 52) & 0x7FF;
+    const std::uint64_t low_fraction = bits & ((std::uint64_t{1} << 28) - 1);
+    return low_fraction == 0 && (exponent != 0 || d == 0) && exponent != 0x7FF;
+}
+
+double box(double d, int beyond) {
+    const auto bits = std::bit_cast<std::uint64_t>(d);
+    const std::uint64_t payload = (bits >> 63) << 36 | ((bits >> 52) & 0x7FF) << 25 |
+                                  ((bits >> 28) & 0xFF'FFFF) << 1 | (beyond > 0 ? 1 : 0);
+    return std::bit_cast<double>(quiet_nan | box_tag | payload);
+}
+
+std::optional<json_number> unbox(double boxed) {
+    const auto bits = std::bit_cast<std::uint64_t>(boxed);
+    if ((bits & ~((std::uint64_t{1} << 51) - 1) & ~(std::uint64_t{1} << 63)) != quiet_nan ||
+        (bits & tag_mask) != box_tag)
+        return std::nullopt;
+    const std::uint64_t d = ((bits >> 36) & 1) << 63 | ((bits >> 25) & 0x7FF) << 52 | ((bits >> 1) & 0xFF'FFFF) << 28;
+    return json_number{std::bit_cast<double>(d), (bits & 1) ? 1 : -1};
+}
+
+// ---- the reader -------------------------------------------------------------------
+
+// nlohmann's SAX events build the DOM; no callback, so each value is handled
+// once (nlohmann's callback parser walks the parent at every closing brace,
+// which made reading quadratic).
+class dom_builder {
+public:
+    dom_builder(std::string_view text, std::uint64_t max_depth) : text_(text), max_depth_(max_depth) {}
+
+    bool null() { return add(nullptr); }
+    bool boolean(bool b) { return add(b); }
+    bool number_integer(std::int64_t v) {
+        // "-0" is read as the integer 0: keep its sign as the float -0.0.
+        const std::string_view token = next_number_token();
+        if (v == 0 && !token.empty() && token.front() == '-') return add(-0.0);
+        return add(v);
+    }
+    bool number_unsigned(std::uint64_t v) {
+        next_number_token();
+        return add(v);
+    }
+    bool number_float(double d, const std::string &token) {
+        next_number_token();
+        if (boxable(d) && may_be_narrow_tie(d)) {
+            if (const int beyond = compare_decimal(token, d); beyond != 0) return add(box(d, beyond));
+        }
+        return add(d);
+    }
+    bool string(std::string &s) { return add(std::move(s)); }
+    bool binary(ojson::binary_t &b) { return add(std::move(b)); }
+
+    bool start_object(std::size_t) { return open(ojson::object()); }
+    bool start_array(std::size_t) { return open(ojson::array()); }
+    bool key(std::string &k) {
+        member_ = &(*open_.back())[k];
+        return true;
+    }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) {
+        error_ = e.what();
+        return false;
+    }
+
+    const std::string &error_text() const { return error_; }
+    ojson take() { return std::move(root_); }
+
+private:
+    ojson *add(ojson v) {
+        if (open_.empty()) {
+            root_ = std::move(v);
+            return &root_;
+        }
+        if (open_.back()->is_array()) {
+            open_.back()->push_back(std::move(v));
+            return &open_.back()->back();
+        }
+        *member_ = std::move(v);
+        return member_;
+    }
+
+    bool open(ojson container) {
+        if (open_.size() >= max_depth_)
+            throw error(status::invalid_graph,
+                        "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
+                            " levels (RESHAPER_MAX_JSON_DEPTH) [json_syntax]");
+        open_.push_back(add(std::move(container)));
+        return true;
+    }
+
+    bool close() {
+        open_.pop_back();
+        return true;
+    }
+
+    // Events come in the text's order, so one forward scan finds each
+    // number's token (nlohmann does not pass the text of integers).
+    std::string_view next_number_token() {
+        const std::size_t n = text_.size();
+        while (pos_ < n) {
+            const char c = text_[pos_];
+            if (c == '"') {
+                for (++pos_; pos_ < n && text_[pos_] != '"'; ++pos_)
+                    if (text_[pos_] == '\\') ++pos_;
+                ++pos_;
+                continue;
+            }
+            if (c == '-' || (c >= '0' && c <= '9')) {
+                const std::size_t start = pos_;
+                while (pos_ < n && std::string_view("0123456789+-.eE").find(text_[pos_]) != std::string_view::npos)
+                    ++pos_;
+                return text_.substr(start, pos_ - start);
+            }
+            ++pos_;
+        }
+        return {};
+    }
+
+    std::string_view text_;
+    std::size_t pos_ = 0;
+    std::uint64_t max_depth_;
+    ojson root_;
+    std::vector<ojson *> open_; // the open containers, innermost last
+    ojson *member_ = nullptr;   // the object member the next value goes to
+    std::string error_;
+};
+
+} // namespace
+
+ojson parse_json(std::string_view text, std::uint64_t max_depth) {
+    dom_builder builder(text, max_depth);
+    if (!ojson::sax_parse(text.begin(), text.end(), &builder)) {
+        // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." minus the tag.
+        std::string what = builder.error_text();
+        if (auto tag_end = what.find("] "); what.rfind("[json.exception", 0) == 0 && tag_end != std::string::npos)
+            what.erase(0, tag_end + 2);
+        throw error(status::invalid_graph, "malformed JSON: " + what + " [json_syntax]");
+    }
+    return builder.take();
+}
+
+std::optional<json_number> number_of(const ojson &j) {
+    if (j.is_number_float()) {
+        const double d = j.get<double>();
+        if (std::isnan(d))
+            if (auto boxed = unbox(d)) return boxed;
+        return json_number{d, 0};
+    }
+    if (j.is_number_unsigned()) return json_number{static_cast<double>(j.get<std::uint64_t>()), 0};
+    if (j.is_number_integer()) return json_number{static_cast<double>(j.get<std::int64_t>()), 0};
+    return std::nullopt;
+}
+
+ojson unboxed(const ojson &j) {
+    if (j.is_number_float()) return number_of(j)->value;
+    if (j.is_array()) {
+        ojson out = ojson::array();
+        for (const auto &e : j) out.push_back(unboxed(e));
+        return out;
+    }
+    if (j.is_object()) {
+        ojson out = ojson::object();
+        for (auto it = j.begin(); it != j.end(); ++it) out[it.key()] = unboxed(it.value());
+        return out;
+    }
+    return j;
+}
+
+} // namespace reshaper::impl

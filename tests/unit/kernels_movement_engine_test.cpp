@@ -1,0 +1,275 @@
+// The fast paths of the movement engine (run copy, tiled transpose), at
+// every SIMD level this CPU has, against a plain element-by-element copy:
+// every element size, whole and partial tiles, misaligned buffers, sizes
+// that split across threads and sizes that stream. Bytes the destination
+// does not cover (gaps between strided elements, guards before and after)
+// must come out untouched.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+#include "kernels/copy_plan.hpp"
+#include "kernels/cpu_isa.hpp"
+#include "kernels/isa_kernels.hpp"
+#include "kernels/movement_engine.hpp"
+#include "kernels/strided_copy.hpp"
+
+using namespace reshaper::impl;
+
+namespace {
+
+std::vector<cpu_isa> levels_here() {
+    std::vector<cpu_isa> levels;
+    for (cpu_isa l : {cpu_isa::scalar, cpu_isa::avx2, cpu_isa::avx512})
+        if (l <= detected_cpu_isa()) levels.push_back(l);
+    return levels;
+}
+
+// Element (i0, i1, ...) of `dims` at byte offset + sum(i_k * strides[k]) * e.
+void reference_copy(const dims_t &dims, std::size_t e, const std::uint8_t *src, const dims_t &ss,
+                    dim_t so, std::uint8_t *dst, const dims_t &ds, dim_t dof) {
+    const dim_t volume = std::accumulate(dims.begin(), dims.end(), dim_t{1}, std::multiplies<>());
+    dims_t index(dims.size(), 0);
+    for (dim_t n = 0; n < volume; ++n) {
+        dim_t s = so, d = dof;
+        for (std::size_t k = 0; k < dims.size(); ++k) {
+            s += index[k] * ss[k];
+            d += index[k] * ds[k];
+        }
+        std::memcpy(dst + d * e, src + s * e, e);
+        for (std::size_t k = dims.size(); k-- > 0;) {
+            if (++index[k] < dims[k]) break;
+            index[k] = 0;
+        }
+    }
+}
+
+// Strides of `dims` laid out in `order` (outermost first), each dim padded
+// by pad[k] elements, so the layout may leave gaps.
+dims_t strides_in_order(const dims_t &dims, const std::vector<std::size_t> &order, const dims_t &pad,
+                        dim_t &extent) {
+    dims_t strides(dims.size());
+    dim_t stride = 1;
+    for (std::size_t i = order.size(); i-- > 0;) {
+        const std::size_t k = order[i];
+        strides[k] = stride;
+        stride *= dims[k] + pad[k];
+    }
+    extent = stride;
+    return strides;
+}
+
+struct move_case {
+    std::string name;
+    dims_t dims;
+    std::vector<std::size_t> src_order, dst_order;
+    dims_t src_pad, dst_pad;
+    dim_t src_offset = 0, dst_offset = 0;
+};
+
+// Runs one case at one level for one element size and compares all bytes
+// of the destination buffer (guards included) with the reference.
+void check_case(const move_case &c, std::size_t e, cpu_isa isa, std::mt19937 &rng) {
+    dim_t src_extent = 0, dst_extent = 0;
+    const dims_t ss = strides_in_order(c.dims, c.src_order, c.src_pad, src_extent);
+    const dims_t ds = strides_in_order(c.dims, c.dst_order, c.dst_pad, dst_extent);
+    const std::size_t guard = 192;
+    std::vector<std::uint8_t> src(static_cast<std::size_t>(src_extent + c.src_offset) * e + guard);
+    std::vector<std::uint8_t> dst(static_cast<std::size_t>(dst_extent + c.dst_offset) * e + 2 * guard);
+    for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+    for (auto &b : dst) b = static_cast<std::uint8_t>(rng());
+    std::vector<std::uint8_t> expected = dst;
+    // The destination starts `guard` bytes in, plus an odd shift for
+    // misalignment when the offset asks for it.
+    reference_copy(c.dims, e, src.data(), ss, c.src_offset, expected.data() + guard, ds, c.dst_offset);
+
+    const copy_plan plan = make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset);
+    const fast_path path = choose_fast_path(plan, e);
+    ASSERT_NE(path, fast_path::none) << c.name;
+    run_fast_path(path, plan, e, src.data(), dst.data() + guard, isa);
+    const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
+    EXPECT_TRUE(mismatch.first == dst.end())
+        << c.name << ", " << e << "-byte elements, " << to_string(isa) << ", " << to_string(path)
+        << ": first wrong byte at " << (mismatch.first - dst.begin()) << " of " << dst.size();
+}
+
+std::vector<move_case> cases() {
+    return {
+        // 2-D transposes: whole tiles, partial tiles, below one tile.
+        {"transpose_64x64", {64, 64}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
+        {"transpose_130x67", {130, 67}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
+        {"transpose_5x300", {5, 300}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
+        {"transpose_300x7", {300, 7}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
+        // Padded rows and misaligned starts on both sides.
+        {"transpose_padded_offset", {97, 83}, {1, 0}, {0, 1}, {3, 5}, {1, 9}, 7, 3},
+        // NHWC seen as NCHW into dense NCHW, and back.
+        {"nhwc_to_nchw", {2, 24, 9, 11}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        {"nchw_to_nhwc", {2, 24, 9, 11}, {0, 1, 2, 3}, {0, 2, 3, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        // A 3-D permutation whose middle dim is the destination's outermost.
+        {"permute_201", {6, 40, 33}, {2, 0, 1}, {1, 0, 2}, {0, 0, 0}, {0, 0, 0}},
+        // Large enough to split across threads and to stream (> 4 MiB at
+        // 4-byte elements); destination rows a line apart and not.
+        {"transpose_large", {1024, 1100}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
+        {"transpose_large_aligned", {1024, 1024}, {1, 0}, {0, 1}, {0, 0}, {0, 0}, 0, 16},
+        // Runs contiguous on both sides: one dense run, short runs, long
+        // padded runs, a misaligned start.
+        {"dense_copy", {3, 1000, 700}, {0, 1, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"short_runs", {50, 40, 3}, {1, 0, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"padded_runs", {40, 3000}, {0, 1}, {0, 1}, {0, 17}, {0, 5}, 1, 3},
+    };
+}
+
+TEST(movement_engine, every_level_and_element_size_matches_the_element_copy) {
+    std::mt19937 rng(11);
+    for (cpu_isa isa : levels_here())
+        for (std::size_t e : {1, 2, 4, 8, 16})
+            for (const auto &c : cases()) {
+                // Keep the largest cases to the sizes that matter for them.
+                const bool large = c.name.find("large") != std::string::npos || c.name == "dense_copy";
+                if (large && e != 4 && e != 2) continue;
+                check_case(c, e, isa, rng);
+            }
+}
+
+// Random shapes and permutations, small enough to run many.
+TEST(movement_engine, random_permutations_match_the_element_copy) {
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 200; ++trial) {
+        move_case c;
+        const std::size_t rank = 2 + rng() % 3;
+        for (std::size_t k = 0; k < rank; ++k) {
+            c.dims.push_back(1 + static_cast<dim_t>(rng() % 40));
+            c.src_pad.push_back(rng() % 4 == 0 ? static_cast<dim_t>(rng() % 3) : 0);
+            c.dst_pad.push_back(rng() % 4 == 0 ? static_cast<dim_t>(rng() % 3) : 0);
+            c.src_order.push_back(k);
+            c.dst_order.push_back(k);
+        }
+        std::shuffle(c.src_order.begin(), c.src_order.end(), rng);
+        std::shuffle(c.dst_order.begin(), c.dst_order.end(), rng);
+        c.src_offset = static_cast<dim_t>(rng() % 5);
+        c.dst_offset = static_cast<dim_t>(rng() % 5);
+        c.name = "random " + std::to_string(trial);
+        dim_t unused = 0;
+        const copy_plan plan = make_copy_plan(c.dims, strides_in_order(c.dims, c.src_order, c.src_pad, unused),
+                                              0, strides_in_order(c.dims, c.dst_order, c.dst_pad, unused), 0);
+        const std::size_t e = std::size_t{1} << (rng() % 5);
+        if (choose_fast_path(plan, e) == fast_path::none) continue;
+        for (cpu_isa isa : levels_here()) check_case(c, e, isa, rng);
+    }
+}
+
+// Every level's whole-tile transpose against the scalar one: each source
+// byte lands where the scalar level puts it, for every element size.
+TEST(movement_engine, tile_kernels_agree_with_the_scalar_level) {
+    std::mt19937 rng(3);
+    std::vector<std::uint8_t> src(64 * 100), want(64 * 64), got(64 * 64);
+    for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+    for (cpu_isa isa : levels_here())
+        for (int log2e = 0; log2e < 5; ++log2e) {
+            scalar_kernels().tile[log2e](src.data(), 100, want.data(), 64, false);
+            kernels_for(isa).tile[log2e](src.data(), 100, got.data(), 64, false);
+            EXPECT_EQ(got, want) << to_string(isa) << " " << (1 << log2e) << "-byte elements";
+            // The scalar tile is a transpose: row c, element r = source row r, element c.
+            const int e = 1 << log2e, t = 64 / e;
+            for (int r = 0; r < t; ++r)
+                for (int c = 0; c < t; ++c)
+                    ASSERT_EQ(0, std::memcmp(want.data() + c * 64 + r * e, src.data() + r * 100 + c * e, e));
+        }
+}
+
+TEST(movement_engine, fast_path_choice_follows_the_layout) {
+    auto path = [](const dims_t &dims, const dims_t &ss, const dims_t &ds, std::size_t e) {
+        return choose_fast_path(make_copy_plan(dims, ss, 0, ds, 0), e);
+    };
+    EXPECT_EQ(path({8, 8}, {8, 1}, {8, 1}, 4), fast_path::run_copy);
+    EXPECT_EQ(path({8, 8}, {1, 8}, {8, 1}, 4), fast_path::transpose);
+    EXPECT_EQ(path({8, 3}, {1, 8}, {3, 1}, 4), fast_path::none);  // too narrow to tile
+    EXPECT_EQ(path({8, 8}, {0, 1}, {8, 1}, 4), fast_path::run_copy); // broadcast rows
+    EXPECT_EQ(path({8, 8}, {8, 0}, {8, 1}, 4), fast_path::none);  // broadcast elements: a gather
+    EXPECT_EQ(path({8, 8}, {16, 2}, {8, 1}, 4), fast_path::none); // no contiguous source dim
+    EXPECT_EQ(path({8, 8}, {1, 8}, {1, 8}, 4), fast_path::run_copy); // same order: coalesced
+    EXPECT_EQ(path({8, 8}, {1, 8}, {8, 1}, 3), fast_path::none);  // no 3-byte kernel
+}
+
+TEST(movement_engine, copy_bytes_copies_any_length_and_alignment) {
+    std::mt19937 rng(8);
+    for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{64},
+                              std::size_t{1000}, std::size_t{5} << 20}) {
+        for (std::size_t shift : {0, 1, 37}) {
+            std::vector<std::uint8_t> src(bytes + 64), dst(bytes + 128, 0xEE);
+            for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+            copy_bytes(dst.data() + shift, src.data() + 3, bytes);
+            EXPECT_EQ(0, std::memcmp(dst.data() + shift, src.data() + 3, bytes)) << bytes << " " << shift;
+            EXPECT_TRUE(std::all_of(dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(shift),
+                                    [](std::uint8_t b) { return b == 0xEE; }));
+            EXPECT_TRUE(std::all_of(dst.begin() + static_cast<std::ptrdiff_t>(shift + bytes), dst.end(),
+                                    [](std::uint8_t b) { return b == 0xEE; }));
+        }
+    }
+}
+
+TEST(cpu_isa, levels_parse_and_cap) {
+    EXPECT_EQ(parse_cpu_isa("AVX2"), cpu_isa::avx2);
+    EXPECT_EQ(parse_cpu_isa("avx512_core"), cpu_isa::avx512);
+    EXPECT_EQ(parse_cpu_isa("default"), cpu_isa::scalar);
+    EXPECT_EQ(parse_cpu_isa("sse9"), std::nullopt);
+    EXPECT_LE(active_cpu_isa(), detected_cpu_isa());
+    EXPECT_EQ(kernels_for(active_cpu_isa()).isa, active_cpu_isa());
+}
+
+} // namespace
+
+namespace {
+
+std::uint8_t get_nibble(const std::vector<std::uint8_t> &b, dim_t e) {
+    return static_cast<std::uint8_t>((b[static_cast<std::size_t>(e / 2)] >> (e % 2 * 4)) & 0x0F);
+}
+void set_nibble(std::vector<std::uint8_t> &b, dim_t e, std::uint8_t v) {
+    auto &byte = b[static_cast<std::size_t>(e / 2)];
+    byte = static_cast<std::uint8_t>(e % 2 == 0 ? (byte & 0xF0) | v : (byte & 0x0F) | (v << 4));
+}
+
+// Packed 4-bit transposes through strided_copy (the nibble fast path where
+// rows start on bytes, the element walk elsewhere) against a nibble-by-
+// nibble reference; the other nibble of every destination byte survives.
+TEST(movement_engine, packed_nibble_transposes_match_the_element_copy) {
+    std::mt19937 rng(21);
+    struct shape {
+        dim_t outer, rows, cols; // source [outer, cols, rows] -> destination [outer, rows, cols]
+        dim_t src_offset, dst_offset;
+    };
+    int fast = 0;
+    for (const shape s : {shape{1, 128, 64, 0, 0}, shape{3, 130, 70, 2, 4}, shape{2, 256, 200, 0, 0},
+                          shape{1, 6, 300, 0, 2}, shape{2, 40, 9, 0, 0}, shape{1, 33, 64, 1, 0},
+                          shape{4, 512, 1030, 0, 0}}) {
+        const dims_t dims{s.outer, s.rows, s.cols};
+        const dims_t ss{s.rows * s.cols, 1, s.rows}, ds{s.rows * s.cols, s.cols, 1};
+        const dim_t volume = s.outer * s.rows * s.cols;
+        std::vector<std::uint8_t> src(static_cast<std::size_t>((volume + s.src_offset) / 2 + 1)),
+            dst(static_cast<std::size_t>((volume + s.dst_offset) / 2 + 1));
+        for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+        for (auto &b : dst) b = static_cast<std::uint8_t>(rng());
+        std::vector<std::uint8_t> expected = dst;
+        for (dim_t o = 0; o < s.outer; ++o)
+            for (dim_t r = 0; r < s.rows; ++r)
+                for (dim_t c = 0; c < s.cols; ++c)
+                    set_nibble(expected, s.dst_offset + o * ds[0] + r * ds[1] + c * ds[2],
+                               get_nibble(src, s.src_offset + o * ss[0] + r * ss[1] + c * ss[2]));
+        if (strided_copy_path(data_type::s4, dims, ss, ds) == fast_path::nibble_transpose && s.src_offset % 2 == 0 &&
+            s.dst_offset % 2 == 0)
+            ++fast;
+        strided_copy(data_type::s4, dims, strided_tensor{src.data(), s.src_offset, ss},
+                     strided_tensor{dst.data(), s.dst_offset, ds});
+        EXPECT_EQ(dst, expected) << s.outer << "x" << s.rows << "x" << s.cols;
+    }
+    EXPECT_GE(fast, 4); // the byte-aligned shapes took the fast path
+}
+
+} // namespace
