@@ -96,6 +96,17 @@ reshaper_graph &open_graph(reshaper_graph *graph, const call &c) {
     return *graph;
 }
 
+// A dim below -1 is the graph file's error (invalid_shape), not an argument's.
+impl::logical_tensor tensor_of(const reshaper_logical_tensor_t &lt) {
+    for (int32_t k = 0; k >= 0 && k < lt.ndims && k < RESHAPER_MAX_NDIMS; ++k)
+        if (lt.dims[k] < -1)
+            throw impl::error(impl::status::invalid_shape,
+                              "tensor " + std::to_string(lt.id) + ": dims[" + std::to_string(k) +
+                                  "] = " + std::to_string(lt.dims[k]) +
+                                  "; dims must be >= -1 [dims_at_least_minus_one]");
+    return api::to_impl(lt);
+}
+
 template <typename Value>
 reshaper_status_t set_attr(const char *function, reshaper_op_t op, const char *name, Value &&value) {
     return guarded(function, [&](const call &c) {
@@ -154,7 +165,7 @@ RESHAPER_API reshaper_status_t reshaper_op_add_input(reshaper_op_t op,
     return guarded(__func__, [&](const call &c) {
         c.require(op, "op");
         c.require(lt, "lt");
-        op->inputs.push_back(api::to_impl(*lt));
+        op->inputs.push_back(tensor_of(*lt));
     });
 }
 
@@ -163,7 +174,7 @@ RESHAPER_API reshaper_status_t reshaper_op_add_output(reshaper_op_t op,
     return guarded(__func__, [&](const call &c) {
         c.require(op, "op");
         c.require(lt, "lt");
-        op->outputs.push_back(api::to_impl(*lt));
+        op->outputs.push_back(tensor_of(*lt));
     });
 }
 

@@ -31,6 +31,8 @@ constexpr std::array rules{
     rule_info{"unique_outputs", s::invalid_graph, "io", "an op lists a tensor at most once among its outputs"},
     rule_info{"tensor_agreement", s::invalid_graph, "io", "every place describing a tensor agrees on dtype, layout, property and values (the builder: on everything it gives)"},
     rule_info{"file_readable", s::invalid_arguments, "io", "a graph file exists and can be read"},
+    rule_info{"max_graph_bytes", s::invalid_graph, "io", "a graph file is no larger than RESHAPER_MAX_GRAPH_BYTES (default 1 GiB)"},
+    rule_info{"max_ops", s::invalid_graph, "io", "a graph has no more ops than RESHAPER_MAX_OPS (default 10,000,000)"},
     // The graph's structure (src/core, ops/graph_inference, the builder).
     rule_info{"unique_op_id", s::invalid_graph, "graph", "no two ops share an id"},
     rule_info{"tensor_exists", s::invalid_graph, "graph", "every tensor an op names is in the graph"},
@@ -64,7 +66,7 @@ constexpr std::array rules{
     // Compiling a partition (src/backend).
     rule_info{"partition_supported", s::unimplemented, "compile", "only a partition the backend claimed is compiled"},
     rule_info{"reshape_chain", s::unimplemented, "compile", "a claimed partition is a chain of reshapes with one output"},
-    rule_info{"boundary_tensor", s::invalid_arguments, "compile", "every tensor given at compile is an input or output of the partition"},
+    rule_info{"boundary_tensor", s::invalid_arguments, "compile", "every tensor given to compile is an input or output of the partition"},
     rule_info{"boundary_dtype", s::invalid_data_type, "compile", "a tensor given at compile has the graph's dtype"},
     rule_info{"boundary_shape", s::invalid_shape, "compile", "a tensor given at compile has the graph's known dims"},
     rule_info{"input_shape_known", s::invalid_shape, "compile", "the data input's shape is known at compile"},
@@ -81,7 +83,7 @@ constexpr std::array rules{
     rule_info{"memory_limit", s::out_of_memory, "execute", "the memory a call needs can be allocated"},
     // Calls (src/api) and the driver.
     rule_info{"api_argument", s::invalid_arguments, "api", "handles and required pointers are not NULL; indices, capacities and enums are in range"},
-    rule_info{"values_fit_layout", s::invalid_shape, "driver", "values fed to an input fit its layout: no two elements share an address"},
+    rule_info{"values_fit_layout", s::invalid_shape, "driver", "values given for a tensor whose layout gives several elements one address agree at that address"},
     rule_info{"driver_option", s::invalid_arguments, "driver", "reshaper-run's options are known and well-formed, and at least one graph file is given"},
 };
 
