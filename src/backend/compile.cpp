@@ -200,8 +200,7 @@ std::string lowering_reason(const reshape_chain_partition::parts &parts, const l
     }
     return "lowering," + std::string(to_string(parts.eng->kind())) + ",partition " +
            std::to_string(parts.partition_id) + "," + std::string(to_string(parts.kind)) + "," +
-           verbose_text("no alias: " + parts.why_not_alias + "; " + std::string(to_string(parts.kind)) +
-                        ": " + mover);
+           verbose_text(why);
 }
 
 } // namespace
