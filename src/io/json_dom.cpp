@@ -235,8 +235,13 @@ ojson unboxed(const ojson &j) {
         return out;
     }
     if (j.is_object()) {
-        ojson out = ojson::object();
-        for (auto it = j.begin(); it != j.end(); ++it) out[it.key()] = unboxed(it.value());
+        // Keys are unique already: appended directly (ordered_map's own
+        // insertion scans every key, quadratic in the object's size).
+        ojson out(ojson::value_t::object);
+        auto &list = static_cast<std::vector<std::pair<const std::string, ojson>> &>(
+            out.get_ref<ojson::object_t &>());
+        list.reserve(j.size());
+        for (auto it = j.begin(); it != j.end(); ++it) list.emplace_back(it.key(), unboxed(it.value()));
         return out;
     }
     return j;
