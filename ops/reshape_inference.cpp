@@ -68,7 +68,7 @@ void infer_reshape_shapes(const op_schema &schema, const op &o, graph &g) {
             throw error(status::invalid_shape,
                         op_label(o, &schema) + ": output 0 is given as " + dims_to_string(out.shape) + " of " +
                             count(out_volume) + " elements, but the input " + dims_to_string(data.shape) +
-                            " has " + count(in_volume) + " [volume_match]",
+                            " has " + count(in_volume) + " [volume_mismatch]",
                         o.ref());
     }
 }

@@ -19,7 +19,7 @@ TEST(FuzzFindings, AGivenOutputCannotChangeTheVolumeWhenTheTargetComesAtExecute)
     } catch (const error &e) {
         EXPECT_EQ(e.code(), status::invalid_shape);
         const std::string what = e.what();
-        EXPECT_NE(what.find("output 0 is given as [] of 1 elements, but the input [6] has 6 [volume_match]"),
+        EXPECT_NE(what.find("output 0 is given as [] of 1 elements, but the input [6] has 6 [volume_mismatch]"),
                   std::string::npos)
             << what;
         ASSERT_TRUE(e.op().has_value());
