@@ -13,7 +13,7 @@ struct type_info {
 };
 
 // One row per type: the only place names and sizes are written down.
-constexpr std::array<type_info, 25> type_table{{
+constexpr std::array<type_info, 27> type_table{{
     {data_type::undef, "undef", 0},
     {data_type::f32, "f32", 32},
     {data_type::f16, "f16", 16},
@@ -39,6 +39,8 @@ constexpr std::array<type_info, 25> type_table{{
     {data_type::f8_e5m2fnuz, "f8_e5m2fnuz", 8},
     {data_type::f8_e8m0, "f8_e8m0", 8},
     {data_type::f4_e2m1, "f4_e2m1", 4},
+    {data_type::s2, "s2", 2},
+    {data_type::u2, "u2", 2},
 }};
 
 const type_info &info(data_type t) {
@@ -53,7 +55,8 @@ const std::vector<data_type> &all_data_types() {
     static const std::vector<data_type> all = [] {
         std::vector<data_type> v;
         for (const auto &row : type_table)
-            if (row.type != data_type::undef) v.push_back(row.type);
+            // s2/u2 join once the codecs and kernels move them.
+            if (row.type != data_type::undef && row.bits != 2) v.push_back(row.type);
         return v;
     }();
     return all;
@@ -63,7 +66,7 @@ std::string_view to_string(data_type t) { return info(t).name; }
 
 std::optional<data_type> data_type_from_string(std::string_view name) {
     for (const auto &row : type_table)
-        if (row.name == name) return row.type;
+        if (row.name == name && row.bits != 2) return row.type;
     return std::nullopt;
 }
 

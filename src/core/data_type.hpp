@@ -16,6 +16,9 @@ enum class data_type {
     // added for ONNX
     f64, s16, u16, u32, s64, u64, c64, c128, string,
     f8_e4m3fnuz, f8_e5m2fnuz, f8_e8m0, f4_e2m1,
+    // ONNX int2 / uint2 (Reshape-25 and the family's version 25): four to a
+    // byte, lowest bit pair first. Not yet readable from files or the API.
+    s2, u2,
 };
 
 // Every defined type except undef, in declaration order.
