@@ -1,5 +1,6 @@
-// compile(): a chain of reshapes becomes one immutable compiled partition
-// holding its plan (alias / reorder / kernel) and the executable of it.
+// compile(): a chain of data-movement ops becomes one immutable compiled
+// partition holding, per output, its plan (alias / reorder / kernel) and the
+// executable of it.
 #include <chrono>
 #include <new>
 
@@ -39,40 +40,63 @@ bool overlaps(const void *a, std::size_t a_bytes, const void *b, std::size_t b_b
     return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
 }
 
-class reshape_chain_partition final : public compiled_partition {
+// How one output of a partition is made from the data input.
+struct output_lowering {
+    lowering_kind kind = lowering_kind::kernel;
+    std::string details;
+    std::string why_not_alias;
+    std::string mover_reason; // why the kernel or the reorder (mover_choice)
+    std::unique_ptr<data_mover> mover;
+    std::size_t bytes = 0;
+};
+
+class chain_partition final : public compiled_partition {
 public:
     struct parts {
         std::size_t partition_id = 0;
         std::string op_names;
         std::vector<logical_tensor> inputs, outputs;
-        lowering_kind kind = lowering_kind::kernel;
-        std::string details;
-        std::string why_not_alias;
-        std::string mover_reason; // why the kernel or the reorder (mover_choice)
+        // One per output, in the order of outputs.
+        std::vector<output_lowering> lowerings;
         std::vector<std::pair<tensor_id, tensor_id>> inplace;
         std::shared_ptr<const engine> eng;
-        std::unique_ptr<data_mover> mover;
         std::vector<runtime_shape_input> runtime_shapes;
         // Output dims known only at execute: the chain re-resolved then.
         bool dynamic = false;
         std::vector<chain_op> chain_ops;
         std::size_t data_position = 0;
-        std::size_t input_bytes = 0, output_bytes = 0;
+        std::size_t input_bytes = 0;
     };
 
-    explicit reshape_chain_partition(parts p) : p_(std::move(p)) {}
+    explicit chain_partition(parts p) : p_(std::move(p)) {
+        for (const output_lowering &l : p_.lowerings)
+            if (l.kind != lowering_kind::alias) {
+                kind_ = l.kind;
+                break;
+            }
+    }
 
     const std::vector<logical_tensor> &inputs() const override { return p_.inputs; }
     const std::vector<logical_tensor> &outputs() const override { return p_.outputs; }
-    lowering_kind lowering() const override { return p_.kind; }
-    std::string lowering_details() const override { return p_.details; }
-    std::string why_not_alias() const override { return p_.why_not_alias; }
+    // Alias when every output views the input; else how the first output
+    // that does not is moved.
+    lowering_kind lowering() const override { return kind_; }
+    std::string lowering_details() const override {
+        return joined([](const output_lowering &l) { return l.details; });
+    }
+    std::string why_not_alias() const override {
+        return joined([](const output_lowering &l) { return l.why_not_alias; });
+    }
     const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const override {
         return p_.inplace;
     }
     const engine &target_engine() const override { return *p_.eng; }
 
-    std::vector<std::size_t> output_buffer_bytes() const override { return {p_.output_bytes}; }
+    std::vector<std::size_t> output_buffer_bytes() const override {
+        std::vector<std::size_t> bytes;
+        for (const output_lowering &l : p_.lowerings) bytes.push_back(l.bytes);
+        return bytes;
+    }
 
     void execute(const std::vector<const void *> &inputs,
                  const std::vector<void *> &outputs) const override {
@@ -82,12 +106,13 @@ public:
     std::vector<logical_tensor> execute_resolving(const std::vector<const void *> &inputs,
                                                   const std::vector<void *> &outputs) const override {
         std::vector<logical_tensor> resolved = p_.outputs;
-        resolved[0].shape = run(inputs, outputs);
-        if (p_.dynamic) resolved[0].strides = *dense_strides(resolved[0].shape);
+        resolved.back().shape = run(inputs, outputs);
+        if (p_.dynamic) resolved.back().strides = *dense_strides(resolved.back().shape);
         return resolved;
     }
 
-    // Executes; returns the output dims (resolved at execute for a dynamic chain).
+    // Executes; returns the last output's dims (resolved at execute for a
+    // dynamic chain).
     dims_t run(const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const {
         const auto start = clock_type::now();
         if (inputs.size() != p_.inputs.size() || outputs.size() != p_.outputs.size())
@@ -97,7 +122,7 @@ public:
                             std::to_string(p_.outputs.size()) + " output buffers, got " +
                             std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()) + " [execute_buffers]");
         // Every run-time shape is checked before anything is written.
-        dims_t output_dims = p_.outputs[0].shape;
+        dims_t output_dims = p_.outputs.back().shape;
         if (p_.dynamic)
             output_dims = resolve_at_execute(p_.chain_ops, p_.runtime_shapes, inputs,
                                              p_.inputs[p_.data_position].shape, output_dims);
@@ -105,46 +130,77 @@ public:
             for (const auto &r : p_.runtime_shapes) check_runtime_shape(r, inputs[r.input_position]);
 
         const void *src = inputs[p_.data_position];
-        void *dst = outputs[0];
-        if ((p_.input_bytes > 0 && !src) || (p_.output_bytes > 0 && !dst))
+        if (p_.input_bytes > 0 && !src)
             throw error(status::invalid_arguments,
                         "partition " + std::to_string(p_.partition_id) + ": null data buffer [execute_buffers]");
-        if (p_.kind == lowering_kind::alias && src == dst) {
-            // The planned in-place case: the output already is the view.
-        } else if (overlaps(src, p_.input_bytes, dst, p_.output_bytes)) {
-            throw error(status::invalid_arguments,
-                        "partition " + std::to_string(p_.partition_id) + " (" +
-                            std::string(to_string(p_.kind)) +
-                            "): the output buffer overlaps the input buffer" +
-                            (p_.kind == lowering_kind::alias
-                                 ? " without being it"
-                                 : "; only an alias lowering runs in place") + " [execute_buffers]");
-        } else {
-            run_mover(src, dst);
+        // Every buffer is checked before anything is written.
+        for (std::size_t k = 0; k < outputs.size(); ++k) {
+            const output_lowering &l = p_.lowerings[k];
+            if (l.bytes > 0 && !outputs[k])
+                throw error(status::invalid_arguments,
+                            "partition " + std::to_string(p_.partition_id) + ": null buffer for output " +
+                                std::to_string(p_.outputs[k].id) + " [execute_buffers]");
+            if (l.kind == lowering_kind::alias && src == outputs[k]) continue;
+            if (overlaps(src, p_.input_bytes, outputs[k], l.bytes))
+                throw error(status::invalid_arguments,
+                            "partition " + std::to_string(p_.partition_id) + " (" +
+                                std::string(to_string(l.kind)) + "): the buffer of output " +
+                                std::to_string(p_.outputs[k].id) + " overlaps the input buffer" +
+                                (l.kind == lowering_kind::alias
+                                     ? " without being it"
+                                     : "; only an alias lowering runs in place") + " [execute_buffers]");
+            for (std::size_t j = 0; j < k; ++j)
+                if (overlaps(outputs[j], p_.lowerings[j].bytes, outputs[k], l.bytes))
+                    throw error(status::invalid_arguments,
+                                "partition " + std::to_string(p_.partition_id) + ": the buffers of outputs " +
+                                    std::to_string(p_.outputs[j].id) + " and " + std::to_string(p_.outputs[k].id) +
+                                    " overlap [execute_buffers]");
+        }
+        bool in_place = true;
+        for (std::size_t k = 0; k < outputs.size(); ++k) {
+            if (p_.lowerings[k].kind == lowering_kind::alias && src == outputs[k]) continue;
+            in_place = false;
+            run_mover(*p_.lowerings[k].mover, p_.lowerings[k].kind, src, outputs[k]);
         }
         if (verbose_level() > 0)
-            verbose_print("execute," + line_fields() +
-                          (p_.kind == lowering_kind::alias && src == dst ? ",in place" : ",copy") +
+            verbose_print("execute," + line_fields() + (kind_ == lowering_kind::alias && in_place ? ",in place" : ",copy") +
                           "," + std::to_string(ms_since(start)));
         return output_dims;
     }
 
     // engine,partition,ops,lowering,src->dst,details (for verbose lines).
     std::string line_fields() const {
+        std::string dsts;
+        for (const logical_tensor &out : p_.outputs)
+            dsts += (dsts.empty() ? "" : " ") + verbose_tensor(out);
         return std::string(to_string(p_.eng->kind())) + ",partition " +
                std::to_string(p_.partition_id) + "," + p_.op_names + "," +
-               std::string(to_string(p_.kind)) + "," +
-               verbose_tensor(p_.inputs[p_.data_position]) + "->" + verbose_tensor(p_.outputs[0]) +
-               "," + verbose_text(p_.details);
+               std::string(to_string(kind_)) + "," +
+               verbose_tensor(p_.inputs[p_.data_position]) + "->" + dsts + "," +
+               verbose_text(lowering_details());
     }
 
 private:
+    // One text per output, "output 5: ..." when there are several.
+    template <typename F>
+    std::string joined(F &&text_of) const {
+        if (p_.lowerings.size() == 1) return text_of(p_.lowerings[0]);
+        std::string text;
+        for (std::size_t k = 0; k < p_.lowerings.size(); ++k) {
+            const std::string t = text_of(p_.lowerings[k]);
+            if (t.empty()) continue;
+            text += (text.empty() ? "" : "; ") + std::string("output ") +
+                    std::to_string(p_.outputs[k].id) + ": " + t;
+        }
+        return text;
+    }
+
     // Failures inside oneDNN or allocation reach callers as error values.
-    void run_mover(const void *src, void *dst) const {
+    void run_mover(const data_mover &mover, lowering_kind kind, const void *src, void *dst) const {
         const std::string where = "partition " + std::to_string(p_.partition_id) + " (" +
-                                  std::string(to_string(p_.kind)) + ")";
+                                  std::string(to_string(kind)) + ")";
         try {
-            p_.mover->run(src, dst);
+            mover.run(src, dst);
         } catch (const dnnl::error &e) {
             throw error(e.status == dnnl_out_of_memory ? status::out_of_memory : status::runtime_error,
                         where + ": oneDNN failed: " + e.what() + " [onednn_failure]");
@@ -154,6 +210,7 @@ private:
     }
 
     parts p_;
+    lowering_kind kind_ = lowering_kind::alias;
 };
 
 std::string join(const std::vector<std::string> &names, const char *sep) {
@@ -185,22 +242,57 @@ std::string steps_summary(const movement_plan &plan, const char *one, const char
     return count + ": " + describe(plan);
 }
 
-// RESHAPER_VERBOSE=2: the lowering decision and its reason.
-std::string lowering_reason(const reshape_chain_partition::parts &parts, const logical_tensor &data) {
+// RESHAPER_VERBOSE=2: the lowering decision of one output and its reason.
+std::string lowering_reason(std::size_t partition_id, engine_kind eng, const output_lowering &l,
+                            const logical_tensor &data) {
     std::string why;
-    switch (parts.kind) {
+    switch (l.kind) {
     case lowering_kind::alias:
-        why = "the output is a view of the input buffer (" + parts.details + ")";
+        why = "the output is a view of the input buffer (" + l.details + ")";
         break;
     case lowering_kind::reorder:
     case lowering_kind::kernel:
-        why = "no alias: " + parts.why_not_alias + "; " + std::string(to_string(parts.kind)) + ": " +
-              parts.mover_reason + " (dtype " + std::string(to_string(data.dtype)) + ")";
+        why = "no alias: " + l.why_not_alias + "; " + std::string(to_string(l.kind)) + ": " +
+              l.mover_reason + " (dtype " + std::string(to_string(data.dtype)) + ")";
         break;
     }
-    return "lowering," + std::string(to_string(parts.eng->kind())) + ",partition " +
-           std::to_string(parts.partition_id) + "," + std::string(to_string(parts.kind)) + "," +
-           verbose_text(why);
+    return "lowering," + std::string(to_string(eng)) + ",partition " + std::to_string(partition_id) +
+           "," + std::string(to_string(l.kind)) + "," + verbose_text(why);
+}
+
+// The lowering of one output from its plan: an alias, or the mover that
+// measured fastest for it.
+output_lowering lower(const movement_plan &plan, const logical_tensor &data,
+                      const std::shared_ptr<const engine> &eng, std::size_t input_bytes,
+                      std::size_t output_bytes) {
+    output_lowering l;
+    l.bytes = output_bytes;
+    l.why_not_alias = plan.why_not_alias;
+    if (plan.alias) {
+        l.kind = lowering_kind::alias;
+        l.details = describe(plan);
+        l.mover = make_alias_copy(data);
+        return l;
+    }
+    const mover_choice choice = choose_mover(eng->kind(), data.dtype, plan);
+    l.kind = choice.kind;
+    l.mover_reason = choice.why;
+    if (choice.kind == lowering_kind::reorder) {
+        try {
+            l.mover = make_reorder_movement(eng, *dnnl_reorder_type(data.dtype), plan, input_bytes,
+                                            output_bytes);
+            l.details = steps_summary(plan, "reorder", "reorders") + " (" + choice.why + ")";
+            return l;
+        } catch (const error &e) {
+            // A layout oneDNN cannot describe (e.g. more dims than it
+            // takes): our kernel moves any strided layout.
+            l.kind = lowering_kind::kernel;
+            l.mover_reason = std::string("oneDNN declined: ") + e.what();
+        }
+    }
+    l.mover = make_kernel_movement(data.dtype, plan, l.mover_reason);
+    l.details = steps_summary(plan, "strided copy", "strided copies") + " (" + l.mover_reason + ")";
+    return l;
 }
 
 } // namespace
@@ -226,78 +318,55 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
     resolved_chain chain = resolve_chain(g, p, inputs, outputs);
     if (timed) stage_done("resolve_shapes");
     const logical_tensor &data = chain.inputs[chain.data_position];
-    // A dynamic output (dims known at execute) is dense: whatever shape the
-    // values give, its bytes are the input's elements in row-major order,
-    // which is the dense layout of the input's own dims. The plan moves the
-    // data there (an alias when the input already is dense).
-    logical_tensor target = chain.output;
-    if (chain.dynamic) {
-        const bool dense_or_any = target.layout == layout_type::any ||
-                                  target.layout == layout_type::undef ||
-                                  (target.layout == layout_type::strided && target.strides.empty());
-        if (!dense_or_any)
-            throw error(status::unimplemented,
-                        "partition " + std::to_string(p.id) + ": output tensor " +
-                            std::to_string(target.id) + " has dims " + dims_to_string(target.shape) +
-                            " known only at execute; it must be dense or of layout any, got " +
-                            std::string(to_string(target.layout)) + " [dynamic_output_layout]");
-        target.shape = data.shape;
-        target.layout = layout_type::strided;
-        target.strides.clear();
-    }
-    movement_plan plan = plan_movement(data, target);
-    if (chain.dynamic) {
-        plan.output.shape = chain.output.shape;
-    }
-    if (timed) stage_done("plan_movement");
 
-    reshape_chain_partition::parts parts;
+    chain_partition::parts parts;
     parts.partition_id = p.id;
     parts.op_names = join(chain.op_names, "+");
     parts.eng = eng;
     parts.data_position = chain.data_position;
-    parts.runtime_shapes = std::move(chain.runtime_shapes);
-    parts.input_bytes = bytes_or_throw(data, "input");
-    parts.output_bytes = bytes_or_throw(chain.dynamic ? target : plan.output, "output");
-    parts.dynamic = chain.dynamic;
-    parts.chain_ops = std::move(chain.ops);
-    parts.why_not_alias = plan.why_not_alias;
-
-    if (plan.alias) {
-        parts.kind = lowering_kind::alias;
-        parts.details = describe(plan);
-        parts.inplace.emplace_back(data.id, plan.output.id);
-        parts.mover = make_alias_copy(data);
-    } else {
-        const mover_choice choice = choose_mover(eng->kind(), data.dtype, plan);
-        parts.kind = choice.kind;
-        parts.mover_reason = choice.why;
-        if (choice.kind == lowering_kind::reorder) {
-            try {
-                parts.mover = make_reorder_movement(eng, *dnnl_reorder_type(data.dtype), plan,
-                                                    parts.input_bytes, parts.output_bytes);
-                parts.details = steps_summary(plan, "reorder", "reorders") + " (" + choice.why + ")";
-            } catch (const error &e) {
-                // A layout oneDNN cannot describe (e.g. more dims than it
-                // takes): our kernel moves any strided layout.
-                parts.mover = make_kernel_movement(data.dtype, plan,
-                                                   std::string("oneDNN declined: ") + e.what());
-                parts.kind = lowering_kind::kernel;
-                parts.mover_reason = std::string("oneDNN declined: ") + e.what();
-                parts.details = steps_summary(plan, "strided copy", "strided copies") +
-                                " (" + parts.mover_reason + ")";
-            }
-        } else {
-            parts.mover = make_kernel_movement(data.dtype, plan, choice.why);
-            parts.details = steps_summary(plan, "strided copy", "strided copies") + " (" + choice.why + ")";
+    for (std::size_t k = 0; k < chain.outputs.size(); ++k) {
+        // A dynamic output (dims known at execute) is dense: whatever shape
+        // the values give, its bytes are the input's elements in row-major
+        // order, which is the dense layout of the input's own dims. The plan
+        // moves the data there (an alias when the input already is dense).
+        logical_tensor target = chain.outputs[k];
+        const std::vector<chain_step> prefix(chain.steps.begin(),
+                                             chain.steps.begin() + chain.output_step_counts[k]);
+        if (chain.dynamic) {
+            const bool dense_or_any = target.layout == layout_type::any ||
+                                      target.layout == layout_type::undef ||
+                                      (target.layout == layout_type::strided && target.strides.empty());
+            if (!dense_or_any)
+                throw error(status::unimplemented,
+                            "partition " + std::to_string(p.id) + ": output tensor " +
+                                std::to_string(target.id) + " has dims " + dims_to_string(target.shape) +
+                                " known only at execute; it must be dense or of layout any, got " +
+                                std::string(to_string(target.layout)) + " [dynamic_output_layout]");
+            target.shape = data.shape;
+            target.layout = layout_type::strided;
+            target.strides.clear();
         }
+        movement_plan plan = chain.dynamic ? plan_movement(data, target)
+                                           : plan_chain_movement(data, prefix, target);
+        if (chain.dynamic) plan.output.shape = chain.outputs[k].shape;
+        if (timed) stage_done("plan_movement");
+        // After the plan, which names a layout that holds no buffer first.
+        if (k == 0) parts.input_bytes = bytes_or_throw(data, "input");
+        const std::size_t output_bytes = bytes_or_throw(chain.dynamic ? target : plan.output, "output");
+        output_lowering l = lower(plan, data, eng, parts.input_bytes, output_bytes);
+        if (l.kind == lowering_kind::alias) parts.inplace.emplace_back(data.id, plan.output.id);
+        if (verbose_level() >= 2) verbose_print(lowering_reason(p.id, eng->kind(), l, data));
+        parts.lowerings.push_back(std::move(l));
+        parts.outputs.push_back(std::move(plan.output));
+        // Dense, once the dims are known.
+        if (chain.dynamic) parts.outputs.back().strides.clear();
     }
     if (timed) stage_done("build_mover");
-    if (verbose_level() >= 2) verbose_print(lowering_reason(parts, data));
+    parts.runtime_shapes = std::move(chain.runtime_shapes);
+    parts.dynamic = chain.dynamic;
+    parts.chain_ops = std::move(chain.ops);
     parts.inputs = std::move(chain.inputs);
-    parts.outputs = {std::move(plan.output)};
-    if (parts.dynamic) parts.outputs[0].strides.clear(); // dense, once the dims are known
-    auto compiled = std::make_shared<reshape_chain_partition>(std::move(parts));
+    auto compiled = std::make_shared<chain_partition>(std::move(parts));
     if (verbose_level() > 0)
         verbose_print("compile," + compiled->line_fields() + "," + std::to_string(ms_since(start)));
     return compiled;

@@ -4,6 +4,7 @@
 
 #include "core/status.hpp"
 #include "kernels/dim_merge.hpp"
+#include "layout/chain_view.hpp"
 #include "layout/memory_layout.hpp"
 #include "layout/view_strides.hpp"
 
@@ -316,6 +317,7 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
     // No single step: through a dense temporary, which is a view in both
     // the input's and the output's dims.
     plan.temporary_dims = in.dims;
+    plan.temporaries = 1;
     const step_side temp_in{dense_or_throw(in.dims), {}, true};
     const step_side temp_out{dense_or_throw(out.dims), {}, true};
     movement_step first{in.dims, in_side, temp_in};
@@ -327,6 +329,159 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
     return plan;
 }
 
+namespace {
+
+// Where a segment of a chain reads from or writes to: the partition's
+// buffer or a temporary, strided over some dims.
+struct chain_end {
+    dims_t dims;
+    dims_t strides;
+    bool temporary = false;
+    std::size_t slot = 0;
+
+    step_side side() const { return step_side{strides, {}, temporary, slot}; }
+};
+
+chain_end dense_temporary(const dims_t &dims, std::size_t slot) {
+    return chain_end{dims, dense_or_throw(dims), true, slot};
+}
+
+// Why a chain whose output is strided does not view its input.
+std::string why_chain_not_alias(const std::vector<composed_view> &segments, const dims_t &g,
+                                const dims_t &g_strides, const logical_tensor &output,
+                                const dims_t &out_strides, bool out_any) {
+    if (segments.size() > 1)
+        return "the chain's dims do not nest: after a permutation, " +
+               dims_to_string(segments[0].output_dims) +
+               " cuts across the permuted dims, so the data passes through " +
+               std::to_string(segments.size() - 1) + " dense temporar" +
+               (segments.size() == 2 ? "y" : "ies");
+    if (output.layout == layout_type::opaque)
+        return "the output is in blocked format " + output.format +
+               ", which is no strided view of the input";
+    const std::string through = "the chain reads the input as " + dims_to_string(g) +
+                                " strides " + dims_to_string(g_strides) + "; ";
+    const std::string reason = explain_view_failure(g, g_strides, output.shape);
+    if (!reason.empty()) return through + reason;
+    if (out_any) return "";
+    return through + "the output's strides " + dims_to_string(out_strides) +
+           " are not the view's strides " + dims_to_string(*view_of(g, g_strides, output.shape));
+}
+
+} // namespace
+
+movement_plan plan_chain_movement(const logical_tensor &input, const std::vector<chain_step> &steps,
+                                  const logical_tensor &output) {
+    const bool permutes = std::any_of(steps.begin(), steps.end(),
+                                      [](const chain_step &s) { return !s.permutation.empty(); });
+    const auto volume = checked_volume(input.shape);
+    // Without a permutation the chain is one reshape; with nothing to move
+    // only the shapes matter.
+    if (!permutes || (volume && *volume == 0)) return plan_movement(input, output);
+    if (!volume || checked_volume(output.shape) != volume)
+        throw error(status::invalid_shape, "input " + describe_tensor(input) + " and output " +
+                                               describe_tensor(output) +
+                                               " must have the same volume [volume_mismatch]");
+
+    movement_plan plan;
+    plan.output = output;
+    const bool in_strided = reads_as_strided(input.layout);
+    if (!in_strided && input.layout != layout_type::opaque)
+        throw error(status::invalid_arguments,
+                    "input " + describe_tensor(input) + " must have a concrete layout, got " +
+                        std::string(to_string(input.layout)) + " [concrete_input_layout]");
+    const dims_t in_strides = in_strided ? checked_strides(input, "input") : dims_t{};
+    const bool out_any = output.layout == layout_type::any || output.layout == layout_type::undef;
+    const bool out_opaque = output.layout == layout_type::opaque;
+    dims_t out_strides;
+    if (!out_any && !out_opaque) {
+        out_strides = checked_strides(output, "output");
+        check_no_overlap(output, out_strides);
+        plan.output.layout = layout_type::strided;
+        plan.output.strides = out_strides;
+    }
+
+    // The input as strided dims: its own, a blocked format's finer dims, or
+    // (padded blocked) a dense temporary of its dims after a first step.
+    const movable in = movable_of(input, in_strides);
+    chain_end source{in.dims, in.strides};
+    if (!in.format.empty()) {
+        source = dense_temporary(input.shape, 0);
+        plan.steps.push_back({input.shape, step_side{{}, in.format, false}, source.side()});
+        plan.temporaries = 1;
+    }
+    const std::vector<composed_view> segments = compose_chain(input.shape, source.dims, steps);
+    plan.temporary_dims = input.shape; // every temporary holds the whole tensor
+
+    // The last segment's input as the permuted strided dims, segment by
+    // segment; every segment but the last ends in a temporary.
+    dims_t g, g_strides;
+    for (std::size_t k = 0; k < segments.size(); ++k) {
+        const composed_view &view = segments[k];
+        g = view.permuted_dims();
+        g_strides = permuted_strides(view, source.dims, source.strides);
+        if (k + 1 == segments.size()) break;
+        const chain_end temp = dense_temporary(view.output_dims, source.temporary ? 1 - source.slot : 0);
+        plan.steps.push_back(*single_strided_step(g, g_strides, temp.dims, temp.strides));
+        plan.steps.back().src = step_side{plan.steps.back().src.strides, {}, source.temporary, source.slot};
+        plan.steps.back().dst.temporary = true;
+        plan.steps.back().dst.slot = temp.slot;
+        plan.temporaries = std::max<std::size_t>(plan.temporaries, temp.slot + 1);
+        source = temp;
+    }
+
+    // Alias: one segment over the partition's own buffer, viewed by the output.
+    if (segments.size() == 1 && !source.temporary && !out_opaque) {
+        auto v = view_of(g, g_strides, output.shape);
+        if (out_any && v && classify_addresses(output.shape, *v) == addresses::distinct) {
+            plan.alias = true;
+            plan.output.layout = layout_type::strided;
+            plan.output.strides = *v;
+            return plan;
+        }
+        if (!out_any && v && equal_ignoring_unit_dims(output.shape, *v, out_strides)) {
+            plan.alias = true;
+            return plan;
+        }
+    }
+    plan.why_not_alias = why_chain_not_alias(segments, g, g_strides, output, out_strides, out_any);
+    if (out_any) {
+        out_strides = dense_or_throw(output.shape);
+        plan.output.layout = layout_type::strided;
+        plan.output.strides = out_strides;
+    }
+
+    // The last segment into the output: one strided step where one fits,
+    // else through a dense temporary (a padded blocked output, or output
+    // strides that cut across the permuted dims).
+    const movable out = movable_of(plan.output, out_strides);
+    const step_side src_side{{}, {}, source.temporary, source.slot};
+    if (out.format.empty()) {
+        if (auto step = single_strided_step(g, g_strides, out.dims, out.strides)) {
+            step->src = step_side{step->src.strides, {}, source.temporary, source.slot};
+            plan.steps.push_back(std::move(*step));
+            return plan;
+        }
+    }
+    const chain_end temp = dense_temporary(g, source.temporary ? 1 - source.slot : 0);
+    movement_step to_temp = strided_step(g, g_strides, temp.strides);
+    to_temp.src = step_side{to_temp.src.strides, {}, source.temporary, source.slot};
+    to_temp.dst = step_side{to_temp.dst.strides, {}, true, temp.slot};
+    plan.steps.push_back(std::move(to_temp));
+    // Dense in the permuted dims is dense in the output's dims.
+    if (out.format.empty()) {
+        movement_step last = strided_step(out.dims, dense_or_throw(out.dims), out.strides);
+        last.src.temporary = true;
+        last.src.slot = temp.slot;
+        plan.steps.push_back(std::move(last));
+    } else {
+        plan.steps.push_back({out.dims, step_side{dense_or_throw(out.dims), {}, true, temp.slot},
+                              step_side{{}, out.format, false}});
+    }
+    plan.temporaries = std::max<std::size_t>(plan.temporaries, temp.slot + 1);
+    return plan;
+}
+
 std::string describe(const movement_plan &plan) {
     if (plan.alias) {
         if (plan.output.layout == layout_type::opaque) return "view in format " + plan.output.format;
@@ -335,7 +490,8 @@ std::string describe(const movement_plan &plan) {
     if (plan.steps.empty()) return "nothing to move (zero volume)";
     auto side = [](const step_side &s) {
         std::string text = s.opaque() ? s.format : dims_to_string(s.strides);
-        return s.temporary ? "temporary " + text : text;
+        if (!s.temporary) return text;
+        return (s.slot == 0 ? "temporary " : "temporary " + std::to_string(s.slot + 1) + " ") + text;
     };
     std::string text;
     for (const auto &step : plan.steps) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/logical_tensor.hpp"
+#include "layout/chain_view.hpp"
 #include "layout/memory_layout.hpp"
 
 namespace reshaper::impl {
@@ -17,7 +18,10 @@ namespace reshaper::impl {
 struct step_side {
     dims_t strides;     // element strides, when format is empty
     std::string format; // oneDNN blocked format tag (opaque layouts)
-    bool temporary = false; // the dense temporary, not the partition's buffer
+    bool temporary = false; // a dense temporary, not the partition's buffer
+    // Which temporary: a chain whose dims do not nest hands its data from
+    // one temporary to the other (0 or 1; see movement_plan::temporaries).
+    std::size_t slot = 0;
 
     bool opaque() const { return !format.empty(); }
 };
@@ -34,8 +38,10 @@ struct movement_plan {
     logical_tensor output;
     // The copy steps, in order; empty for an alias and for zero volume.
     std::vector<movement_step> steps;
-    // Dims of the dense temporary when two steps go through one.
+    // Dims of the dense temporary when steps go through one (every
+    // temporary holds the whole tensor), and how many the steps use.
     dims_t temporary_dims;
+    std::size_t temporaries = 0;
     // When not an alias: why the output cannot be a view of the input (the
     // view rule's reason, naming the dims that break it).
     std::string why_not_alias;
@@ -48,6 +54,17 @@ struct movement_plan {
 // elements) and for an input layout of `any`; error(invalid_shape) when
 // the volumes differ or strides overflow int64.
 movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output);
+
+// The plan of a chain of reshapes and permutations (the ops' transforms, in
+// order; see layout/chain_view.hpp) from `input` to `output`, whose shape is
+// the chain's last: an alias when the output can view the input through the
+// whole chain, else one strided step from the input to the output (a
+// transpose), or, where the chain's dims do not nest or a layout is padded,
+// steps through dense temporaries. A chain without permutations is
+// plan_movement's. Throws as plan_movement does.
+movement_plan plan_chain_movement(const logical_tensor &input,
+                                  const std::vector<chain_step> &steps,
+                                  const logical_tensor &output);
 
 // "[6,4] strides [4,1] -> [1,6]" per step; "view strides [..]" for an alias.
 std::string describe(const movement_plan &plan);

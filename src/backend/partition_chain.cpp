@@ -42,7 +42,7 @@ void check_declared(const op &o, const dims_t &declared, const dims_t &resolved,
     if (!merge_known_dims(declared, resolved))
         throw error(status::invalid_shape,
                     describe_op(o) + ": " + what + " shape " + dims_to_string(declared) +
-                        " disagrees with the reshape's result " + dims_to_string(resolved) +
+                        " disagrees with the op's result " + dims_to_string(resolved) +
                         " [output_shape_match]",
                     o.ref());
 }
@@ -52,9 +52,9 @@ void check_declared(const op &o, const dims_t &declared, const dims_t &resolved,
 resolved_chain resolve_chain(const graph &g, const partition &p,
                              const std::vector<logical_tensor> &inputs,
                              const std::vector<logical_tensor> &outputs) {
-    if (p.op_indices.empty() || p.outputs.size() != 1)
+    if (p.op_indices.empty() || p.outputs.empty())
         throw error(status::unimplemented,
-                    "partition " + std::to_string(p.id) + " is not a chain of reshapes with one output [reshape_chain]");
+                    "partition " + std::to_string(p.id) + " is not a chain of data-movement ops [reshape_chain]");
     // A caller's tensor that is no boundary tensor of the partition (a typo
     // in an id, say) would otherwise be silently ignored.
     const auto check_given = [&](const std::vector<logical_tensor> &given, const std::vector<tensor_id> &ids,
@@ -70,10 +70,11 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
     check_given(outputs, p.outputs, "output");
     resolved_chain chain;
     for (tensor_id id : p.inputs) chain.inputs.push_back(boundary_tensor(g, id, inputs));
-    chain.output = boundary_tensor(g, p.outputs[0], outputs);
+    for (tensor_id id : p.outputs) chain.outputs.push_back(boundary_tensor(g, id, outputs));
+    chain.output_step_counts.assign(p.outputs.size(), 0);
 
     // The partition's ops over their own tensors, boundary tensors as given:
-    // what read_reshape_request sees (constant shape values included).
+    // what read_movement_request sees (constant values included).
     graph sub;
     for (std::size_t index : p.op_indices) {
         const op &o = g.ops.at(index);
@@ -82,7 +83,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
             for (tensor_id id : ids) sub.tensors.emplace(id, g.tensor(id));
     }
     for (const auto &lt : chain.inputs) sub.tensors[lt.id] = lt;
-    sub.tensors[chain.output.id] = chain.output;
+    for (const auto &lt : chain.outputs) sub.tensors[lt.id] = lt;
 
     auto position_of_input = [&](tensor_id id) -> std::optional<std::size_t> {
         auto it = std::find(p.inputs.begin(), p.inputs.end(), id);
@@ -110,27 +111,28 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
         if (o.inputs.empty() || o.inputs[0] != current_id || o.outputs.size() != 1)
             throw error(status::unimplemented,
                         "partition " + std::to_string(p.id) + ": " + describe_op(o) +
-                            " does not continue the chain of reshapes from tensor " +
+                            " does not continue the chain from tensor " +
                             std::to_string(current_id) + " [reshape_chain]",
                         o.ref());
         const op_schema *schema = op_registry::instance().resolve(o);
-        if (!schema)
+        if (!schema || !is_movement_schema(*schema))
             throw error(status::unimplemented, describe_op(o) + ": op kind " + o.kind +
                                                    " is not handled by this backend [partition_supported]",
                         o.ref());
         chain.op_names.push_back(schema->versioned_name());
-        const reshape_request request = read_reshape_request(*schema, o, sub);
+        const movement_request request = read_movement_request(*schema, o, sub);
         const dims_t &declared = sub.tensor(o.outputs[0]).shape;
-        dims_t resolved;
         chain.ops.push_back(chain_op{o, request, std::nullopt});
-        if (request.target) {
-            resolved = resolve_for_op(o, current, request);
-            check_declared(o, declared, resolved, "output");
+        chain_step step;
+        if (request.values || !request.values_input) {
+            movement_transform t = resolve_movement(o, current, request);
+            check_declared(o, declared, t.output_dims, "output");
+            step = chain_step{std::move(t.output_dims), std::move(t.permutation)};
         } else {
             // The values arrive at execute. An output shape given now is
             // checked against them then; one left unknown is resolved then
-            // (a dynamic chain: a reshape keeps the volume, so the output's
-            // byte size is known all the same).
+            // (a dynamic chain: these ops keep the volume and the row-major
+            // order, so the output's bytes are known all the same).
             if (has_unknown_dims(declared) || has_unknown_dims(current))
                 chain.dynamic = true;
             else if (checked_volume(declared) != checked_volume(current))
@@ -139,48 +141,69 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                                 " does not have the volume of the input " +
                                 dims_to_string(current) + " [volume_mismatch]",
                             o.ref());
-            if (request.target_rank && *request.target_rank != declared.size())
+            if (request.reshape && request.value_count && *request.value_count != declared.size())
                 throw error(status::invalid_shape,
                             describe_op(o) + ": output shape " + dims_to_string(declared) +
-                                " does not have the " + std::to_string(*request.target_rank) +
+                                " does not have the " + std::to_string(*request.value_count) +
                                 " dims the shape input gives [output_shape_match]",
                             o.ref());
-            resolved = declared;
-            const auto shape_id = request.shape_input && *request.shape_input < o.inputs.size()
-                                      ? std::optional(o.inputs[*request.shape_input])
-                                      : std::nullopt;
-            const auto position = shape_id ? position_of_input(*shape_id) : std::nullopt;
+            step = chain_step{declared, {}};
+            const tensor_id values_id = o.inputs[*request.values_input];
+            const auto position = position_of_input(values_id);
             if (!position)
                 throw error(status::unimplemented,
                             describe_op(o) + ": its shape input is produced inside the partition [reshape_chain]",
                             o.ref());
             // A 1-D shape input of unknown length holds one value per output
             // dim: its buffer size is known from now on.
-            logical_tensor &shape_lt = chain.inputs[*position];
-            if (shape_lt.shape.size() == 1 && shape_lt.shape[0] == unknown_dim)
-                shape_lt.shape[0] = static_cast<dim_t>(declared.size());
+            logical_tensor &values_lt = chain.inputs[*position];
+            if (request.reshape && values_lt.shape.size() == 1 && values_lt.shape[0] == unknown_dim)
+                values_lt.shape[0] = static_cast<dim_t>(declared.size());
             chain.ops.back().runtime = chain.runtime_shapes.size();
             chain.runtime_shapes.push_back(runtime_shape_input{
-                o, request, *position, chain.inputs[*position], current, resolved});
+                o, request, *position, chain.inputs[*position], current, declared});
         }
-        current = std::move(resolved);
+        current = step.output_dims;
         current_id = o.outputs[0];
         chain.shapes.push_back(current);
+        chain.steps.push_back(std::move(step));
+        for (std::size_t k = 0; k < p.outputs.size(); ++k)
+            if (p.outputs[k] == current_id) {
+                chain.outputs[k].shape = current;
+                chain.output_step_counts[k] = chain.steps.size();
+            }
     }
-    if (current_id != chain.output.id)
+    for (std::size_t k = 0; k < p.outputs.size(); ++k)
+        if (chain.output_step_counts[k] == 0)
+            throw error(status::unimplemented, "partition " + std::to_string(p.id) + ": output tensor " +
+                                                   std::to_string(p.outputs[k]) +
+                                                   " is not the result of an op of the chain [reshape_chain]");
+    if (p.outputs.back() != current_id)
         throw error(status::unimplemented, "partition " + std::to_string(p.id) +
                                                ": the chain ends at tensor " +
                                                std::to_string(current_id) +
-                                               ", not at the partition's output " +
-                                               std::to_string(chain.output.id) + " [reshape_chain]");
-    chain.output.shape = current;
-    if (chain.output.dtype == data_type::undef) chain.output.dtype = data.dtype;
-    if (chain.output.dtype != data.dtype)
-        throw error(status::invalid_data_type,
-                    "partition " + std::to_string(p.id) + ": output tensor " +
-                        std::to_string(chain.output.id) + " is " +
-                        std::string(to_string(chain.output.dtype)) + " but its input is " +
-                        std::string(to_string(data.dtype)) + " [type_constraint]");
+                                               ", not at the partition's last output " +
+                                               std::to_string(p.outputs.back()) + " [reshape_chain]");
+    if (chain.dynamic) {
+        const bool permutes = std::any_of(chain.steps.begin(), chain.steps.end(),
+                                          [](const chain_step &s) { return !s.permutation.empty(); });
+        if (permutes || p.outputs.size() > 1)
+            throw error(status::unimplemented,
+                        "partition " + std::to_string(p.id) +
+                            ": its shapes arrive only at execute, and it " +
+                            (permutes ? "permutes axes" : "has several outputs") +
+                            "; such a chain is planned at compile only when every shape is known then "
+                            "[dynamic_chain]");
+    }
+    for (logical_tensor &out : chain.outputs) {
+        if (out.dtype == data_type::undef) out.dtype = data.dtype;
+        if (out.dtype != data.dtype)
+            throw error(status::invalid_data_type,
+                        "partition " + std::to_string(p.id) + ": output tensor " +
+                            std::to_string(out.id) + " is " + std::string(to_string(out.dtype)) +
+                            " but its input is " + std::string(to_string(data.dtype)) +
+                            " [type_constraint]");
+    }
     return chain;
 }
 
@@ -201,9 +224,9 @@ dims_t resolve_at_execute(const std::vector<chain_op> &ops,
             const runtime_shape_input &r = runtime_shapes[*c.runtime];
             const std::vector<std::int64_t> target =
                 read_shape_values(r, inputs.at(r.input_position));
-            current = resolve_for_op(c.reshape, current, c.request, &target);
+            current = resolve_movement(c.reshape, current, c.request, &target).output_dims;
         } else {
-            current = resolve_for_op(c.reshape, current, c.request);
+            current = resolve_movement(c.reshape, current, c.request).output_dims;
         }
     }
     if (!merge_known_dims(current, compiled_output))
@@ -250,7 +273,7 @@ std::vector<std::int64_t> read_shape_values(const runtime_shape_input &r, const 
 
 void check_runtime_shape(const runtime_shape_input &r, const void *buffer) {
     const std::vector<std::int64_t> target = read_shape_values(r, buffer);
-    const dims_t resolved = resolve_for_op(r.reshape, r.data_dims, r.request, &target);
+    const dims_t resolved = resolve_movement(r.reshape, r.data_dims, r.request, &target).output_dims;
     if (resolved != r.compiled_dims)
         throw error(status::invalid_shape,
                     describe_op(r.reshape) + ": shape values " + dims_to_string(target) +

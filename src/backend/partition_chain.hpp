@@ -1,7 +1,9 @@
-// A supported partition read as what it is: a chain of reshapes from one
-// data input to one output. Resolves every shape along the chain at compile
-// time through the one reshape rule (resolve_for_op), and checks shape
-// values that arrive only at execute against what was compiled.
+// A supported partition read as what it is: a chain of data-movement ops
+// (reshapes, transposes, squeezes, unsqueezes, flattens) from one data input
+// to its outputs (the chain's end, and any op result along it that is also
+// a graph output). Resolves every op along the chain at compile time through
+// its rule (resolve_movement), and checks values (shapes, axes) that arrive
+// only at execute against what was compiled.
 #pragma once
 
 #include <cstddef>
@@ -10,16 +12,18 @@
 #include <vector>
 
 #include "core/graph.hpp"
-#include "ops/reshape_request.hpp"
+#include "layout/chain_view.hpp"
+#include "ops/movement_request.hpp"
 #include "partition/partitioner.hpp"
 
 namespace reshaper::impl {
 
-// A shape input whose values the caller passes only at execute
-// (DynamicReshape-1, Reshape-1, ONNX Reshape >= 5 with a non-constant shape).
+// An input whose values (a target shape, axes) the caller passes only at
+// execute (DynamicReshape-1, Reshape-1, ONNX Reshape >= 5, Squeeze and
+// Unsqueeze >= 13 with non-constant inputs).
 struct runtime_shape_input {
     op reshape; // copied: a compiled partition outlives the graph
-    reshape_request request;
+    movement_request request;
     std::size_t input_position = 0; // index into the partition's inputs
     logical_tensor shape_tensor;
     dims_t data_dims;     // the op's data input as compiled
@@ -30,16 +34,20 @@ struct runtime_shape_input {
 // known only then.
 struct chain_op {
     op reshape;
-    reshape_request request;
+    movement_request request;
     std::optional<std::size_t> runtime; // index into runtime_shapes
 };
 
 struct resolved_chain {
     std::vector<logical_tensor> inputs; // in the partition's input order
     std::size_t data_position = 0;      // the data input among them
-    logical_tensor output;              // shape resolved; layout as given
+    // The partition's outputs in its order (the chain's end last), shapes
+    // resolved, layouts as given; for each, how many of `steps` lead to it.
+    std::vector<logical_tensor> outputs;
+    std::vector<std::size_t> output_step_counts;
     std::vector<std::string> op_names;  // "StaticReshape-1", in chain order
     std::vector<dims_t> shapes;         // the data input's, then each op output's
+    std::vector<chain_step> steps;      // what each op does, in chain order
     std::vector<runtime_shape_input> runtime_shapes;
     // Every op, in chain order (for dynamic chains: see resolve_at_execute).
     std::vector<chain_op> ops;
@@ -50,7 +58,7 @@ struct resolved_chain {
 
 // `inputs` / `outputs`: the caller's boundary tensors, matched by id; a
 // boundary tensor not among them is taken from the graph. Throws error:
-// unimplemented for partitions that are not a chain of handled reshapes,
+// unimplemented for partitions that are not a chain of handled ops,
 // invalid_shape naming the op and the rule for shapes that disagree or
 // remain unknown, invalid_data_type for dtypes that differ from the graph's.
 resolved_chain resolve_chain(const graph &g, const partition &p,

@@ -17,6 +17,7 @@ struct reorder_step {
     dnnl::reorder primitive;
     dnnl::memory::desc scratchpad;
     bool src_temporary = false, dst_temporary = false;
+    std::size_t src_slot = 0, dst_slot = 0;
 };
 
 dnnl::memory::desc bytes_desc(std::size_t bytes) {
@@ -39,9 +40,11 @@ void copy_from_memory(dnnl::memory &m, void *host, std::size_t bytes) {
 class reorder_movement final : public data_mover {
 public:
     reorder_movement(std::shared_ptr<const engine> eng, std::vector<reorder_step> steps,
-                     std::optional<dnnl::memory::desc> temporary, std::size_t input_bytes,
+                     std::optional<dnnl::memory::desc> temporary, std::size_t temporaries,
+                     std::size_t input_bytes,
                      std::size_t output_bytes)
         : engine_(std::move(eng)), steps_(std::move(steps)), temporary_(std::move(temporary)),
+          temporaries_(temporaries),
           input_bytes_(input_bytes), output_bytes_(output_bytes) {}
 
     void run(const void *src, void *dst) const override {
@@ -63,11 +66,13 @@ public:
             in = staged_in.get_data_handle();
             out = staged_out.get_data_handle();
         }
-        dnnl::memory temporary;
-        if (temporary_) temporary = dnnl::memory(*temporary_, e);
+        dnnl::memory temporary[2];
+        for (std::size_t k = 0; k < temporaries_; ++k) temporary[k] = dnnl::memory(*temporary_, e);
         for (const auto &step : steps_) {
-            dnnl::memory from(step.src, e, step.src_temporary ? temporary.get_data_handle() : in);
-            dnnl::memory to(step.dst, e, step.dst_temporary ? temporary.get_data_handle() : out);
+            dnnl::memory from(step.src, e,
+                              step.src_temporary ? temporary[step.src_slot].get_data_handle() : in);
+            dnnl::memory to(step.dst, e,
+                            step.dst_temporary ? temporary[step.dst_slot].get_data_handle() : out);
             std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
             if (step.scratchpad.get_size() > 0)
                 args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(step.scratchpad, e));
@@ -81,6 +86,7 @@ private:
     std::shared_ptr<const engine> engine_;
     std::vector<reorder_step> steps_;
     std::optional<dnnl::memory::desc> temporary_;
+    std::size_t temporaries_; // 0, 1 or 2, all of temporary_
     std::size_t input_bytes_, output_bytes_;
 };
 
@@ -112,7 +118,6 @@ std::unique_ptr<data_mover> make_reorder_movement(std::shared_ptr<const engine> 
                                                   std::size_t output_bytes) {
     const dnnl::engine &e = eng->dnnl_engine();
     std::vector<reorder_step> steps;
-    bool uses_temporary = false;
     for (const auto &planned : plan.steps) {
         const bool byte_pairs =
             type == dnnl::memory::data_type::bf16 && !planned.src.opaque() && !planned.dst.opaque();
@@ -121,7 +126,8 @@ std::unique_ptr<data_mover> make_reorder_movement(std::shared_ptr<const engine> 
         reorder_step r;
         r.src_temporary = step.src.temporary;
         r.dst_temporary = step.dst.temporary;
-        uses_temporary = uses_temporary || r.src_temporary || r.dst_temporary;
+        r.src_slot = step.src.slot;
+        r.dst_slot = step.dst.slot;
         try {
             r.src = make_memory_desc(step_type, step.dims, step.src);
             r.dst = make_memory_desc(step_type, step.dims, step.dst);
@@ -139,13 +145,14 @@ std::unique_ptr<data_mover> make_reorder_movement(std::shared_ptr<const engine> 
         steps.push_back(std::move(r));
     }
     std::optional<dnnl::memory::desc> temporary;
-    if (uses_temporary) {
+    if (plan.temporaries > 0) {
         const auto strides = dense_strides(plan.temporary_dims).value();
         const dims_t dims = plan.temporary_dims.empty() ? dims_t{1} : plan.temporary_dims;
         temporary = make_memory_desc(type, dims, step_side{strides.empty() ? dims_t{1} : strides, {}, true});
     }
     return std::make_unique<reorder_movement>(std::move(eng), std::move(steps),
-                                              std::move(temporary), input_bytes, output_bytes);
+                                              std::move(temporary), plan.temporaries, input_bytes,
+                                              output_bytes);
 }
 
 } // namespace reshaper::impl

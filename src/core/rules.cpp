@@ -63,7 +63,8 @@ constexpr std::array rules{
     rule_info{"output_shape_match", s::invalid_shape, "shape", "an output shape given in the graph or at compile agrees with the reshape's result"},
     // Compiling a partition (src/backend).
     rule_info{"partition_supported", s::unimplemented, "compile", "only a partition the backend claimed is compiled"},
-    rule_info{"reshape_chain", s::unimplemented, "compile", "a claimed partition is a chain of reshapes with one output"},
+    rule_info{"reshape_chain", s::unimplemented, "compile", "a claimed partition is a chain of data-movement ops, each the data input of the next, whose outputs are results of its ops"},
+    rule_info{"dynamic_chain", s::unimplemented, "compile", "a chain whose shapes arrive only at execute neither permutes axes nor has several outputs"},
     rule_info{"chain_composition", s::invalid_arguments, "compile", "the ops of a chain agree on the dims each hands to the next (an internal consistency check of the lowering)"},
     rule_info{"boundary_tensor", s::invalid_arguments, "compile", "every tensor given to compile is an input or output of the partition"},
     rule_info{"boundary_dtype", s::invalid_data_type, "compile", "a tensor given at compile has the graph's dtype"},
