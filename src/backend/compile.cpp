@@ -58,6 +58,7 @@ public:
         std::vector<logical_tensor> inputs, outputs;
         // One per output, in the order of outputs.
         std::vector<output_lowering> lowerings;
+        std::vector<std::vector<chain_step>> output_steps;
         std::vector<std::pair<tensor_id, tensor_id>> inplace;
         std::shared_ptr<const engine> eng;
         std::vector<runtime_shape_input> runtime_shapes;
@@ -91,6 +92,9 @@ public:
         return p_.inplace;
     }
     const engine &target_engine() const override { return *p_.eng; }
+    const std::vector<std::vector<chain_step>> &output_steps() const override {
+        return p_.output_steps;
+    }
 
     std::vector<std::size_t> output_buffer_bytes() const override {
         std::vector<std::size_t> bytes;
@@ -150,7 +154,8 @@ public:
                                      ? " without being it"
                                      : "; only an alias lowering runs in place") + " [execute_buffers]");
             for (std::size_t j = 0; j < k; ++j)
-                if (overlaps(outputs[j], p_.lowerings[j].bytes, outputs[k], l.bytes))
+                if (!(p_.lowerings[j].kind == lowering_kind::alias && src == outputs[j]) &&
+                    overlaps(outputs[j], p_.lowerings[j].bytes, outputs[k], l.bytes))
                     throw error(status::invalid_arguments,
                                 "partition " + std::to_string(p_.partition_id) + ": the buffers of outputs " +
                                     std::to_string(p_.outputs[j].id) + " and " + std::to_string(p_.outputs[k].id) +
@@ -357,6 +362,7 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
         if (l.kind == lowering_kind::alias) parts.inplace.emplace_back(data.id, plan.output.id);
         if (verbose_level() >= 2) verbose_print(lowering_reason(p.id, eng->kind(), l, data));
         parts.lowerings.push_back(std::move(l));
+        parts.output_steps.push_back(prefix);
         parts.outputs.push_back(std::move(plan.output));
         // Dense, once the dims are known.
         if (chain.dynamic) parts.outputs.back().strides.clear();

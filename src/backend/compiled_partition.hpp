@@ -15,6 +15,7 @@
 
 #include "backend/engine.hpp"
 #include "core/graph.hpp"
+#include "layout/chain_view.hpp"
 #include "partition/partitioner.hpp"
 
 namespace reshaper::impl {
@@ -36,6 +37,10 @@ public:
     // When the lowering is not alias: why the output is no view of the input
     // (the view rule's reason, naming the dims that break it); else "".
     virtual std::string why_not_alias() const { return {}; }
+    // For each output, in the order of outputs(): the chain's steps from the
+    // data input to it (reshapes and permutations, as the ops' rules
+    // resolved them): what the reference applies to check it.
+    virtual const std::vector<std::vector<chain_step>> &output_steps() const = 0;
     // (input id, output id) pairs that may share one buffer.
     virtual const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const = 0;
     virtual const engine &target_engine() const = 0;

@@ -8,6 +8,7 @@
 #include "core/element_codec.hpp"
 #include "driver/host_tensor.hpp"
 #include "ops/registry.hpp"
+#include "layout/reference.hpp"
 #include "ops/reshape_request.hpp"
 
 namespace reshaper::driver {
@@ -28,7 +29,7 @@ std::optional<impl::tensor_values> implied_shape_values(const impl::graph &g,
     for (std::size_t index : part.op_indices) {
         const impl::op &o = g.ops[index];
         const impl::op_schema *schema = impl::op_registry::instance().resolve(o);
-        if (!schema) continue;
+        if (!schema || !schema->reshape) continue;
         const auto request = impl::read_reshape_request(*schema, o, g);
         if (!request.shape_input || o.inputs[*request.shape_input] != id) continue;
         const logical_tensor &shape_lt = g.tensor(id);
@@ -108,18 +109,23 @@ void check_partition(graph_run &run, partition_run &pr, const options &opts) {
     const auto &cp = *pr.compiled;
     const std::vector<host_tensor> inputs = make_inputs(run.graph, pr.part, cp.inputs());
     const std::vector<host_tensor> pristine = inputs;
-    // A reshape keeps the row-major order of the elements: what the reference
-    // reads out of the data input is what every output must hold.
-    const impl::tensor_values want = inputs.at(data_position(run.graph, pr.part)).row_major();
+    // What each output must hold: the data input's elements, read in
+    // row-major order, through the reference chain of the ops up to it.
+    const host_tensor &data = inputs.at(data_position(run.graph, pr.part));
+    const impl::tensor_values read = data.row_major();
+    std::vector<impl::tensor_values> wants;
+    for (const auto &steps : cp.output_steps())
+        wants.push_back(impl::reference_chain(read, data.desc().shape, steps));
     check_outcome outcome;
 
     std::vector<host_tensor> outputs = make_outputs(cp);
     cp.execute(input_pointers(inputs), output_pointers(outputs));
-    for (const host_tensor &out : outputs) {
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+        const host_tensor &out = outputs[k];
         const std::string id = std::to_string(out.desc().id);
         if (!out.guards_intact()) outcome.fail("wrote outside output " + id);
         impl::tensor_values got = out.row_major();
-        if (got != want) outcome.fail("output " + id + " differs from the reference");
+        if (got != wants[k]) outcome.fail("output " + id + " differs from the reference");
         if (opts.values) run.outputs.push_back({out.desc().id, std::move(got)});
     }
 
@@ -133,7 +139,7 @@ void check_partition(graph_run &run, partition_run &pr, const options &opts) {
             cp.execute(input_pointers(in_place), shared);
             for (std::size_t k = 0; k < cp.outputs().size(); ++k)
                 // The shared buffer read through the output's layout.
-                if (read_row_major(cp.outputs()[k], shared[k]) != want)
+                if (read_row_major(cp.outputs()[k], shared[k]) != wants[k])
                     outcome.fail("in-place output " + std::to_string(cp.outputs()[k].id) +
                                  " differs from the reference");
         }

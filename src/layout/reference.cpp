@@ -103,4 +103,31 @@ void reference_reshape(const logical_tensor &src_desc, const void *src, dim_t sr
     }
 }
 
+tensor_values reference_chain(const tensor_values &input, const dims_t &input_dims,
+                              const std::vector<chain_step> &steps) {
+    tensor_values values = input;
+    dims_t dims = input_dims;
+    for (const chain_step &step : steps) {
+        if (!step.permutation.empty()) {
+            // Output axis i is input axis permutation[i]: read the dense
+            // input through its strides permuted, write densely.
+            const dims_t strides = dense_strides(dims).value();
+            logical_tensor from{.dtype = values.type, .shape = {}, .strides = {}};
+            for (std::size_t axis : step.permutation) {
+                from.shape.push_back(dims.at(axis));
+                from.strides.push_back(strides.at(axis));
+            }
+            logical_tensor to{.dtype = values.type, .shape = from.shape};
+            tensor_values next = values;
+            if (values.type == data_type::string)
+                reference_reshape(from, values.strings.data(), to, next.strings.data());
+            else
+                reference_reshape(from, values.bytes.data(), to, next.bytes.data());
+            values = std::move(next);
+        }
+        dims = step.output_dims;
+    }
+    return values;
+}
+
 } // namespace reshaper::impl

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/logical_tensor.hpp"
+#include "layout/chain_view.hpp"
 
 namespace reshaper::impl {
 
@@ -19,5 +20,13 @@ void reference_reshape(const logical_tensor &src_desc, const void *src,
 // its buffer (an odd offset starts a packed 4-bit tensor at a high nibble).
 void reference_reshape(const logical_tensor &src_desc, const void *src, dim_t src_offset,
                        const logical_tensor &dst_desc, void *dst, dim_t dst_offset);
+
+// The reference chain: `input` (the row-major values of a tensor of
+// `input_dims`) with each step applied in turn, every permutation
+// materialised element by element; returns the row-major values of the
+// chain's last output. Reshapes keep the values as they are. Independent of
+// compose_chain, which the tests and check mode hold against it.
+tensor_values reference_chain(const tensor_values &input, const dims_t &input_dims,
+                              const std::vector<chain_step> &steps);
 
 } // namespace reshaper::impl

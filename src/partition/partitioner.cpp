@@ -46,15 +46,16 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
         const bool supported = reason.empty();
 
         // Fuse into the producer's partition when this op continues a chain:
-        // its data input comes from a claimed reshape whose output feeds only
-        // this op and is not a graph output.
+        // its data input comes from a claimed op whose output feeds only this
+        // op (it may also be a graph output: the partition then produces it
+        // too, from the same data input).
         std::optional<std::size_t> chain;
         if (policy == partition_policy::fusion && supported && !o.inputs.empty()) {
             const tensor_id data = o.inputs[0];
             const auto producer = topo.producer.find(data);
             const auto consumers = topo.consumers.find(data);
             if (producer != topo.producer.end() && consumers != topo.consumers.end() &&
-                consumers->second.size() == 1 && !graph_output_set.count(data)) {
+                consumers->second.size() == 1) {
                 const std::size_t p = part_of_op[producer->second];
                 if (parts[p].supported && parts[p].op_indices.back() == producer->second)
                     chain = p;
@@ -123,7 +124,7 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
                     line += ",claimed,fused: continues the chain from op " +
                             std::to_string(g.ops[p.op_indices[k - 1]].id);
                 else
-                    line += ",claimed,a reshape this backend handles";
+                    line += ",claimed,an op of the data-movement family this backend handles";
                 verbose_print(line);
             }
     }

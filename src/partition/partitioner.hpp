@@ -22,15 +22,16 @@ struct partition {
 };
 
 // Partitions covering every op exactly once, producers before consumers.
-// fusion: a chain of reshapes (each output consumed only by the next reshape
-// and not a graph output) is one partition; debug: one op per partition.
+// fusion: a chain of claimed ops (each output consumed only by the next op
+// of the chain, and perhaps also a graph output, which the partition then
+// produces too) is one partition; debug: one op per partition.
 // `engine_kind` is "cpu" or "gpu". Linear in the number of ops.
 // The graph must be valid (validate_graph) beforehand.
 std::vector<partition> get_partitions(const graph &g, partition_policy policy,
                                       const std::string &engine_kind = "cpu");
 
 // Where the partition's data input (its first op's first input: what a
-// chain of reshapes moves) stands among p.inputs; nothing when it is not a
+// chain moves) stands among p.inputs; nothing when it is not a
 // boundary input.
 std::optional<std::size_t> data_input_position(const graph &g, const partition &p);
 

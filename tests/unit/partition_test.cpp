@@ -124,14 +124,29 @@ TEST(Partitioner, BranchStopsFusion) {
     EXPECT_EQ(ps[0].outputs, std::vector<tensor_id>{r1});
 }
 
-TEST(Partitioner, GraphOutputInTheMiddleOfAChainSplitsIt) {
+TEST(Partitioner, GraphOutputInTheMiddleOfAChainIsAnOutputOfTheFusedPartition) {
+    // Issue 10: an intermediate result that is also a graph output stays in
+    // the chain; the partition produces it as well as the chain's end.
     graph_builder b;
     const tensor_id x = b.tensor({2, 3});
     const tensor_id r1 = b.reshape(x, {3, 2});
     const tensor_id r2 = b.reshape(r1, {6});
     b.g.output_ports = std::vector<tensor_id>{r1, r2};
     const auto ps = get_partitions(b.g, partition_policy::fusion);
-    EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}}));
+    EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0, 1}}));
+    EXPECT_EQ(ps[0].inputs, (std::vector<tensor_id>{x}));
+    EXPECT_EQ(ps[0].outputs, (std::vector<tensor_id>{r1, r2}));
+}
+
+TEST(Partitioner, AResultWithTwoConsumersEndsTheChain) {
+    graph_builder b;
+    const tensor_id x = b.tensor({2, 3});
+    const tensor_id r1 = b.reshape(x, {3, 2});
+    b.reshape(r1, {6});
+    b.reshape(r1, {1, 6});
+    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    expect_valid_cover(b.g, ps);
+    EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}, {2}}));
 }
 
 TEST(Partitioner, ChainThroughAnUnsupportedOpIsTwoPartitions) {
