@@ -20,7 +20,8 @@ std::string qualified_kind(const std::string &domain, const std::string &kind) {
 // Every family's table, in the order docs/ops.md lists them.
 std::vector<op_schema> all_schemas() {
     std::vector<op_schema> all;
-    for (auto make : {make_reshape_schemas, make_transpose_schemas}) {
+    for (auto make : {make_reshape_schemas, make_transpose_schemas, make_squeeze_schemas,
+                      make_flatten_schemas}) {
         std::vector<op_schema> family = make();
         all.insert(all.end(), std::make_move_iterator(family.begin()),
                    std::make_move_iterator(family.end()));

@@ -87,7 +87,8 @@ TEST(OpRegistry, UnknownKindsAreNotOursAndNoError) {
     EXPECT_TRUE(reg().handles_kind("ai.onnx", "Reshape"));
     EXPECT_EQ(reg().handled_kinds(),
               (std::vector<std::string>{"StaticReshape", "DynamicReshape", "Reshape",
-                                        "ai.onnx.Reshape", "StaticTranspose", "ai.onnx.Transpose"}));
+                                        "ai.onnx.Reshape", "StaticTranspose", "ai.onnx.Transpose",
+                                        "ai.onnx.Squeeze", "ai.onnx.Unsqueeze", "ai.onnx.Flatten"}));
 }
 
 TEST(OpRegistry, AttributeOrDefault) {
