@@ -31,7 +31,7 @@ std::vector<op_schema> all_schemas() {
 
 } // namespace
 
-op_registry::op_registry() : schemas_(all_schemas()) {}
+op_registry::op_registry() : schemas_(all_schemas()) { check_schema_table(schemas_); }
 
 const op_registry &op_registry::instance() {
     static const op_registry registry;

@@ -48,6 +48,16 @@ private:
     std::vector<op_schema> schemas_;
 };
 
+// Checks every row of a schema table as the registry needs it, and throws
+// std::logic_error naming the row and the problem: an identity (domain, kind,
+// version) twice or out of range, a port whose type variable no constraint
+// defines, a constraint without types or without a port, an attribute whose
+// default or bounds do not fit its kind, no infer_shapes, not exactly one
+// form (reshape or movement), a form reading an input or attribute the row
+// lacks, missing docs. The registry runs it on its own table when it is
+// built (ops/schema_check.cpp).
+void check_schema_table(const std::vector<op_schema> &schemas);
+
 // Checks `o` against its schema: input/output counts, dtypes per type
 // variable (a type variable binds once per op), required / unknown / wrongly
 // typed attributes, attribute ranges. Reports the first violation as
