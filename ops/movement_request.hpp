@@ -41,6 +41,15 @@ struct movement_request {
     std::optional<std::vector<std::int64_t>> values;
     // How many values that input holds, when known but not the values.
     std::optional<std::size_t> value_count;
+
+    // Set for the other members (op_schema::movement): which rule resolves
+    // the values and how it reads them.
+    std::optional<movement_form> movement;
+    // The op states no values: a transpose without perm, a Squeeze without
+    // axes (no attribute, an empty Squeeze-1/11 attribute, or input 1 not
+    // connected). `values` is then empty and the rule's default applies: the
+    // axes reversed, every size-1 dim removed.
+    bool values_absent = false;
 };
 
 // True for every schema of the family (every schema this backend lowers).
@@ -57,5 +66,12 @@ movement_request read_movement_request(const op_schema &schema, const op &o, con
 movement_transform resolve_movement(const op &o, const dims_t &data_dims,
                                     const movement_request &request,
                                     const std::vector<std::int64_t> *runtime_values = nullptr);
+
+// As resolve_movement with the request's own values, for `data_dims` that may
+// hold unknown_dim (shape inference): the output dims as far as they are
+// known. Nothing when not even the output rank is (a Squeeze without axes of
+// an input with unknown dims) or when the values arrive only at execute.
+std::optional<movement_transform> resolve_partial_movement(const op &o, const dims_t &data_dims,
+                                                           const movement_request &request);
 
 } // namespace reshaper::impl

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/graph.hpp"
+#include "ops/axis_range.hpp"
 
 namespace reshaper::impl {
 
@@ -67,6 +68,32 @@ struct reshape_form {
     zero_mapping zeros;
 };
 
+// The members of the data-movement family other than the reshapes, by the
+// rule each resolves through.
+enum class movement_kind {
+    permute_axes, // StaticTranspose, Transpose: the permutation rule
+    remove_axes,  // Squeeze: the axes rule
+    insert_axes,  // Unsqueeze: the axes rule
+    flatten,      // Flatten: the flatten rule
+};
+
+// How a transpose, squeeze, unsqueeze or flatten states its values (an
+// order, axes, an axis); read by read_movement_request.
+struct movement_form {
+    movement_kind kind = movement_kind::permute_axes;
+    // The attribute holding them (order, perm, axes: s64[]; axis: s64)
+    std::string values_attribute;
+    // or the index of the input that carries them (a 1-D s64 tensor:
+    // Squeeze and Unsqueeze from version 13).
+    std::optional<std::size_t> values_input;
+    // Whether a negative axis counts from the back or is out of range.
+    negative_axes negatives = negative_axes::rejected;
+    // Squeeze-1/11 read an empty axes attribute as none given (every size-1
+    // dim goes); from 13 an empty axes input removes nothing (the sheet's
+    // decision, after ONNX's own shape inference and reference).
+    bool empty_values_are_absent = false;
+};
+
 struct op_schema {
     std::string domain; // "" or "ai.onnx"
     std::string kind;
@@ -77,8 +104,10 @@ struct op_schema {
     std::vector<type_constraint> type_constraints;
     std::vector<attribute_spec> attributes;
     shape_inference_fn infer_shapes;
-    // Set on reshape schemas only.
+    // Every schema is one member of the data-movement family: a reshape
+    // (reshape set) or one of the others (movement set), never both.
     std::optional<reshape_form> reshape;
+    std::optional<movement_form> movement;
 
     // "StaticReshape-1", "ai.onnx.Reshape-14"
     std::string versioned_name() const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ops/movement_schemas.hpp"
 #include "ops/reshape_schemas.hpp"
 
 namespace reshaper::impl {
@@ -16,9 +17,21 @@ std::string qualified_kind(const std::string &domain, const std::string &kind) {
     return domain.empty() ? kind : domain + "." + kind;
 }
 
+// Every family's table, in the order docs/ops.md lists them.
+std::vector<op_schema> all_schemas() {
+    std::vector<op_schema> all;
+    for (auto make : {make_reshape_schemas, make_transpose_schemas, make_squeeze_schemas,
+                      make_flatten_schemas}) {
+        std::vector<op_schema> family = make();
+        all.insert(all.end(), std::make_move_iterator(family.begin()),
+                   std::make_move_iterator(family.end()));
+    }
+    return all;
+}
+
 } // namespace
 
-op_registry::op_registry() : schemas_(make_reshape_schemas()) {}
+op_registry::op_registry() : schemas_(all_schemas()) { check_schema_table(schemas_); }
 
 const op_registry &op_registry::instance() {
     static const op_registry registry;
@@ -38,8 +51,9 @@ const op_schema *op_registry::find(const std::string &domain, const std::string 
         if (fits && (!chosen || s.since_version > chosen->since_version)) chosen = &s;
     }
     if (!version) return newest;
-    // An opset newer than every schema we know may have changed the op.
-    if (newest && *version > newest->since_version) return nullptr;
+    // An opset newer than the domain's newest we know may have changed the op.
+    if (versions_are_opsets(domain) && (*version < 1 || *version > newest_onnx_opset))
+        return nullptr;
     return chosen;
 }
 
@@ -48,21 +62,24 @@ const op_schema *op_registry::resolve(const op &o) const {
     if (const op_schema *s = find(o.domain, o.kind, o.version)) return s;
 
     std::string known;
-    std::int64_t oldest = INT64_MAX, newest = 0;
+    std::int64_t oldest = INT64_MAX;
     for (const op_schema &s : schemas_)
         if (s.domain == o.domain && s.kind == o.kind) {
             known += (known.empty() ? "" : ", ") + std::to_string(s.since_version);
             oldest = std::min<std::int64_t>(oldest, s.since_version);
-            newest = std::max<std::int64_t>(newest, s.since_version);
         }
     const std::string name = qualified_kind(o.domain, o.kind);
-    const std::string problem =
-        versions_are_opsets(o.domain)
-            ? "opset " + std::to_string(*o.version) + " is outside " + std::to_string(oldest) + ".." +
-                  std::to_string(newest) +
-                  ", the opsets covered by " + name + " schemas " + known
-            : "version " + std::to_string(*o.version) + " is not defined; " + name +
+    std::string problem;
+    if (!versions_are_opsets(o.domain))
+        problem = "version " + std::to_string(*o.version) + " is not defined; " + name +
                   " has versions " + known;
+    else if (*o.version < 1 || *o.version > newest_onnx_opset)
+        problem = "opset " + std::to_string(*o.version) + " is outside 1.." +
+                  std::to_string(newest_onnx_opset) + ", the " + o.domain +
+                  " opsets this registry knows (" + name + " has schemas " + known + ")";
+    else // a kind whose oldest schema is newer than 1 (none so far)
+        problem = "opset " + std::to_string(*o.version) + " is older than " + name +
+                  "'s oldest schema, " + std::to_string(oldest) + " (schemas " + known + ")";
     throw error(status::invalid_graph_op, op_label(o, nullptr) + ": " + problem + " [version]",
                 o.ref());
 }

@@ -2,6 +2,7 @@
 // (domain, kind, version).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,20 +11,28 @@
 
 namespace reshaper::impl {
 
+// The newest ai.onnx opset this registry knows: the bound of every ai.onnx
+// op's version, whatever that op's own newest schema (contract section 1:
+// opsets 26 to 28 add no version of the data-movement ops, so opset 28 selects
+// Reshape-25, Transpose-25, ...). Raise it after checking that the new
+// opsets change none of the registry's ops.
+inline constexpr std::int64_t newest_onnx_opset = 28;
+
 class op_registry {
 public:
     // The registry with every reshape schema (built once, immutable).
     static const op_registry &instance();
 
     // Lookup. Default domain: the op's own version; nothing = the newest.
-    // "ai.onnx": `version` is an opset version and selects the newest schema
-    // not newer than it. Returns nullptr when the kind/domain is unknown or
-    // no schema matches (see resolve for the error).
+    // "ai.onnx": `version` is an opset version (1..newest_onnx_opset) and
+    // selects the newest schema not newer than it. Returns nullptr when the
+    // kind/domain is unknown or no schema matches (see resolve for the error).
     const op_schema *find(const std::string &domain, const std::string &kind,
                           std::optional<std::int64_t> version = std::nullopt) const;
 
     // The schema of `o`; throws error(invalid_graph_op) naming the op when
-    // its kind is known but its version is not (below 1, above the newest).
+    // its kind is known but its version is not (below 1, above the newest:
+    // the op's own for the default domain, newest_onnx_opset for ai.onnx).
     // Returns nullptr for kinds this backend does not handle at all.
     const op_schema *resolve(const op &o) const;
 
@@ -38,6 +47,16 @@ private:
     op_registry();
     std::vector<op_schema> schemas_;
 };
+
+// Checks every row of a schema table as the registry needs it, and throws
+// std::logic_error naming the row and the problem: an identity (domain, kind,
+// version) twice or out of range, a port whose type variable no constraint
+// defines, a constraint without types or without a port, an attribute whose
+// default or bounds do not fit its kind, no infer_shapes, not exactly one
+// form (reshape or movement), a form reading an input or attribute the row
+// lacks, missing docs. The registry runs it on its own table when it is
+// built (ops/schema_check.cpp).
+void check_schema_table(const std::vector<op_schema> &schemas);
 
 // Checks `o` against its schema: input/output counts, dtypes per type
 // variable (a type variable binds once per op), required / unknown / wrongly

@@ -4,8 +4,7 @@
 // the target (reshape_form) and which types they accept.
 #include "ops/reshape_schemas.hpp"
 
-#include <initializer_list>
-
+#include "ops/onnx_types.hpp"
 #include "ops/reshape_inference.hpp"
 
 // Rows name only the fields they set; the rest keep their defaults on
@@ -14,11 +13,6 @@
 
 namespace reshaper::impl {
 namespace {
-
-std::vector<data_type> plus(std::vector<data_type> base, std::initializer_list<data_type> added) {
-    base.insert(base.end(), added);
-    return base;
-}
 
 // How each family maps its zero attribute to zero_rule::copy_from_input:
 // special_zero=true (oneDNN) is allowzero=0 (ONNX).
@@ -35,14 +29,7 @@ std::vector<op_schema> make_reshape_schemas() {
     const std::vector<data_type> float_types{f32, f16, bf16};
     const std::vector<data_type> integer_types{s8, u8, s16, u16, s32, u32, s64, u64};
     // ONNX Reshape: each version's type list extends the one before.
-    const std::vector<data_type> onnx_1_types{f16, f32, f64};
-    const auto onnx_5_types =
-        plus(onnx_1_types, {boolean, c64, c128, s8, s16, s32, s64, u8, u16, u32, u64, string});
-    const auto onnx_13_types = plus(onnx_5_types, {bf16});
-    const auto onnx_19_types = plus(onnx_13_types, {f8_e4m3, f8_e4m3fnuz, f8_e5m2, f8_e5m2fnuz});
-    const auto onnx_21_types = plus(onnx_19_types, {s4, u4});
-    const auto onnx_23_types = plus(onnx_21_types, {f4_e2m1});
-    const auto onnx_24_types = plus(onnx_23_types, {f8_e8m0});
+    const onnx_type_sets &onnx = onnx_types();
 
     const attribute_spec special_zero{
         .name = "special_zero",
@@ -157,7 +144,7 @@ std::vector<op_schema> make_reshape_schemas() {
                    "element count, and an empty target gives a scalar.",
             .inputs = {data_t},
             .outputs = {reshaped},
-            .type_constraints = {onnx_data_type(onnx_1_types)},
+            .type_constraints = {onnx_data_type(onnx.floats)},
             .attributes = {shape_attribute, consumed_inputs},
             .infer_shapes = infer_reshape_shapes,
             .reshape = reshape_form{.target_attribute = "shape", .zeros = zeros_always_copy},
@@ -170,7 +157,7 @@ std::vector<op_schema> make_reshape_schemas() {
                    "tensor types. Zeros copy as in version 1.",
             .inputs = {data_t, onnx_shape},
             .outputs = {reshaped},
-            .type_constraints = {onnx_data_type(onnx_5_types), onnx_shape_type},
+            .type_constraints = {onnx_data_type(onnx.all), onnx_shape_type},
             .infer_shapes = infer_reshape_shapes,
             .reshape = onnx_shape_input,
         },
@@ -181,7 +168,7 @@ std::vector<op_schema> make_reshape_schemas() {
             .doc = "Adds bfloat16.",
             .inputs = {data_t, onnx_shape},
             .outputs = {reshaped},
-            .type_constraints = {onnx_data_type(onnx_13_types), onnx_shape_type},
+            .type_constraints = {onnx_data_type(onnx.ir4), onnx_shape_type},
             .infer_shapes = infer_reshape_shapes,
             .reshape = onnx_shape_input,
         },
@@ -193,7 +180,7 @@ std::vector<op_schema> make_reshape_schemas() {
                    "dim, and -1 may not appear beside it.",
             .inputs = {data_t, onnx_shape},
             .outputs = {reshaped},
-            .type_constraints = {onnx_data_type(onnx_13_types), onnx_shape_type},
+            .type_constraints = {onnx_data_type(onnx.ir4), onnx_shape_type},
             .attributes = {allowzero},
             .infer_shapes = infer_reshape_shapes,
             .reshape = onnx_shape_input_allowzero,
@@ -205,7 +192,7 @@ std::vector<op_schema> make_reshape_schemas() {
             .doc = "Adds the float8 types (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz).",
             .inputs = {data_t, onnx_shape},
             .outputs = {reshaped},
-            .type_constraints = {onnx_data_type(onnx_19_types), onnx_shape_type},
+            .type_constraints = {onnx_data_type(onnx.ir9), onnx_shape_type},
             .attributes = {allowzero},
             .infer_shapes = infer_reshape_shapes,
             .reshape = onnx_shape_input_allowzero,
@@ -217,7 +204,7 @@ std::vector<op_schema> make_reshape_schemas() {
             .doc = "Adds int4 and uint4.",
             .inputs = {data_t, onnx_shape},
             .outputs = {reshaped},
-            .type_constraints = {onnx_data_type(onnx_21_types), onnx_shape_type},
+            .type_constraints = {onnx_data_type(onnx.ir10), onnx_shape_type},
             .attributes = {allowzero},
             .infer_shapes = infer_reshape_shapes,
             .reshape = onnx_shape_input_allowzero,
@@ -229,7 +216,7 @@ std::vector<op_schema> make_reshape_schemas() {
             .doc = "Adds float4e2m1.",
             .inputs = {data_t, onnx_shape},
             .outputs = {reshaped},
-            .type_constraints = {onnx_data_type(onnx_23_types), onnx_shape_type},
+            .type_constraints = {onnx_data_type(onnx.ir11), onnx_shape_type},
             .attributes = {allowzero},
             .infer_shapes = infer_reshape_shapes,
             .reshape = onnx_shape_input_allowzero,
@@ -241,7 +228,19 @@ std::vector<op_schema> make_reshape_schemas() {
             .doc = "Adds float8e8m0.",
             .inputs = {data_t, onnx_shape},
             .outputs = {reshaped},
-            .type_constraints = {onnx_data_type(onnx_24_types), onnx_shape_type},
+            .type_constraints = {onnx_data_type(onnx.ir12), onnx_shape_type},
+            .attributes = {allowzero},
+            .infer_shapes = infer_reshape_shapes,
+            .reshape = onnx_shape_input_allowzero,
+        },
+        {
+            .domain = "ai.onnx",
+            .kind = "Reshape",
+            .since_version = 25,
+            .doc = "Adds int2 and uint2 (s2, u2).",
+            .inputs = {data_t, onnx_shape},
+            .outputs = {reshaped},
+            .type_constraints = {onnx_data_type(onnx.ir13), onnx_shape_type},
             .attributes = {allowzero},
             .infer_shapes = infer_reshape_shapes,
             .reshape = onnx_shape_input_allowzero,

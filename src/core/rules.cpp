@@ -60,7 +60,15 @@ constexpr std::array rules{
     rule_info{"scalar_shape_input", s::invalid_shape, "shape", "a 0-D shape input holds the single value 1 (a scalar output)"},
     rule_info{"shape_input_rank", s::invalid_shape, "shape", "a shape input is 1-D (or 0-D where the op allows it)"},
     rule_info{"shape_input_values", s::invalid_shape, "shape", "a shape input holds one integer per element of its shape"},
-    rule_info{"output_shape_match", s::invalid_shape, "shape", "an output shape given in the graph or at compile agrees with the reshape's result"},
+    rule_info{"output_shape_match", s::invalid_shape, "shape", "an output shape given in the graph or at compile agrees with the op's result (rank and every known dim)"},
+    // The permutation, axes and flatten rules (ops/permutation_rule, ops/axes_rule,
+    // ops/flatten_rule, ops/movement_request, inference).
+    rule_info{"perm_length", s::invalid_shape, "shape", "a non-empty transpose order (order, perm) has one entry per input axis"},
+    rule_info{"axis_range", s::invalid_shape, "shape", "every axis value (order, perm, axes, axis) names an axis; a negative one only where the op's version counts from the back"},
+    rule_info{"axis_duplicate", s::invalid_shape, "shape", "no axis is named twice once negative values are read from the back"},
+    rule_info{"squeeze_not_one", s::invalid_shape, "shape", "every axis a Squeeze removes has size 1 (a dim unknown at inference is checked at execute)"},
+    rule_info{"axes_rank", s::invalid_shape, "shape", "an axes input (Squeeze, Unsqueeze from version 13) is 1-D"},
+    rule_info{"axes_input_values", s::invalid_shape, "shape", "an axes input holds one integer per element of its shape, at execute too"},
     // Compiling a partition (src/backend).
     rule_info{"partition_supported", s::unimplemented, "compile", "only a partition the backend claimed is compiled"},
     rule_info{"reshape_chain", s::unimplemented, "compile", "a claimed partition is a chain of data-movement ops, each the data input of the next, whose outputs are results of its ops"},

@@ -67,7 +67,12 @@ TEST(DriverInfer, AttentionExampleClaimsTheReshapesAndFusesTheChain) {
     for (const json &p : rep.at("partitions")) {
         for (const json &id : p.at("ops")) EXPECT_TRUE(covered.insert(id.get<std::int64_t>()).second);
         if (!p.at("supported")) {
-            EXPECT_NE(p.at("reason").get<std::string>().find("not handled"), std::string::npos);
+            // MatMul is no op of ours; StaticTranspose is the registry's, but
+            // this branch does not lower it yet (partitioner's temporary line).
+            const std::string reason = p.at("reason").get<std::string>();
+            EXPECT_TRUE(reason.find("not handled") != std::string::npos ||
+                        reason == "op kind StaticTranspose is not lowered yet")
+                << reason;
             continue;
         }
         ++supported;

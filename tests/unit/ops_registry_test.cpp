@@ -26,17 +26,23 @@ TEST(OpRegistry, OnnxOpsetSelectsNewestSchemaNotNewerThanIt) {
     EXPECT_EQ(onnx_schema_for_opset(20), 19);
     EXPECT_EQ(onnx_schema_for_opset(22), 21);
     EXPECT_EQ(onnx_schema_for_opset(24), 24);
+    EXPECT_EQ(onnx_schema_for_opset(25), 25);
+    // Opsets 26-28 add no Reshape: the bound is the domain's newest opset.
+    EXPECT_EQ(onnx_schema_for_opset(26), 25);
+    EXPECT_EQ(onnx_schema_for_opset(28), 25);
+    EXPECT_EQ(onnx_schema_for_opset(newest_onnx_opset), 25);
     EXPECT_EQ(onnx_schema_for_opset(0), -1);
-    EXPECT_EQ(onnx_schema_for_opset(25), -1);
+    EXPECT_EQ(onnx_schema_for_opset(-3), -1);
+    EXPECT_EQ(onnx_schema_for_opset(29), -1);
     ASSERT_NE(reg().find("ai.onnx", "Reshape"), nullptr);
-    EXPECT_EQ(reg().find("ai.onnx", "Reshape")->since_version, 24);
+    EXPECT_EQ(reg().find("ai.onnx", "Reshape")->since_version, 25);
 }
 
 TEST(OpRegistry, EveryOnnxVersionHasItsOwnSchema) {
     std::vector<int> versions;
     for (const op_schema &s : reg().schemas())
         if (s.domain == "ai.onnx" && s.kind == "Reshape") versions.push_back(s.since_version);
-    EXPECT_EQ(versions, (std::vector<int>{1, 5, 13, 14, 19, 21, 23, 24}));
+    EXPECT_EQ(versions, (std::vector<int>{1, 5, 13, 14, 19, 21, 23, 24, 25}));
 }
 
 TEST(OpRegistry, DefaultDomainVersionIsTheOpsOwn) {
@@ -60,9 +66,12 @@ op op_of(const std::string &domain, const std::string &kind, std::optional<std::
 
 TEST(OpRegistry, ResolveRejectsVersionsOutsideTheKnownOnes) {
     expect_error([] { reg().resolve(op_of("ai.onnx", "Reshape", 0)); },
-                 status::invalid_graph_op, "opset 0 is outside 1..24");
-    expect_error([] { reg().resolve(op_of("ai.onnx", "Reshape", 25)); },
-                 status::invalid_graph_op, "opset 25 is outside 1..24");
+                 status::invalid_graph_op, "opset 0 is outside 1..28");
+    expect_error([] { reg().resolve(op_of("ai.onnx", "Reshape", 29)); }, status::invalid_graph_op,
+                 "op 5 'r' ai.onnx.Reshape (version 29): opset 29 is outside 1..28, the ai.onnx "
+                 "opsets this registry knows (ai.onnx.Reshape has schemas 1, 5, 13, 14, 19, 21, "
+                 "23, 24, 25) [version]");
+    EXPECT_EQ(reg().resolve(op_of("ai.onnx", "Reshape", 27))->versioned_name(), "ai.onnx.Reshape-25");
     expect_error([] { reg().resolve(op_of("", "StaticReshape", 2)); }, status::invalid_graph_op,
                  "op 5 'r' StaticReshape (version 2): version 2 is not defined");
     EXPECT_EQ(reg().resolve(op_of("ai.onnx", "Reshape", 20))->versioned_name(),
@@ -76,8 +85,10 @@ TEST(OpRegistry, UnknownKindsAreNotOursAndNoError) {
     EXPECT_EQ(reg().resolve(op_of("com.example", "Reshape", 99)), nullptr);
     EXPECT_FALSE(reg().handles_kind("", "MatMul"));
     EXPECT_TRUE(reg().handles_kind("ai.onnx", "Reshape"));
-    EXPECT_EQ(reg().handled_kinds(), (std::vector<std::string>{"StaticReshape", "DynamicReshape",
-                                                               "Reshape", "ai.onnx.Reshape"}));
+    EXPECT_EQ(reg().handled_kinds(),
+              (std::vector<std::string>{"StaticReshape", "DynamicReshape", "Reshape",
+                                        "ai.onnx.Reshape", "StaticTranspose", "ai.onnx.Transpose",
+                                        "ai.onnx.Squeeze", "ai.onnx.Unsqueeze", "ai.onnx.Flatten"}));
 }
 
 TEST(OpRegistry, AttributeOrDefault) {
