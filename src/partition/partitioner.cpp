@@ -18,7 +18,6 @@ std::string unsupported_reason(const graph &g, const op &o, const std::string &e
         const std::string where = o.domain.empty() ? "" : " (domain " + o.domain + ")";
         return "op kind " + o.kind + where + " is not handled by this backend";
     }
-    if (const op_schema *s = registry.find(o.domain, o.kind, o.version); s && !s->reshape) return "op kind " + o.kind + " is not lowered yet"; // TEMPORARY (issue 10): until the backend lowers the whole family; removed at merge
     if (engine_kind == "gpu" && !o.inputs.empty()) {
         const data_type t = g.tensor(o.inputs[0]).dtype;
         // oneDNN's reorder moves data on a GPU; our own kernels run on the CPU only.
