@@ -182,6 +182,44 @@ TEST(DriverCheck, PermutedInputsAndPackedTypesUseKernels) {
     EXPECT_EQ(rep.at("partitions")[1].at("lowering"), "kernel");
 }
 
+TEST(DriverCheck, OnnxExampleChainsSqueezeUnsqueezeTransposeAndFlatten) {
+    // Squeeze before the MatMul is a view; Unsqueeze -> Transpose -> Flatten
+    // after it is one partition and one movement, checked against the
+    // reference chain with the file's values (ids in the output order).
+    const auto r = run_driver("--mode=check --report=json --values " +
+                              source("examples/onnx_squeeze_matmul.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &rep = r.reports.at(0);
+    EXPECT_EQ(rep.at("check").at("passed"), 2);
+    const json &parts = rep.at("partitions");
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_EQ(parts[0].at("ops"), json::parse("[0]"));
+    EXPECT_EQ(parts[0].at("lowering"), "alias");
+    EXPECT_FALSE(parts[1].at("supported"));
+    EXPECT_EQ(parts[2].at("ops"), json::parse("[2,3,4]"));
+    EXPECT_EQ(parts[2].at("lowering"), "kernel");
+    const std::string plan = parts[2].at("plan");
+    EXPECT_NE(plan.find("1 strided copy"), std::string::npos) << plan;
+    EXPECT_NE(parts[2].at("why_not_alias").get<std::string>().find("the chain reads the input as [48,16]"),
+              std::string::npos);
+}
+
+TEST(DriverCheck, AChainResultThatIsAlsoAGraphOutputIsProducedToo) {
+    const auto r = run_driver("--mode=check --report=json --values " + data("chain_graph_output.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &rep = r.reports.at(0);
+    const json &p = rep.at("partitions").at(0);
+    EXPECT_EQ(p.at("ops"), json::parse("[0,1]"));
+    ASSERT_EQ(p.at("outputs").size(), 2u);
+    EXPECT_EQ(rep.at("check").at("passed"), 1);
+    // [[0,1,2],[3,4,5]] transposed, then flattened: both results, as values.
+    ASSERT_EQ(rep.at("outputs").size(), 2u);
+    EXPECT_EQ(rep.at("outputs")[0].at("values"), json::parse("[0,3,1,4,2,5]"));
+    EXPECT_EQ(rep.at("outputs")[1].at("values"), json::parse("[0,3,1,4,2,5]"));
+    EXPECT_EQ(find_tensor(rep, 1)->at("shape"), json::parse("[3,2]"));
+    EXPECT_EQ(find_tensor(rep, 2)->at("shape"), json::parse("[6]"));
+}
+
 TEST(DriverCheck, GpuIsUnavailableHere) {
     const auto r = run_driver("--mode=check --engine=gpu --report=json " + data("permuted_input.json"));
     if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
