@@ -1,10 +1,12 @@
 // The fixed costs a caller pays per partition: compile of a single-op
 // partition (first time, and from the compiled-partition cache) and the
 // execute of small tensors (where no thread fork may happen), plus the
-// 2-thread against 1-thread speed-up of a large transpose.
+// 2-thread against 1-thread speed-up of a large transpose, and what a chain
+// of ops costs against the one movement it composes to.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -100,8 +102,62 @@ void bm_threads(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.size() * 8));
 }
 
+op make_op(std::int64_t id, const std::string &kind, tensor_id in, tensor_id out,
+            std::map<std::string, attribute_value> attrs) {
+    op o;
+    o.id = id;
+    o.name = kind + std::to_string(id);
+    o.kind = kind;
+    o.attrs = std::move(attrs);
+    o.inputs = {in};
+    o.outputs = {out};
+    return o;
+}
+
+logical_tensor bf16_tensor(tensor_id id, dims_t shape, dims_t strides = {}) {
+    logical_tensor lt;
+    lt.id = id;
+    lt.dtype = data_type::bf16;
+    lt.shape = std::move(shape);
+    lt.strides = std::move(strides);
+    return lt;
+}
+
+// Attention's merge heads, bf16 [16,16,2048,64] (b,h,s,d) to [32768,1024]
+// (b*s, h*d): as the chain a graph states (StaticTranspose, then
+// StaticReshape), or as the one movement it composes to (a StaticReshape
+// of the input seen through the transposed strides).
+void bm_merge_heads(benchmark::State &state, bool as_chain) {
+    const dims_t bhsd{16, 16, 2048, 64}, bshd{16, 2048, 16, 64}, merged{32768, 1024};
+    const std::vector<std::int64_t> target(merged.begin(), merged.end());
+    prepared pr;
+    if (as_chain) {
+        pr.g.tensors[0] = bf16_tensor(0, bhsd);
+        pr.g.tensors[1] = bf16_tensor(1, bshd);
+        pr.g.tensors[2] = bf16_tensor(2, merged);
+        pr.g.ops.push_back(make_op(0, "StaticTranspose", 0, 1, {{"order", std::vector<std::int64_t>{0, 2, 1, 3}}}));
+        pr.g.ops.push_back(make_op(1, "StaticReshape", 1, 2, {{"shape", target}, {"special_zero", false}}));
+    } else {
+        pr.g.tensors[0] = bf16_tensor(0, bshd, {2048 * 16 * 64, 64, 2048 * 64, 1});
+        pr.g.tensors[2] = bf16_tensor(2, merged);
+        pr.g.ops.push_back(make_op(0, "StaticReshape", 0, 2, {{"shape", target}, {"special_zero", false}}));
+    }
+    infer_graph_shapes(pr.g);
+    pr.p = get_partitions(pr.g, partition_policy::fusion, "cpu").at(0);
+    const auto cp = compile(pr.g, pr.p, {pr.g.tensor(0)}, {pr.g.tensor(2)}, cpu());
+    std::vector<std::uint16_t> in(std::size_t{16} * 16 * 2048 * 64, 0x3f80), out(in.size());
+    for (auto _ : state) {
+        cp->execute({in.data()}, {out.data()});
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.size() * 4));
+    state.SetLabel(std::string(to_string(cp->lowering())) + ": " + cp->lowering_details());
+}
+
 } // namespace
 
+BENCHMARK_CAPTURE(bm_merge_heads, chain, true)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(bm_merge_heads, one_movement, false)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(bm_compile_first)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_compile_cached)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(bm_execute, transpose, true)->RangeMultiplier(4)->Range(4 << 10, 1 << 20)->Unit(benchmark::kMicrosecond);
