@@ -9,6 +9,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include "core/data_type.hpp"
 #include "kernels/isa_kernels.hpp"
 
 namespace reshaper::impl {
@@ -271,12 +272,21 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
               });
 }
 
-// ---- packed 4-bit transpose ----------------------------------------------
+// ---- packed transpose ----------------------------------------------------
 
-// Byte j of a transposed byte row x holds the nibble pairs of source rows
-// 2j and 2j+1; destination row 2c takes their low nibbles, row 2c+1 their
-// high ones.
-void split_nibbles(const byte *x, std::size_t out_bytes, byte *low, byte *high) {
+// After a byte transpose, byte c of a result row x holds P = 8 / Bits
+// packed elements of source row c: P consecutive destination rows, one
+// element each. split_packed<Bits> deals them out: destination row q takes
+// element q of every byte of x, packed P to a byte again (as load_packed
+// reads them), `out_bytes` bytes per row.
+template <std::size_t Bits>
+void split_packed(const byte *x, std::size_t out_bytes, byte *const *rows);
+
+// Nibbles: bytes a, b of x give low row byte (a.low, b.low) and high row
+// byte (a.high, b.high).
+template <>
+void split_packed<4>(const byte *x, std::size_t out_bytes, byte *const *rows) {
+    byte *low = rows[0], *high = rows[1];
     for (std::size_t j = 0; j < out_bytes; ++j) {
         const byte a = x[2 * j], b = x[2 * j + 1];
         low[j] = static_cast<byte>((a & 0x0F) | (b << 4));
@@ -284,16 +294,41 @@ void split_nibbles(const byte *x, std::size_t out_bytes, byte *low, byte *high) 
     }
 }
 
-// Destination rows [row, row + rows) (rows even, nibbles) of one outer
-// position, columns [col, col_end) (even): source rows col.. are byte rows
-// at src_pitch, destination rows are byte rows at dst_pitch.
-void nibble_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
+// 2-bit elements: four bytes of x, seen as a 4 x 4 matrix of bit pairs
+// (byte i = row i, pair q = column q), transposed in a 32-bit word by two
+// delta swaps: the off-diagonal 2 x 2 blocks (pairs 2-3 of bytes 0-1 with
+// pairs 0-1 of bytes 2-3, 12 bits apart), then the off-diagonal pairs in
+// each block (odd pairs of even bytes with even pairs of odd bytes, 6 bits
+// apart). Byte q of the result is destination row q's byte.
+template <>
+void split_packed<2>(const byte *x, std::size_t out_bytes, byte *const *rows) {
+    auto swap = [](std::uint32_t w, std::uint32_t mask, unsigned delta) {
+        const std::uint32_t t = ((w >> delta) ^ w) & mask;
+        return w ^ t ^ (t << delta);
+    };
+    for (std::size_t j = 0; j < out_bytes; ++j) {
+        std::uint32_t w = static_cast<std::uint32_t>(x[4 * j]) | static_cast<std::uint32_t>(x[4 * j + 1]) << 8 |
+                          static_cast<std::uint32_t>(x[4 * j + 2]) << 16 |
+                          static_cast<std::uint32_t>(x[4 * j + 3]) << 24;
+        w = swap(w, 0x0000F0F0u, 12);
+        w = swap(w, 0x00CC00CCu, 6);
+        for (std::size_t q = 0; q < 4; ++q) rows[q][j] = static_cast<byte>(w >> (8 * q));
+    }
+}
+
+// Destination rows [row, row + rows) (multiples of P: whole source bytes)
+// of one outer position, columns [col, col_end) (multiples of P): source
+// rows col.. are byte rows at src_pitch, destination rows are byte rows at
+// dst_pitch. 64 x 64-byte tiles are transposed as bytes, then split.
+template <std::size_t Bits>
+void packed_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
                   std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t col, dim_t col_end) {
+    constexpr auto per_byte = static_cast<dim_t>(elements_per_byte(Bits));
     alignas(64) byte in[tile_bytes * tile_bytes];
     alignas(64) byte out[tile_bytes * tile_bytes];
-    const dim_t row_bytes = rows / 2; // source bytes per source row in this strip
-    src += row / 2 + col * src_pitch;
-    dst += row * dst_pitch + col / 2;
+    const dim_t row_bytes = rows / per_byte; // source bytes per source row in this strip
+    src += row / per_byte + col * src_pitch;
+    dst += row * dst_pitch + col / per_byte;
     for (dim_t c = col; c < col_end; c += tile_bytes) {
         const dim_t cols = std::min<dim_t>(tile_bytes, col_end - c); // source rows in the tile
         if (cols == tile_bytes && row_bytes == tile_bytes) {
@@ -303,36 +338,43 @@ void nibble_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitc
                 std::memcpy(in + r * tile_bytes, src + r * src_pitch, static_cast<std::size_t>(row_bytes));
             k.tile[0](in, tile_bytes, out, tile_bytes, false);
         }
-        for (dim_t b = 0; b < row_bytes; ++b)
-            split_nibbles(out + b * tile_bytes, static_cast<std::size_t>(cols / 2), dst + 2 * b * dst_pitch,
-                          dst + (2 * b + 1) * dst_pitch);
+        for (dim_t b = 0; b < row_bytes; ++b) {
+            byte *rows_out[per_byte];
+            for (dim_t q = 0; q < per_byte; ++q) rows_out[q] = dst + (per_byte * b + q) * dst_pitch;
+            split_packed<Bits>(out + b * tile_bytes, static_cast<std::size_t>(cols / per_byte), rows_out);
+        }
         src += tile_bytes * src_pitch;
-        dst += tile_bytes / 2;
+        dst += tile_bytes / per_byte;
     }
 }
 
-void move_nibbles_transposed(const copy_plan &plan, std::size_t k_dim, const byte *src, byte *dst,
-                             const isa_kernels &k) {
+template <std::size_t Bits>
+void move_packed_transposed(const copy_plan &plan, std::size_t k_dim, const byte *src, byte *dst,
+                            const isa_kernels &k) {
+    constexpr auto per_byte = static_cast<dim_t>(elements_per_byte(Bits));
     const std::size_t inner = plan.dims.size() - 1;
     const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
-    // Byte strides: every stride but the two unit ones is even (checked by
-    // choose_nibble_fast_path), so halving them is exact.
+    // Byte strides: every stride but the two unit ones is a multiple of
+    // per_byte (checked by choose_packed_fast_path), so dividing is exact.
     outer_dims outer;
     for (std::size_t d = 0; d < inner; ++d)
-        if (d != k_dim) outer.add(copy_dim{plan.dims[d].size, plan.dims[d].src_stride / 2, plan.dims[d].dst_stride / 2}, 1);
-    const std::ptrdiff_t src_pitch = col_dim.src_stride / 2, dst_pitch = row_dim.dst_stride / 2;
-    constexpr dim_t strip_rows = 2 * tile_bytes; // nibbles of a 64-byte source row part
+        if (d != k_dim)
+            outer.add(copy_dim{plan.dims[d].size, plan.dims[d].src_stride / per_byte,
+                               plan.dims[d].dst_stride / per_byte},
+                      1);
+    const std::ptrdiff_t src_pitch = col_dim.src_stride / per_byte, dst_pitch = row_dim.dst_stride / per_byte;
+    constexpr dim_t strip_rows = per_byte * tile_bytes; // elements of a 64-byte source row part
     const dim_t row_tiles = (row_dim.size + strip_rows - 1) / strip_rows;
     const std::size_t strips = outer.volume * static_cast<std::size_t>(row_tiles);
-    const std::size_t strip_bytes = static_cast<std::size_t>(strip_rows * col_dim.size / 2);
-    src += plan.src_offset / 2;
-    dst += plan.dst_offset / 2;
+    const std::size_t strip_bytes = static_cast<std::size_t>(strip_rows * col_dim.size / per_byte);
+    src += plan.src_offset / per_byte;
+    dst += plan.dst_offset / per_byte;
     for_units(strips, strip_bytes, false, [&](std::size_t begin, std::size_t end) {
         for (std::size_t u = begin; u < end; ++u) {
             const outer_walk at(outer, u / static_cast<std::size_t>(row_tiles));
             const dim_t row = static_cast<dim_t>(u % static_cast<std::size_t>(row_tiles)) * strip_rows;
-            nibble_strip(k, src + at.src(), src_pitch, dst + at.dst(), dst_pitch, row,
-                         std::min(strip_rows, row_dim.size - row), 0, col_dim.size);
+            packed_strip<Bits>(k, src + at.src(), src_pitch, dst + at.dst(), dst_pitch, row,
+                               std::min(strip_rows, row_dim.size - row), 0, col_dim.size);
         }
     });
 }
@@ -354,7 +396,7 @@ std::string_view to_string(fast_path p) {
     case fast_path::none: return "element walk";
     case fast_path::run_copy: return "run copy";
     case fast_path::transpose: return "tiled transpose";
-    case fast_path::nibble_transpose: return "tiled nibble transpose";
+    case fast_path::packed_transpose: return "tiled packed transpose";
     }
     return "element walk";
 }
@@ -370,22 +412,24 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     return fast_path::transpose;
 }
 
-fast_path choose_nibble_fast_path(const copy_plan &plan) {
-    if (plan.volume == 0) return fast_path::none;
+fast_path choose_packed_fast_path(const copy_plan &plan, std::size_t bits) {
+    if ((bits != 2 && bits != 4) || plan.volume == 0) return fast_path::none;
+    const auto per_byte = static_cast<dim_t>(elements_per_byte(bits));
+    if (whole_byte_plan(plan, per_byte)) return fast_path::run_copy;
     const copy_dim &inner = plan.dims.back();
     const int k = source_contiguous_dim(plan);
     if (inner.dst_stride != 1 || k < 0 || plan.dims[k].size < min_transpose_side ||
         inner.size < min_transpose_side)
         return fast_path::none;
     // Every row of both tensors starts on a byte and holds whole bytes.
-    if (plan.src_offset % 2 != 0 || plan.dst_offset % 2 != 0 || plan.dims[k].size % 2 != 0 ||
-        inner.size % 2 != 0)
+    if (plan.src_offset % per_byte != 0 || plan.dst_offset % per_byte != 0 ||
+        plan.dims[k].size % per_byte != 0 || inner.size % per_byte != 0)
         return fast_path::none;
     for (std::size_t d = 0; d < plan.dims.size(); ++d) {
-        if (static_cast<int>(d) != k && plan.dims[d].src_stride % 2 != 0) return fast_path::none;
-        if (d + 1 != plan.dims.size() && plan.dims[d].dst_stride % 2 != 0) return fast_path::none;
+        if (static_cast<int>(d) != k && plan.dims[d].src_stride % per_byte != 0) return fast_path::none;
+        if (d + 1 != plan.dims.size() && plan.dims[d].dst_stride % per_byte != 0) return fast_path::none;
     }
-    return fast_path::nibble_transpose;
+    return fast_path::packed_transpose;
 }
 
 void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_bytes,
@@ -395,10 +439,21 @@ void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_by
     const auto *from = static_cast<const byte *>(src);
     auto *to = static_cast<byte *>(dst);
     if (path == fast_path::run_copy) return move_runs(plan, e, from, to, k);
-    if (path == fast_path::nibble_transpose)
-        return move_nibbles_transposed(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), from, to, k);
     if (path == fast_path::transpose)
         return move_transposed(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), e, from, to, k);
+}
+
+void run_packed_fast_path(fast_path path, const copy_plan &plan, std::size_t bits, const void *src,
+                          void *dst, cpu_isa isa) {
+    const isa_kernels &k = kernels_for(isa);
+    const auto *from = static_cast<const byte *>(src);
+    auto *to = static_cast<byte *>(dst);
+    const auto per_byte = static_cast<dim_t>(elements_per_byte(bits));
+    if (path == fast_path::run_copy) return move_runs(*whole_byte_plan(plan, per_byte), 1, from, to, k);
+    if (path != fast_path::packed_transpose) return;
+    const auto k_dim = static_cast<std::size_t>(source_contiguous_dim(plan));
+    if (bits == 4) return move_packed_transposed<4>(plan, k_dim, from, to, k);
+    if (bits == 2) return move_packed_transposed<2>(plan, k_dim, from, to, k);
 }
 
 void copy_bytes(void *dst, const void *src, std::size_t bytes) {
