@@ -274,19 +274,23 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
 
 // ---- packed transpose ----------------------------------------------------
 
-// After a byte transpose, byte c of a result row x holds P = 8 / Bits
-// packed elements of source row c: P consecutive destination rows, one
-// element each. split_packed<Bits> deals them out: destination row q takes
-// element q of every byte of x, packed P to a byte again (as load_packed
-// reads them), `out_bytes` bytes per row.
+// Packed elements, P = 8 / Bits to a byte: destination row P*b+q, byte j,
+// packs element q of byte b of source rows P*j .. P*j+P-1. Both ways below
+// cut the whole tensor into 64 x 64-byte tiles for the SIMD byte transpose
+// and differ in where the elements are regrouped (measured on NHWC as
+// NCHW, 64 MiB, one core: each is 20-50% slower at the other width).
+//
+// Destination rows [row, row + rows) (multiples of P: whole source bytes)
+// of one outer position, all `cols` columns (a multiple of P): source rows
+// are byte rows at src_pitch, destination rows byte rows at dst_pitch.
 template <std::size_t Bits>
-void split_packed(const byte *x, std::size_t out_bytes, byte *const *rows);
+void packed_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
+                  std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols);
 
-// Nibbles: bytes a, b of x give low row byte (a.low, b.low) and high row
-// byte (a.high, b.high).
-template <>
-void split_packed<4>(const byte *x, std::size_t out_bytes, byte *const *rows) {
-    byte *low = rows[0], *high = rows[1];
+// 4-bit: byte-transpose first. Byte j of a transposed byte row x holds the
+// nibble pairs of source rows 2j and 2j+1; destination row 2c takes their
+// low nibbles, row 2c+1 their high ones.
+void split_nibbles(const byte *x, std::size_t out_bytes, byte *low, byte *high) {
     for (std::size_t j = 0; j < out_bytes; ++j) {
         const byte a = x[2 * j], b = x[2 * j + 1];
         low[j] = static_cast<byte>((a & 0x0F) | (b << 4));
@@ -294,57 +298,96 @@ void split_packed<4>(const byte *x, std::size_t out_bytes, byte *const *rows) {
     }
 }
 
-// 2-bit elements: four bytes of x, seen as a 4 x 4 matrix of bit pairs
-// (byte i = row i, pair q = column q), transposed in a 32-bit word by two
-// delta swaps: the off-diagonal 2 x 2 blocks (pairs 2-3 of bytes 0-1 with
-// pairs 0-1 of bytes 2-3, 12 bits apart), then the off-diagonal pairs in
-// each block (odd pairs of even bytes with even pairs of odd bytes, 6 bits
-// apart). Byte q of the result is destination row q's byte.
 template <>
-void split_packed<2>(const byte *x, std::size_t out_bytes, byte *const *rows) {
-    auto swap = [](std::uint32_t w, std::uint32_t mask, unsigned delta) {
-        const std::uint32_t t = ((w >> delta) ^ w) & mask;
-        return w ^ t ^ (t << delta);
-    };
-    for (std::size_t j = 0; j < out_bytes; ++j) {
-        std::uint32_t w = static_cast<std::uint32_t>(x[4 * j]) | static_cast<std::uint32_t>(x[4 * j + 1]) << 8 |
-                          static_cast<std::uint32_t>(x[4 * j + 2]) << 16 |
-                          static_cast<std::uint32_t>(x[4 * j + 3]) << 24;
-        w = swap(w, 0x0000F0F0u, 12);
-        w = swap(w, 0x00CC00CCu, 6);
-        for (std::size_t q = 0; q < 4; ++q) rows[q][j] = static_cast<byte>(w >> (8 * q));
-    }
-}
-
-// Destination rows [row, row + rows) (multiples of P: whole source bytes)
-// of one outer position, columns [col, col_end) (multiples of P): source
-// rows col.. are byte rows at src_pitch, destination rows are byte rows at
-// dst_pitch. 64 x 64-byte tiles are transposed as bytes, then split.
-template <std::size_t Bits>
-void packed_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
-                  std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t col, dim_t col_end) {
-    constexpr auto per_byte = static_cast<dim_t>(elements_per_byte(Bits));
+void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
+                     std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols) {
     alignas(64) byte in[tile_bytes * tile_bytes];
     alignas(64) byte out[tile_bytes * tile_bytes];
-    const dim_t row_bytes = rows / per_byte; // source bytes per source row in this strip
-    src += row / per_byte + col * src_pitch;
-    dst += row * dst_pitch + col / per_byte;
-    for (dim_t c = col; c < col_end; c += tile_bytes) {
-        const dim_t cols = std::min<dim_t>(tile_bytes, col_end - c); // source rows in the tile
-        if (cols == tile_bytes && row_bytes == tile_bytes) {
+    const dim_t row_bytes = rows / 2; // source bytes per source row in this strip
+    src += row / 2;
+    dst += row * dst_pitch;
+    for (dim_t c = 0; c < cols; c += tile_bytes) {
+        const dim_t n = std::min<dim_t>(tile_bytes, cols - c); // source rows in the tile
+        if (n == tile_bytes && row_bytes == tile_bytes) {
             k.tile[0](src, src_pitch, out, tile_bytes, false);
         } else {
-            for (dim_t r = 0; r < cols; ++r)
+            for (dim_t r = 0; r < n; ++r)
                 std::memcpy(in + r * tile_bytes, src + r * src_pitch, static_cast<std::size_t>(row_bytes));
             k.tile[0](in, tile_bytes, out, tile_bytes, false);
         }
-        for (dim_t b = 0; b < row_bytes; ++b) {
-            byte *rows_out[per_byte];
-            for (dim_t q = 0; q < per_byte; ++q) rows_out[q] = dst + (per_byte * b + q) * dst_pitch;
-            split_packed<Bits>(out + b * tile_bytes, static_cast<std::size_t>(cols / per_byte), rows_out);
-        }
+        for (dim_t b = 0; b < row_bytes; ++b)
+            split_nibbles(out + b * tile_bytes, static_cast<std::size_t>(n / 2), dst + 2 * b * dst_pitch,
+                          dst + (2 * b + 1) * dst_pitch);
         src += tile_bytes * src_pitch;
-        dst += tile_bytes / per_byte;
+        dst += tile_bytes / 2;
+    }
+}
+
+// 2-bit: regroup first. The bytes at position b of source rows 4j .. 4j+3
+// form a 4 x 4 matrix of elements (row i: source row 4j+i; column q:
+// destination row 4b+q), and destination row 4b+q, byte j, is column q.
+// Transposing each such matrix in place turns source row 4j+q, byte b,
+// into that destination byte; four plain byte transposes (of the rows q,
+// q+4, q+8, ...: the tile kernel at four times the pitch) then write whole
+// destination rows. The 4 x 4 transpose is two rounds of delta swaps: the
+// high nibbles of rows 0-1 with the low nibbles of rows 2-3, then the odd
+// bit pairs of rows 0 and 2 with the even ones of rows 1 and 3; in 64-bit
+// lanes, which every SIMD level shifts (bytes it does not), the masks
+// keeping each byte's bits to that byte.
+void transpose_bit_pairs(const byte *const *from, byte *to) {
+    constexpr std::size_t lanes = tile_bytes / 8;
+    std::uint64_t v[4][lanes];
+    for (std::size_t i = 0; i < 4; ++i) std::memcpy(v[i], from[i], tile_bytes);
+    auto swap = [&](std::size_t i, std::size_t j, unsigned shift, std::uint64_t mask) {
+        for (std::size_t n = 0; n < lanes; ++n) {
+            const std::uint64_t t = ((v[i][n] >> shift) ^ v[j][n]) & mask;
+            v[j][n] ^= t;
+            v[i][n] ^= t << shift;
+        }
+    };
+    swap(0, 2, 4, 0x0F0F0F0F0F0F0F0Full);
+    swap(1, 3, 4, 0x0F0F0F0F0F0F0F0Full);
+    swap(0, 1, 2, 0x3333333333333333ull);
+    swap(2, 3, 2, 0x3333333333333333ull);
+    std::memcpy(to, v, sizeof v); // may overwrite `from`: all read above
+}
+
+template <>
+void packed_strip<2>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
+                     std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols) {
+    constexpr dim_t tile_rows = 4 * tile_bytes; // source rows of a tile
+    // Zeroed: an edge tile leaves part of it unread from the source.
+    alignas(64) byte in[tile_rows * tile_bytes] = {};
+    alignas(64) byte out[tile_bytes * tile_bytes];
+    const dim_t row_bytes = rows / 4; // source bytes per source row in this strip
+    src += row / 4;
+    dst += row * dst_pitch;
+    for (dim_t c = 0; c < cols; c += tile_rows) {
+        const dim_t n = std::min(tile_rows, cols - c); // source rows in the tile
+        // Whole source rows are read in place, parts of rows through `in`.
+        const bool whole_rows = row_bytes == tile_bytes;
+        if (!whole_rows)
+            for (dim_t r = 0; r < n; ++r)
+                std::memcpy(in + r * tile_bytes, src + r * src_pitch, static_cast<std::size_t>(row_bytes));
+        for (dim_t g = 0; g < n; g += 4) {
+            const byte *from[4];
+            for (dim_t i = 0; i < 4; ++i) from[i] = whole_rows ? src + (g + i) * src_pitch : in + (g + i) * tile_bytes;
+            transpose_bit_pairs(from, in + g * tile_bytes);
+        }
+        for (dim_t q = 0; q < 4; ++q) {
+            const byte *part = in + q * tile_bytes;
+            byte *to = dst + q * dst_pitch;
+            if (n == tile_rows && whole_rows) {
+                k.tile[0](part, 4 * tile_bytes, to, 4 * dst_pitch, false);
+                continue;
+            }
+            // Edge tile: the valid part only.
+            k.tile[0](part, 4 * tile_bytes, out, tile_bytes, false);
+            for (dim_t b = 0; b < row_bytes; ++b)
+                std::memcpy(to + b * 4 * dst_pitch, out + b * tile_bytes, static_cast<std::size_t>(n / 4));
+        }
+        src += tile_rows * src_pitch;
+        dst += tile_bytes;
     }
 }
 
@@ -374,7 +417,7 @@ void move_packed_transposed(const copy_plan &plan, std::size_t k_dim, const byte
             const outer_walk at(outer, u / static_cast<std::size_t>(row_tiles));
             const dim_t row = static_cast<dim_t>(u % static_cast<std::size_t>(row_tiles)) * strip_rows;
             packed_strip<Bits>(k, src + at.src(), src_pitch, dst + at.dst(), dst_pitch, row,
-                               std::min(strip_rows, row_dim.size - row), 0, col_dim.size);
+                               std::min(strip_rows, row_dim.size - row), col_dim.size);
         }
     });
 }
