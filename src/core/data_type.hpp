@@ -34,7 +34,6 @@ std::size_t element_bits(data_type t);
 
 // Sub-byte ("packed") types share bytes: 8 / element_bits elements each.
 inline bool is_packed(data_type t) { return element_bits(t) == 2 || element_bits(t) == 4; }
-inline bool is_packed_4bit(data_type t) { return element_bits(t) == 4; }
 
 // Element `index` of a buffer of packed `bits`-bit elements (bits 2 or 4):
 // byte index / (8 / bits) holds it, the lowest bits holding the lowest

@@ -22,8 +22,7 @@ TEST(DataType, PackedTypesTakeHalfAByte) {
     EXPECT_EQ(dense_bytes(data_type::s4, 3), 2u);
     EXPECT_EQ(dense_bytes(data_type::f4_e2m1, 4), 2u);
     EXPECT_EQ(dense_bytes(data_type::c128, 2), 32u);
-    EXPECT_TRUE(is_packed_4bit(data_type::u4));
-    EXPECT_FALSE(is_packed_4bit(data_type::u8));
+    EXPECT_TRUE(is_packed(data_type::u4));
     EXPECT_TRUE(is_packed(data_type::f4_e2m1));
     EXPECT_FALSE(is_packed(data_type::s8));
     EXPECT_FALSE(is_packed(data_type::undef));
@@ -33,7 +32,6 @@ TEST(DataType, TwoBitTypesTakeAQuarterByte) {
     for (data_type t : {data_type::s2, data_type::u2}) {
         EXPECT_EQ(element_bits(t), 2u);
         EXPECT_TRUE(is_packed(t));
-        EXPECT_FALSE(is_packed_4bit(t));
         EXPECT_TRUE(is_integer(t));
         EXPECT_FALSE(is_floating_point(t));
         EXPECT_FALSE(onednn_reorder_moves(t)); // our own kernels move them
