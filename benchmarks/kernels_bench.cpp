@@ -1,6 +1,6 @@
 // GB/s of strided_copy on 64 MiB tensors: dense (one memcpy-like run) and
 // permuted (a 2-D transpose: the inner loop gathers), for f32, s64 and the
-// packed s4. Bytes counted are bytes read plus bytes written, as in
+// packed s4 and s2. Bytes counted are bytes read plus bytes written, as in
 // reshaper-run --mode=perf.
 #include <benchmark/benchmark.h>
 
@@ -39,3 +39,5 @@ BENCHMARK_CAPTURE(copy_benchmark, s64_dense, data_type::s64, false)->Unit(benchm
 BENCHMARK_CAPTURE(copy_benchmark, s64_permuted, data_type::s64, true)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(copy_benchmark, s4_dense, data_type::s4, false)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(copy_benchmark, s4_permuted, data_type::s4, true)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(copy_benchmark, s2_dense, data_type::s2, false)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(copy_benchmark, s2_permuted, data_type::s2, true)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -161,7 +161,7 @@ std::string size_label(std::size_t bytes) {
 
 void register_all() {
     const data_type classes[] = {data_type::f32, data_type::bf16, data_type::s8, data_type::s64,
-                                 data_type::boolean, data_type::c128, data_type::s4};
+                                 data_type::boolean, data_type::c128, data_type::s4, data_type::s2};
     // The table: [N,256,64,64] NHWC as NCHW, 64 MiB of f32 (N = 16).
     for (data_type t : classes) {
         const dim_t n = static_cast<dim_t>((std::size_t{64} << 20) * 8 / element_bits(t) / (256 * 4096));

@@ -139,23 +139,47 @@ std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile) {
     return parts;
 }
 
-bool rows_own_their_bytes(const copy_plan &plan) {
+bool rows_own_their_bytes(const copy_plan &plan, dim_t per_byte) {
     const std::size_t inner = plan.dims.size() - 1;
-    if (plan.dims[inner].dst_stride != 1 || plan.dims[inner].size % 2 != 0) return false;
-    if (plan.dst_offset % 2 != 0) return false;
+    if (plan.dims[inner].dst_stride != 1 || plan.dims[inner].size % per_byte != 0) return false;
+    if (plan.dst_offset % per_byte != 0) return false;
     for (std::size_t k = 0; k < inner; ++k)
-        if (plan.dims[k].dst_stride % 2 != 0) return false;
+        if (plan.dims[k].dst_stride % per_byte != 0) return false;
     return true;
 }
 
-// The destination indices increase along the walk, so p is safe when dst(p)
-// is even (its byte partner dst(p)+1 can only come later) or when dst(p-1)
-// is not its byte partner dst(p)-1. Otherwise dst(p) is odd and dst(p+1),
-// larger, is even or leaves a gap: p + 1 is safe.
-dim_t byte_safe_cut(const copy_plan &plan, dim_t p) {
-    const dim_t at = element_at(plan, p).dst;
-    if (at % 2 == 0 || element_at(plan, p - 1).dst < at - 1) return p;
-    return p + 1;
+// The destination indices increase along the walk, so a cut at q is safe
+// when dst(q - 1) lies in an earlier byte than dst(q): every element after
+// q lies at or past dst(q)'s byte. Each unsafe step stays in dst(q)'s byte,
+// which holds per_byte elements, so a safe cut comes within per_byte - 1
+// steps (or the walk ends).
+dim_t byte_safe_cut(const copy_plan &plan, dim_t p, dim_t per_byte) {
+    dim_t before = element_at(plan, p - 1).dst / per_byte;
+    for (; p < plan.volume; ++p) {
+        const dim_t at = element_at(plan, p).dst / per_byte;
+        if (at != before) return p;
+        before = at;
+    }
+    return p;
+}
+
+std::optional<copy_plan> whole_byte_plan(const copy_plan &plan, dim_t per_byte) {
+    const copy_dim &run = plan.dims.back();
+    if (run.src_stride != 1 || run.dst_stride != 1 || run.size % per_byte != 0 ||
+        plan.src_offset % per_byte != 0 || plan.dst_offset % per_byte != 0)
+        return std::nullopt;
+    copy_plan bytes = plan;
+    for (std::size_t k = 0; k + 1 < plan.dims.size(); ++k) {
+        const copy_dim &d = plan.dims[k];
+        if (d.src_stride % per_byte != 0 || d.dst_stride % per_byte != 0) return std::nullopt;
+        bytes.dims[k] = {d.size, d.src_stride / per_byte, d.dst_stride / per_byte};
+    }
+    bytes.dims.back().size = run.size / per_byte;
+    bytes.volume = plan.volume / per_byte;
+    bytes.src_offset = plan.src_offset / per_byte;
+    bytes.dst_offset = plan.dst_offset / per_byte;
+    bytes.dst_increasing = increasing_along_walk(bytes.dims);
+    return bytes;
 }
 
 } // namespace reshaper::impl

@@ -4,6 +4,7 @@
 // so the innermost dim is the longest run the inner loop can take at once.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "core/checked_math.hpp"
@@ -50,17 +51,24 @@ element_pair element_at(const copy_plan &plan, dim_t flat, dims_t *index = nullp
 // nothing when the walk is not transpose-like or smaller than a tile.
 std::vector<copy_plan> tiled_parts(const copy_plan &plan, dim_t tile);
 
-// For packed 4-bit destinations: every destination row (run of the
-// innermost dim) has unit stride, an even length and an even start, so no
-// byte spans two rows and a cut of the walk at any even flat position
-// leaves each byte to one task.
-bool rows_own_their_bytes(const copy_plan &plan);
+// Packed types (see data_type.hpp) put `per_byte` elements (2 or 4) in one
+// byte; two tasks of a parallel walk must never write one byte.
 
-// For packed 4-bit destinations (two elements per byte) whose indices
-// increase along the walk: the first cut at or after flat position p
-// (0 < p < volume) such that no destination byte holds elements from both
-// sides, so two tasks never write the two nibbles of one byte. It is p or
-// p + 1.
-dim_t byte_safe_cut(const copy_plan &plan, dim_t p);
+// Every destination row (run of the innermost dim) has unit stride and a
+// length and a start that are multiples of per_byte, so no byte spans two
+// rows and a cut of the walk at any multiple of per_byte leaves each byte
+// to one task.
+bool rows_own_their_bytes(const copy_plan &plan, dim_t per_byte);
+
+// For destinations whose indices increase along the walk: the first cut at
+// or after flat position p (0 < p < volume) such that no destination byte
+// holds elements from both sides. It is below p + per_byte.
+dim_t byte_safe_cut(const copy_plan &plan, dim_t p, dim_t per_byte);
+
+// The same walk counted in bytes instead of packed elements, when every
+// row moves whole bytes: the innermost dim is contiguous in both tensors,
+// and every row of both starts on a byte and holds whole bytes. Nothing
+// otherwise.
+std::optional<copy_plan> whole_byte_plan(const copy_plan &plan, dim_t per_byte);
 
 } // namespace reshaper::impl

@@ -5,10 +5,12 @@
 //  - transpose: the destination's contiguous dim is not the source's, so
 //    64 x 64-byte tiles of those two dims are transposed in registers,
 //    every source and destination cache line read and written whole.
-//  - nibble transpose: the transpose of packed 4-bit elements whose rows
-//    all start on a byte: 64 x 64-byte tiles transposed as bytes, each
-//    result row then split into the two destination rows of its low and
-//    high nibbles.
+//  - packed transpose: the transpose of packed 4- or 2-bit elements whose
+//    rows all start on a byte and hold whole bytes: 64 x 64-byte tiles
+//    transposed as bytes, each result row then split into the 2 (4)
+//    destination rows of its nibbles (bit pairs).
+// Packed elements whose runs are contiguous and whole bytes take the run
+// copy as bytes (see whole_byte_plan).
 // Large destinations are written with streaming (non-temporal) stores;
 // work is split over oneTBB threads in chunks large enough to keep each
 // core streaming, and small moves stay on the calling thread.
@@ -22,15 +24,16 @@
 
 namespace reshaper::impl {
 
-enum class fast_path { none, run_copy, transpose, nibble_transpose };
+enum class fast_path { none, run_copy, transpose, packed_transpose };
 std::string_view to_string(fast_path p);
 
 // Which fast path moves `plan` for elements of `element_bytes` (none for a
 // plan only the generic element walk can take: no contiguous destination
 // dim, or a transpose whose dims are too short to tile).
 fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes);
-// The same for packed 4-bit elements (element indices count nibbles).
-fast_path choose_nibble_fast_path(const copy_plan &plan);
+// The same for packed elements of `bits` (2 or 4; element indices count
+// elements): run_copy, packed_transpose or none.
+fast_path choose_packed_fast_path(const copy_plan &plan, std::size_t bits);
 
 // Destinations of at least this many bytes are written with streaming
 // stores (measured: below it the output still fits in the caches and
@@ -42,9 +45,12 @@ inline constexpr std::size_t parallel_threshold_bytes = std::size_t{256} << 10;
 
 // Moves `plan` through `path` (not none) at SIMD level `isa` (at most
 // detected_cpu_isa()). Returns after every store is globally visible.
-// For nibble_transpose, element_bytes is ignored (elements are nibbles).
 void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_bytes,
                    const void *src, void *dst, cpu_isa isa);
+// The same for packed elements of `bits`, `path` as choose_packed_fast_path
+// chose it.
+void run_packed_fast_path(fast_path path, const copy_plan &plan, std::size_t bits, const void *src,
+                          void *dst, cpu_isa isa);
 
 // Copies `bytes` from src to dst (not overlapping), split across threads
 // and streaming when large: the dense copy of an alias into a new buffer.

@@ -43,50 +43,56 @@ struct byte_elements {
     }
 };
 
-// Packed 4-bit elements: element e is the low nibble of byte e/2 when e is
-// even, the high nibble when odd.
-struct nibble_elements {
-    static constexpr dim_t grain = 512 << 10; // even: see copy_plan_elements
-    static constexpr dim_t tile = 64;         // even: tile rows own their bytes
-    static constexpr bool packed = true;      // two elements share a byte
+// Packed elements of Bits (2 or 4) bits, per_byte to a byte, laid out as
+// load_packed reads them.
+template <std::size_t Bits>
+struct packed_elements {
+    static constexpr dim_t per_byte = static_cast<dim_t>(elements_per_byte(Bits));
+    static constexpr dim_t grain = 512 << 10; // a multiple of per_byte: see copy_plan_elements
+    static constexpr dim_t tile = 64;         // likewise: tile rows own their bytes
+    static constexpr bool packed = true;      // elements share bytes
+    static constexpr unsigned mask = (1u << Bits) - 1;
 
     // Element indices are never negative (make_copy_plan checks the ranges).
     static std::uint8_t get(const void *data, dim_t e) {
-        return load_nibble(data, static_cast<std::size_t>(e));
+        return load_packed(data, Bits, static_cast<std::size_t>(e));
     }
     static void set(void *data, dim_t e, std::uint8_t v) {
-        store_nibble(data, static_cast<std::size_t>(e), v);
+        store_packed(data, Bits, static_cast<std::size_t>(e), v);
     }
 
     static void run(const void *src, dim_t s, dim_t ss, void *dst, dim_t d, dim_t ds, dim_t n) {
-        if (ss == 1 && ds == 1 && s % 2 == d % 2) {
-            // Same nibble phase: an edge nibble at each end, whole bytes between.
-            if (s % 2 == 1) {
-                set(dst, d++, get(src, s++));
-                --n;
-            }
-            std::memcpy(static_cast<std::uint8_t *>(dst) + d / 2,
-                        static_cast<const std::uint8_t *>(src) + s / 2,
-                        static_cast<std::size_t>(n / 2));
-            if (n % 2 == 1) set(dst, d + n - 1, get(src, s + n - 1));
+        if (ss == 1 && ds == 1 && s % per_byte == d % per_byte) {
+            // Same place in the byte: edge elements at each end, whole bytes between.
+            for (; n > 0 && s % per_byte != 0; --n) set(dst, d++, get(src, s++));
+            std::memcpy(static_cast<std::uint8_t *>(dst) + d / per_byte,
+                        static_cast<const std::uint8_t *>(src) + s / per_byte,
+                        static_cast<std::size_t>(n / per_byte));
+            for (dim_t i = n / per_byte * per_byte; i < n; ++i) set(dst, d + i, get(src, s + i));
             return;
         }
-        if (ds == 1 && d % 2 == 0) { // gathering into whole bytes: one store per pair
-            auto *to = static_cast<std::uint8_t *>(dst) + d / 2;
-            const dim_t pairs = n / 2;
-            if (ss % 2 == 0) { // every source element in the same nibble half
-                const auto *from = static_cast<const std::uint8_t *>(src) + s / 2;
-                const dim_t step = ss / 2;
-                const int shift = s % 2 == 0 ? 0 : 4;
-                for (dim_t j = 0; j < pairs; ++j)
-                    to[j] = static_cast<std::uint8_t>(((from[2 * j * step] >> shift) & 0x0F) |
-                                                      ((from[(2 * j + 1) * step] >> shift) << 4));
+        if (ds == 1 && d % per_byte == 0) { // gathering into whole bytes: one store per byte
+            auto *to = static_cast<std::uint8_t *>(dst) + d / per_byte;
+            const dim_t bytes = n / per_byte;
+            if (ss % per_byte == 0) { // every source element at the same place in its byte
+                const auto *from = static_cast<const std::uint8_t *>(src) + s / per_byte;
+                const dim_t step = ss / per_byte;
+                const unsigned shift = static_cast<unsigned>(s % per_byte) * Bits;
+                for (dim_t j = 0; j < bytes; ++j) {
+                    unsigned b = 0;
+                    for (dim_t q = 0; q < per_byte; ++q)
+                        b |= ((from[(j * per_byte + q) * step] >> shift) & mask) << (q * Bits);
+                    to[j] = static_cast<std::uint8_t>(b);
+                }
             } else {
-                for (dim_t j = 0; j < pairs; ++j)
-                    to[j] = static_cast<std::uint8_t>(get(src, s + 2 * j * ss) |
-                                                      get(src, s + (2 * j + 1) * ss) << 4);
+                for (dim_t j = 0; j < bytes; ++j) {
+                    unsigned b = 0;
+                    for (dim_t q = 0; q < per_byte; ++q)
+                        b |= static_cast<unsigned>(get(src, s + (j * per_byte + q) * ss)) << (q * Bits);
+                    to[j] = static_cast<std::uint8_t>(b);
+                }
             }
-            if (n % 2 == 1) set(dst, d + n - 1, get(src, s + (n - 1) * ss));
+            for (dim_t i = bytes * per_byte; i < n; ++i) set(dst, d + i, get(src, s + i * ss));
             return;
         }
         for (dim_t i = 0; i < n; ++i) set(dst, d + i * ds, get(src, s + i * ss));
@@ -105,6 +111,13 @@ struct string_elements {
         for (dim_t i = 0; i < n; ++i) to[i * ds] = from[i * ss];
     }
 };
+
+// Elements per byte of a packed kind, 1 for the others.
+template <typename Elements>
+constexpr dim_t packed_per_byte() {
+    if constexpr (Elements::packed) return Elements::per_byte;
+    else return 1;
+}
 
 // Copies the elements at flat positions [begin, end) of the walk.
 template <typename Elements>
@@ -143,23 +156,23 @@ template <typename Elements>
 void copy_plan_elements(const copy_plan &plan, const void *src, void *dst) {
     const dim_t volume = plan.volume;
     // Packed destinations: tasks must not share a byte. Whole-byte rows
-    // allow any even cut; an increasing walk allows byte-safe cuts; any
-    // other walk could share a byte between any two tasks, so one task
-    // copies it. Small copies stay on the calling thread.
-    const bool even_cuts = Elements::packed && rows_own_their_bytes(plan);
+    // allow a cut at any multiple of per_byte; an increasing walk allows
+    // byte-safe cuts; any other walk could share a byte between any two
+    // tasks, so one task copies it. Small copies stay on the calling thread.
+    const bool even_cuts = Elements::packed && rows_own_their_bytes(plan, packed_per_byte<Elements>());
     const bool safe_cuts = Elements::packed && !even_cuts && plan.dst_increasing;
     if (volume <= Elements::grain || (Elements::packed && !even_cuts && !safe_cuts)) {
         copy_flat_range<Elements>(plan, src, dst, 0, volume);
         return;
     }
-    // Tasks of whole rows when rows are short. Even for packed types, as
-    // grain and (with even_cuts) rows are.
+    // Tasks of whole rows when rows are short. Multiples of per_byte for
+    // packed types, as grain and (with even_cuts) rows are.
     const dim_t row = plan.dims.back().size;
     const dim_t chunk = row < Elements::grain ? Elements::grain / row * row : Elements::grain;
     const dim_t chunks = volume / chunk + (volume % chunk != 0 ? 1 : 0);
     auto cut = [&](dim_t i) {
         const dim_t p = std::min(i * chunk, volume);
-        return safe_cuts && p > 0 && p < volume ? byte_safe_cut(plan, p) : p;
+        return safe_cuts && p > 0 && p < volume ? byte_safe_cut(plan, p, packed_per_byte<Elements>()) : p;
     };
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<dim_t>(0, chunks),
                               [&](const oneapi::tbb::blocked_range<dim_t> &r) {
@@ -175,7 +188,8 @@ template <typename Elements>
 void copy_elements(const copy_plan &plan, const void *src, void *dst) {
     if (plan.volume > Elements::grain) {
         const auto parts = tiled_parts(plan, Elements::tile);
-        if (!parts.empty() && (!Elements::packed || rows_own_their_bytes(parts.front()))) {
+        if (!parts.empty() &&
+            (!Elements::packed || rows_own_their_bytes(parts.front(), packed_per_byte<Elements>()))) {
             for (const auto &part : parts) copy_plan_elements<Elements>(part, src, dst);
             return;
         }
@@ -198,14 +212,15 @@ void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
     const void *from = src.data;
     void *to = dst.data;
     if (type == data_type::string) return copy_elements<string_elements>(plan, from, to);
-    if (bits >= 8) {
-        if (const fast_path path = choose_fast_path(plan, bits / 8); path != fast_path::none)
-            return run_fast_path(path, plan, bits / 8, from, to, active_cpu_isa());
+    if (bits < 8) {
+        if (const fast_path path = choose_packed_fast_path(plan, bits); path != fast_path::none)
+            return run_packed_fast_path(path, plan, bits, from, to, active_cpu_isa());
+    } else if (const fast_path path = choose_fast_path(plan, bits / 8); path != fast_path::none) {
+        return run_fast_path(path, plan, bits / 8, from, to, active_cpu_isa());
     }
-    if (bits == 4 && choose_nibble_fast_path(plan) == fast_path::nibble_transpose)
-        return run_fast_path(fast_path::nibble_transpose, plan, 0, from, to, active_cpu_isa());
     switch (bits) {
-    case 4: return copy_elements<nibble_elements>(plan, from, to);
+    case 2: return copy_elements<packed_elements<2>>(plan, from, to);
+    case 4: return copy_elements<packed_elements<4>>(plan, from, to);
     case 8: return copy_elements<byte_elements<1>>(plan, from, to);
     case 16: return copy_elements<byte_elements<2>>(plan, from, to);
     case 32: return copy_elements<byte_elements<4>>(plan, from, to);
@@ -222,8 +237,7 @@ fast_path strided_copy_path(data_type type, const dims_t &dims, const dims_t &sr
     const std::size_t bits = element_bits(type);
     if (type == data_type::string) return fast_path::none;
     const copy_plan plan = make_copy_plan(dims, src_strides, 0, dst_strides, 0);
-    if (bits == 4) return choose_nibble_fast_path(plan);
-    return bits < 8 ? fast_path::none : choose_fast_path(plan, bits / 8);
+    return bits < 8 ? choose_packed_fast_path(plan, bits) : choose_fast_path(plan, bits / 8);
 }
 
 } // namespace reshaper::impl

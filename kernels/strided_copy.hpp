@@ -13,9 +13,9 @@ namespace reshaper::impl {
 
 // A strided tensor in memory. `data` points at the buffer's start; element
 // (i0, i1, ...) lives at element index offset + sum(i_k * strides[k]).
-// Element indices count elements: for packed 4-bit types element e is the
-// low nibble of byte e/2 when e is even, the high nibble when odd; for
-// string, `data` is a std::string array and copying assigns strings.
+// Element indices count elements: for packed types (4- and 2-bit) element e
+// is where load_packed finds it (data_type.hpp); for string, `data` is a
+// std::string array and copying assigns strings.
 struct strided_tensor {
     void *data = nullptr;
     dim_t offset = 0;
@@ -31,8 +31,9 @@ void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
                   const strided_tensor &dst);
 
 // How strided_copy moves such a copy: one of the fast paths (run copy,
-// tiled transpose; see movement_engine.hpp) or the element-by-element walk
-// (none: strings, packed 4-bit types, gathers with no contiguous dim).
+// tiled transpose, packed transpose; see movement_engine.hpp) or the
+// element-by-element walk (none: strings, packed types whose rows do not
+// start on bytes, gathers with no contiguous dim).
 // Throws as make_copy_plan does.
 fast_path strided_copy_path(data_type type, const dims_t &dims, const dims_t &src_strides,
                             const dims_t &dst_strides);

@@ -18,7 +18,7 @@ namespace {
 const char *const dtype_names[] = {
     "undef", "f32", "f16", "bf16", "s8", "u8", "s32", "boolean", "f8_e5m2", "f8_e4m3", "s4", "u4",
     "f64", "s16", "u16", "u32", "s64", "u64", "c64", "c128", "string", "f8_e4m3fnuz",
-    "f8_e5m2fnuz", "f8_e8m0", "f4_e2m1"};
+    "f8_e5m2fnuz", "f8_e8m0", "f4_e2m1", "s2", "u2"};
 const char *const layout_names[] = {"undef", "any", "strided", "opaque"};
 const char *const property_names[] = {"undef", "variable", "constant"};
 const char *const lowering_names[] = {"alias", "reorder", "kernel"};

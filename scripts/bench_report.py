@@ -172,7 +172,8 @@ def write_markdown(path, plot, med, backend, peers, driver):
     add("")
     add("| dtype | reshaper GB/s | memcpy GB/s | reshaper / memcpy | reshaper / oneDNN reorder | goal (/ memcpy) | reshaper-run perf mode: lowering, GB/s |")
     add("|---|---|---|---|---|---|---|")
-    for dtype in ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c128", "boolean", "s4"]:
+    # s2 has no row of driver_perf: its graph is an ONNX Reshape-21, which has no 2-bit type.
+    for dtype in ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c128", "boolean", "s4", "s2"]:
         mine, mem, dnn = row("nhwc_to_nchw", dtype, "64MiB")
         low, gbps = driver.get(dtype, ("-", None))
         add(f"| {dtype} | {mine or 0:.1f} | {mem or 0:.1f} | {ratio(mine, mem)} | {ratio(mine, dnn)} | "

@@ -48,9 +48,11 @@ typedef enum reshaper_status {
     reshaper_runtime_error,
 } reshaper_status_t;
 
-/* Element types: oneDNN Graph's, then the ones added for ONNX. Sub-byte types
- * (s4, u4, f4_e2m1) are packed two per byte, low nibble first. A string
- * tensor's buffer holds std::string objects (C++ hosts only). */
+/* Element types: oneDNN Graph's, then the ones added for ONNX (new ones are
+ * appended, so every value keeps its number). Sub-byte types (s4, u4,
+ * f4_e2m1) are packed two per byte, low nibble first; s2 and u2 four per
+ * byte, lowest bit pair first. A string tensor's buffer holds std::string
+ * objects (C++ hosts only). */
 typedef enum reshaper_data_type {
     reshaper_dt_undef = 0,
     reshaper_dt_f32,
@@ -77,6 +79,8 @@ typedef enum reshaper_data_type {
     reshaper_dt_f8_e5m2fnuz,
     reshaper_dt_f8_e8m0,
     reshaper_dt_f4_e2m1,
+    reshaper_dt_s2, /* ONNX int2 */
+    reshaper_dt_u2, /* ONNX uint2 */
 } reshaper_data_type_t;
 
 typedef enum reshaper_layout_type {

@@ -91,6 +91,8 @@ enum class data_type {
     f8_e5m2fnuz = reshaper_dt_f8_e5m2fnuz,
     f8_e8m0 = reshaper_dt_f8_e8m0,
     f4_e2m1 = reshaper_dt_f4_e2m1,
+    s2 = reshaper_dt_s2,
+    u2 = reshaper_dt_u2,
 };
 
 enum class layout_type {

@@ -20,6 +20,8 @@ static_assert(static_cast<int>(impl::data_type::u4) == reshaper_dt_u4);
 static_assert(static_cast<int>(impl::data_type::f64) == reshaper_dt_f64);
 static_assert(static_cast<int>(impl::data_type::string) == reshaper_dt_string);
 static_assert(static_cast<int>(impl::data_type::f4_e2m1) == reshaper_dt_f4_e2m1);
+static_assert(static_cast<int>(impl::data_type::s2) == reshaper_dt_s2);
+static_assert(static_cast<int>(impl::data_type::u2) == reshaper_dt_u2); // the last one
 static_assert(static_cast<int>(impl::layout_type::opaque) == reshaper_layout_opaque);
 static_assert(static_cast<int>(impl::property_type::constant) == reshaper_property_constant);
 static_assert(static_cast<int>(impl::status::runtime_error) == reshaper_runtime_error);
@@ -44,7 +46,7 @@ bool has_strides(impl::layout_type l) { return impl::reads_as_strided(l); }
 
 impl::data_type to_impl(const reshaper_data_type_t &type) {
     const int t = raw_enum(type);
-    if (t < reshaper_dt_undef || t > reshaper_dt_f4_e2m1) bad_enum("data_type", t);
+    if (t < reshaper_dt_undef || t > reshaper_dt_u2) bad_enum("data_type", t);
     return static_cast<impl::data_type>(t);
 }
 

@@ -24,13 +24,17 @@ public:
         }
         auto *d = static_cast<std::uint8_t *>(dst);
         const auto *s = static_cast<const std::uint8_t *>(src);
-        if (!is_packed_4bit(type_)) {
+        if (!is_packed(type_)) {
             copy_bytes(d, s, dense_bytes(type_, count_));
             return;
         }
-        copy_bytes(d, s, count_ / 2);
-        if (count_ % 2 == 1) // an odd last element: its nibble only
-            store_nibble(d, count_ - 1, load_nibble(s, count_ - 1));
+        // Whole bytes, then the elements of a part-used last byte alone:
+        // the rest of that byte is not ours.
+        const std::size_t bits = element_bits(type_), per_byte = elements_per_byte(bits);
+        const std::size_t whole = count_ / per_byte;
+        copy_bytes(d, s, whole);
+        for (std::size_t i = whole * per_byte; i < count_; ++i)
+            store_packed(d, bits, i, load_packed(s, bits, i));
     }
 
 private:

@@ -55,8 +55,7 @@ const std::vector<data_type> &all_data_types() {
     static const std::vector<data_type> all = [] {
         std::vector<data_type> v;
         for (const auto &row : type_table)
-            // s2/u2 join once the codecs and kernels move them.
-            if (row.type != data_type::undef && row.bits != 2) v.push_back(row.type);
+            if (row.type != data_type::undef) v.push_back(row.type);
         return v;
     }();
     return all;
@@ -66,7 +65,7 @@ std::string_view to_string(data_type t) { return info(t).name; }
 
 std::optional<data_type> data_type_from_string(std::string_view name) {
     for (const auto &row : type_table)
-        if (row.name == name && row.bits != 2) return row.type;
+        if (row.name == name) return row.type;
     return std::nullopt;
 }
 
@@ -74,13 +73,17 @@ std::size_t element_bits(data_type t) { return info(t).bits; }
 
 std::size_t dense_bytes(data_type t, std::size_t count) {
     const std::size_t bits = element_bits(t);
-    if (bits == 4) return (count + 1) / 2;
+    if (bits < 8) { // packed: whole bytes, the last one possibly part used
+        const std::size_t per_byte = elements_per_byte(bits);
+        return count / per_byte + (count % per_byte != 0 ? 1 : 0);
+    }
     return count * (bits / 8);
 }
 
 bool is_integer(data_type t) {
     switch (t) {
-    case data_type::s4: case data_type::u4: case data_type::s8: case data_type::u8:
+    case data_type::s2: case data_type::u2: case data_type::s4: case data_type::u4:
+    case data_type::s8: case data_type::u8:
     case data_type::s16: case data_type::u16: case data_type::s32: case data_type::u32:
     case data_type::s64: case data_type::u64: return true;
     default: return false;

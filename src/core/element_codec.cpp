@@ -155,6 +155,7 @@ double decode_with(const float_format &f, std::uint64_t bits) {
 
 int integer_width(data_type t) {
     switch (t) {
+    case data_type::s2: case data_type::u2: return 2;
     case data_type::s4: case data_type::u4: return 4;
     case data_type::s8: case data_type::u8: case data_type::boolean: return 8;
     case data_type::s16: case data_type::u16: return 16;
@@ -178,7 +179,8 @@ data_type component_type(data_type t) {
 
 std::uint64_t load_bits(data_type t, const std::uint8_t *base, std::size_t index) {
     switch (element_bits(t)) {
-    case 4: return load_nibble(base, index);
+    case 2:
+    case 4: return load_packed(base, element_bits(t), index);
     case 8: return base[index];
     case 16: { std::uint16_t v; std::memcpy(&v, base + 2 * index, 2); return v; }
     case 32: { std::uint32_t v; std::memcpy(&v, base + 4 * index, 4); return v; }
@@ -189,7 +191,8 @@ std::uint64_t load_bits(data_type t, const std::uint8_t *base, std::size_t index
 
 void store_bits(data_type t, std::uint8_t *base, std::size_t index, std::uint64_t bits) {
     switch (element_bits(t)) {
-    case 4: store_nibble(base, index, static_cast<std::uint8_t>(bits)); return;
+    case 2:
+    case 4: store_packed(base, element_bits(t), index, static_cast<std::uint8_t>(bits)); return;
     case 8: base[index] = static_cast<std::uint8_t>(bits); return;
     case 16: { auto v = static_cast<std::uint16_t>(bits); std::memcpy(base + 2 * index, &v, 2); return; }
     case 32: { auto v = static_cast<std::uint32_t>(bits); std::memcpy(base + 4 * index, &v, 4); return; }
@@ -224,8 +227,8 @@ integer_range range_of(data_type t) {
 
 bool is_signed_integer(data_type t) {
     switch (t) {
-    case data_type::s4: case data_type::s8: case data_type::s16: case data_type::s32:
-    case data_type::s64: return true;
+    case data_type::s2: case data_type::s4: case data_type::s8: case data_type::s16:
+    case data_type::s32: case data_type::s64: return true;
     default: return false;
     }
 }

@@ -26,8 +26,8 @@ data_type component_type(data_type t);
 inline std::size_t components_per_element(data_type t) { return is_complex(t) ? 2 : 1; }
 
 // Bits of component `index` in a dense buffer of component type `t` (not
-// string, not complex): the low 4 bits of byte index/2 for even indices of
-// packed types, the high ones for odd indices; native byte order otherwise.
+// string, not complex): for packed types as load_packed reads them (see
+// data_type.hpp); native byte order otherwise.
 // Returned right-aligned; store_bits keeps only the type's width of `bits`.
 std::uint64_t load_bits(data_type t, const std::uint8_t *base, std::size_t index);
 void store_bits(data_type t, std::uint8_t *base, std::size_t index, std::uint64_t bits);
@@ -42,13 +42,14 @@ double decode_float(data_type t, std::uint64_t bits);
 // The largest finite value of a float format (448 for f8_e4m3, 6 for f4_e2m1).
 double max_finite(data_type t);
 
-// Integer types (s4 u4 s8 u8 s16 u16 s32 u32 s64 u64) and boolean (0 or 1).
+// Integer types (s2 u2 s4 u4 s8 u8 s16 u16 s32 u32 s64 u64) and boolean (0 or 1):
+// s2 holds -2..1, u2 0..3, s4 -8..7, u4 0..15.
 struct integer_range {
     std::int64_t min;
     std::uint64_t max;
 };
 integer_range range_of(data_type t);
-bool is_signed_integer(data_type t); // s4 s8 s16 s32 s64
+bool is_signed_integer(data_type t); // s2 s4 s8 s16 s32 s64
 
 // Nothing when `v` is outside the type's range.
 std::optional<std::uint64_t> encode_signed(data_type t, std::int64_t v);

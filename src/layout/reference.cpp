@@ -84,16 +84,16 @@ void reference_reshape(const logical_tensor &src_desc, const void *src, dim_t sr
     const element_locator from(src_desc, src_offset, "source");
     const element_locator to(dst_desc, dst_offset, "destination");
     const data_type type = src_desc.dtype;
-    const std::size_t bytes = element_bits(type) / 8;
+    const std::size_t bits = element_bits(type), bytes = bits / 8;
 
     dims_t src_idx(src_desc.shape.size(), 0), dst_idx(dst_desc.shape.size(), 0);
     for (dim_t n = *checked_volume(src_desc.shape); n > 0; --n) {
         const dim_t s = from.element_index(src_idx), d = to.element_index(dst_idx);
         if (type == data_type::string) {
             static_cast<std::string *>(dst)[d] = static_cast<const std::string *>(src)[s];
-        } else if (is_packed_4bit(type)) {
-            store_nibble(dst, static_cast<std::size_t>(d),
-                         load_nibble(src, static_cast<std::size_t>(s)));
+        } else if (is_packed(type)) {
+            store_packed(dst, bits, static_cast<std::size_t>(d),
+                         load_packed(src, bits, static_cast<std::size_t>(s)));
         } else {
             std::memcpy(static_cast<std::uint8_t *>(dst) + d * bytes,
                         static_cast<const std::uint8_t *>(src) + s * bytes, bytes);

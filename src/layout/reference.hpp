@@ -17,7 +17,8 @@ void reference_reshape(const logical_tensor &src_desc, const void *src,
                        const logical_tensor &dst_desc, void *dst);
 
 // The same, with each tensor's elements counted from an element offset into
-// its buffer (an odd offset starts a packed 4-bit tensor at a high nibble).
+// its buffer (an offset that is not a multiple of 8 / bits starts a packed
+// tensor inside a byte: an odd one a 4-bit tensor at a high nibble).
 void reference_reshape(const logical_tensor &src_desc, const void *src, dim_t src_offset,
                        const logical_tensor &dst_desc, void *dst, dim_t dst_offset);
 

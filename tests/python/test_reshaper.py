@@ -166,3 +166,22 @@ def test_dlpack_input():
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     (out,) = p.compile().execute([_DLPackOnly(x)])
     np.testing.assert_array_equal(out, x.reshape(6, 4))
+
+
+def test_packed_dtypes_cross_by_name_but_have_no_numpy_arrays():
+    # Sub-byte types (4-bit, 2-bit) describe tensors and compile; numpy has
+    # no such dtypes, so executing on arrays is refused.
+    for dtype in ("s4", "u4", "s2", "u2"):
+        g = reshaper.Graph().add_op(
+            reshaper.Op(0, "Reshape", "r").add_input(lt(0, dtype, [2, 4]))
+            .add_input(lt(1, "s64", [1], property="constant")).add_output(lt(2, dtype, [-1]))
+            .set_attr("special_zero", False))
+        g.set_tensor_values(1, [8], dtype=np.int64)
+        (p,) = g.partitions()
+        assert (p.inputs[0].dtype, p.outputs[0].dtype, p.outputs[0].shape) == (dtype, dtype, [8])
+        assert reshaper.Graph.from_json(g.to_json()).tensor(2).dtype == dtype
+        cp = p.compile()
+        with pytest.raises(reshaper.Error) as e:
+            cp.execute([np.zeros((2, 4), dtype=np.uint8), np.array([8], dtype=np.int64)])
+        assert e.value.code == "unimplemented"
+        assert dtype in str(e.value)

@@ -42,7 +42,7 @@ std::string last_rule() {
 const char *const dtype_names[] = {
     "undef", "f32", "f16", "bf16", "s8", "u8", "s32", "boolean", "f8_e5m2", "f8_e4m3", "s4", "u4",
     "f64", "s16", "u16", "u32", "s64", "u64", "c64", "c128", "string", "f8_e4m3fnuz",
-    "f8_e5m2fnuz", "f8_e8m0", "f4_e2m1"};
+    "f8_e5m2fnuz", "f8_e8m0", "f4_e2m1", "s2", "u2"};
 
 std::optional<reshaper_data_type_t> dtype_of(const std::string &name) {
     for (std::size_t i = 0; i < std::size(dtype_names); ++i)

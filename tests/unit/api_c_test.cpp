@@ -123,6 +123,15 @@ TEST(CApiLibrary, StatusNamesAreTheContractSpelling) {
     EXPECT_EQ(static_cast<int>(reshaper_runtime_error), 9);
 }
 
+// Appended, never renumbered: a host compiled against an older header
+// keeps its values.
+TEST(CApiLibrary, DtypeValuesAreStable) {
+    EXPECT_EQ(static_cast<int>(reshaper_dt_s4), 10);
+    EXPECT_EQ(static_cast<int>(reshaper_dt_f4_e2m1), 24);
+    EXPECT_EQ(static_cast<int>(reshaper_dt_s2), 25);
+    EXPECT_EQ(static_cast<int>(reshaper_dt_u2), 26);
+}
+
 TEST(CApiLibrary, EveryContractDtypeIsRepresentable) {
     const std::vector<std::pair<std::string, reshaper_data_type_t>> dtypes = {
             {"f32", reshaper_dt_f32},
@@ -149,6 +158,8 @@ TEST(CApiLibrary, EveryContractDtypeIsRepresentable) {
             {"f8_e5m2fnuz", reshaper_dt_f8_e5m2fnuz},
             {"f8_e8m0", reshaper_dt_f8_e8m0},
             {"f4_e2m1", reshaper_dt_f4_e2m1},
+            {"s2", reshaper_dt_s2},
+            {"u2", reshaper_dt_u2},
     };
     for (const auto &[name, dtype] : dtypes) {
         reshaper_graph_t graph = nullptr;
@@ -417,6 +428,15 @@ TEST(CApiLogicalTensor, InitFillsDenseMarkersAndMemSizeCountsBytes) {
     size_t bytes = 0;
     ASSERT_OK(reshaper_logical_tensor_get_mem_size(&lt, &bytes));
     EXPECT_EQ(bytes, 8u); // 15 nibbles round up to 8 bytes
+    ASSERT_OK(reshaper_logical_tensor_init(&lt, 4, reshaper_dt_u2, 2, dims, nullptr,
+                                           reshaper_layout_strided, reshaper_property_variable));
+    ASSERT_OK(reshaper_logical_tensor_get_mem_size(&lt, &bytes));
+    EXPECT_EQ(bytes, 4u); // 15 bit pairs round up to 4 bytes
+    const int64_t s2_strides[] = {7, 1};
+    ASSERT_OK(reshaper_logical_tensor_init(&lt, 4, reshaper_dt_s2, 2, dims, s2_strides,
+                                           reshaper_layout_strided, reshaper_property_variable));
+    ASSERT_OK(reshaper_logical_tensor_get_mem_size(&lt, &bytes));
+    EXPECT_EQ(bytes, 5u); // last element at 2 * 7 + 4: 19 bit pairs
 
     const int64_t padded[] = {2, 3};
     const int64_t strides[] = {10, 1};

@@ -86,6 +86,13 @@ TEST(CApiArguments, OutOfRangeEnumsAreRefusedBeforeUse) {
                                            reshaper_layout_strided, reshaper_property_undef),
               reshaper_invalid_arguments);
     EXPECT_TRUE(contains(last_message(), "data_type 99 is out of range")) << last_message();
+    // The first value past the last dtype (u2).
+    EXPECT_EQ(reshaper_logical_tensor_init(&lt, 0, from_int<reshaper_data_type_t>(reshaper_dt_u2 + 1), 1, dims,
+                                           nullptr, reshaper_layout_strided, reshaper_property_undef),
+              reshaper_invalid_arguments);
+    EXPECT_EQ(reshaper_logical_tensor_init(&lt, 0, reshaper_dt_u2, 1, dims, nullptr, reshaper_layout_strided,
+                                           reshaper_property_undef),
+              reshaper_success);
     EXPECT_EQ(reshaper_logical_tensor_init(&lt, 0, reshaper_dt_f32, 1, dims, nullptr,
                                            from_int<reshaper_layout_type_t>(-3), reshaper_property_undef),
               reshaper_invalid_arguments);

@@ -84,7 +84,7 @@ bool equal_ignoring_unit_dims(const dims_t &dims, const dims_t &a, const dims_t 
 TEST(ChainPlan, RandomChainsAndLayoutsMatchTheReferenceAndTheAddressOracle) {
     std::mt19937 rng(11);
     const data_type types[] = {data_type::f32, data_type::bf16, data_type::s8, data_type::u4,
-                               data_type::f64, data_type::c128, data_type::string};
+                               data_type::u2, data_type::f64, data_type::c128, data_type::string};
     const dim_t volumes[] = {2, 6, 12, 24, 36, 60, 96, 120, 256};
     int aliases = 0, moved = 0, through_temporaries = 0, reorders = 0;
     for (int trial = 0; trial < 1500; ++trial) {

@@ -151,7 +151,7 @@ TEST(FamilyChains, RandomChainsOfEveryOpMatchTheIndexReference) {
     std::mt19937 rng(2026);
     // StaticTranspose and StaticReshape take f32/bf16/f16 only.
     const data_type types[] = {data_type::f32, data_type::bf16, data_type::s8, data_type::u4,
-                               data_type::c128, data_type::boolean, data_type::string};
+                               data_type::s2, data_type::c128, data_type::boolean, data_type::string};
     const dim_t volumes[] = {1, 6, 12, 24, 60, 96, 128, 210};
     int multi_output = 0, aliases = 0, movements = 0;
     for (int trial = 0; trial < 1500; ++trial) {

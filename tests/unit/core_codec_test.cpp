@@ -280,6 +280,47 @@ TEST(ElementCodec, IntegerRangesAndEncodings) {
         EXPECT_EQ(decode_signed(data_type::s4, *encode_signed(data_type::s4, v)), v);
 }
 
+TEST(ElementCodec, TwoBitIntegersRoundTripAndRejectTheirNeighbours) {
+    EXPECT_EQ(range_of(data_type::s2).min, -2);
+    EXPECT_EQ(range_of(data_type::s2).max, 1u);
+    EXPECT_EQ(range_of(data_type::u2).min, 0);
+    EXPECT_EQ(range_of(data_type::u2).max, 3u);
+    EXPECT_TRUE(is_signed_integer(data_type::s2));
+    EXPECT_FALSE(is_signed_integer(data_type::u2));
+    // Every bit pattern decodes to its value, which encodes back to it.
+    const std::int64_t s2_values[4] = {0, 1, -2, -1};
+    for (std::uint64_t bits = 0; bits < 4; ++bits) {
+        EXPECT_EQ(decode_signed(data_type::s2, bits), s2_values[bits]);
+        EXPECT_EQ(encode_signed(data_type::s2, s2_values[bits]), std::optional<std::uint64_t>(bits));
+        EXPECT_EQ(decode_unsigned(data_type::u2, bits), bits);
+        EXPECT_EQ(encode_unsigned(data_type::u2, bits), std::optional<std::uint64_t>(bits));
+        EXPECT_EQ(encode_signed(data_type::u2, static_cast<std::int64_t>(bits)), std::optional<std::uint64_t>(bits));
+    }
+    EXPECT_EQ(decode_signed(data_type::s2, 0xFE), -2); // bits above the width do not count
+    EXPECT_FALSE(encode_signed(data_type::s2, 2).has_value());
+    EXPECT_FALSE(encode_signed(data_type::s2, -3).has_value());
+    EXPECT_FALSE(encode_unsigned(data_type::s2, 2).has_value());
+    EXPECT_FALSE(encode_unsigned(data_type::u2, 4).has_value());
+    EXPECT_FALSE(encode_signed(data_type::u2, -1).has_value());
+    EXPECT_THROW(decode_unsigned(data_type::s2, 0), error);
+    EXPECT_THROW(decode_signed(data_type::u2, 0), error);
+}
+
+TEST(ElementCodec, PackedBitPairsAreLowestFirst) {
+    std::vector<std::uint8_t> buf(2, 0);
+    store_bits(data_type::u2, buf.data(), 0, 0x1);
+    store_bits(data_type::u2, buf.data(), 1, 0x2);
+    store_bits(data_type::u2, buf.data(), 3, 0x3);
+    store_bits(data_type::s2, buf.data(), 4, 0x7); // only the low two bits are kept
+    EXPECT_EQ(buf[0], 0xC9); // 0b11'00'10'01
+    EXPECT_EQ(buf[1], 0x03);
+    EXPECT_EQ(load_bits(data_type::s2, buf.data(), 1), 0x2u);
+    EXPECT_EQ(load_bits(data_type::u2, buf.data(), 2), 0x0u);
+    EXPECT_EQ(load_bits(data_type::u2, buf.data(), 4), 0x3u);
+    store_bits(data_type::u2, buf.data(), 3, 0x0); // the neighbours stay
+    EXPECT_EQ(buf[0], 0x09);
+}
+
 TEST(ElementCodec, PackedNibblesAreLowFirst) {
     std::vector<std::uint8_t> buf(2, 0);
     store_bits(data_type::u4, buf.data(), 0, 0x3);

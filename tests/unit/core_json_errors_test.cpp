@@ -179,6 +179,15 @@ TEST(GraphJsonErrors, TypesShapesAndAttributes) {
              g["graph"][1]["outputs"][0]["dtype"] = "u8";
              in0(g)["values"] = {1, 2, 3, 4, 5, 256};
          }, status::invalid_data_type, {"values[5] = 256 cannot be held by dtype u8: out of range"}},
+        {"2-bit value out of range", [](ojson &g) {
+             in0(g)["dtype"] = "s2";
+             op0(g)["outputs"][0]["dtype"] = "s2";
+             g["graph"][1]["inputs"][0]["dtype"] = "s2";
+             g["graph"][1]["outputs"][0]["dtype"] = "s2";
+             in0(g)["values"] = {1, 0, -1, -2, 2, 1};
+         }, status::invalid_data_type,
+         {"tensor 0 at input 0 of op 0 'r0'", "values[4] = 2 cannot be held by dtype s2: out of range",
+          "[value_fits_dtype]"}},
         {"unknown attr type", [](ojson &g) { op0(g)["attrs"]["shape"]["type"] = "s32[]"; },
          status::invalid_graph_op,
          {"op 0 'r0' (StaticReshape): attr shape", "unknown type \"s32[]\"", "[known_attr_type]"}},

@@ -352,6 +352,8 @@ TEST(GraphJsonValues, EveryDtypeRoundTripsThroughJson) {
         {data_type::f4_e2m1, R"([0.5, -1.5, 6.0, 0.0])"},
         {data_type::s4, R"([-8, 7, 3])"},
         {data_type::u4, R"([15, 0, 9])"},
+        {data_type::s2, R"([-2, 1, 0, -1, 1])"},
+        {data_type::u2, R"([3, 0, 2, 1, 3])"},
         {data_type::s8, R"([-128, 127])"},
         {data_type::u8, R"([0, 255])"},
         {data_type::s16, R"([-32768, 32767])"},
@@ -379,6 +381,11 @@ TEST(GraphJsonValues, EveryDtypeRoundTripsThroughJson) {
 TEST(GraphJsonValues, PackedAndBooleanInputs) {
     const tensor_values s4 = values_from_json(nlohmann::json::parse("[-8, 7, 3]"), data_type::s4, 3);
     EXPECT_EQ(s4.bytes, (std::vector<std::uint8_t>{0x78, 0x03})); // low nibble first
+    const tensor_values s2 = values_from_json(nlohmann::json::parse("[-2, 1, 0, -1, 1]"), data_type::s2, 5);
+    EXPECT_EQ(s2.bytes, (std::vector<std::uint8_t>{0xC6, 0x01})); // lowest bit pair first: 11'00'01'10
+    const tensor_values u2 = values_from_json(nlohmann::json::parse("[3, 0, 2, 1, 2.0]"), data_type::u2, 5);
+    EXPECT_EQ(u2.bytes, (std::vector<std::uint8_t>{0x63, 0x02}));
+    EXPECT_EQ(values_to_json(u2).dump(), "[3,0,2,1,2]");
     const tensor_values b = values_from_json(nlohmann::json::parse("[true, 0, 1.0]"), data_type::boolean, 3);
     EXPECT_EQ(b.bytes, (std::vector<std::uint8_t>{1, 0, 1}));
     // Integral floats are integers; saturating formats saturate.
@@ -401,6 +408,11 @@ TEST(GraphJsonValues, ErrorsNameTheValueAndTheDtype) {
         {"[200]", data_type::s8, 1, status::invalid_data_type, "values[0] = 200 cannot be held by dtype s8: out of range"},
         {"[-1]", data_type::u64, 1, status::invalid_data_type, "out of range"},
         {"[8]", data_type::s4, 1, status::invalid_data_type, "out of range"},
+        {"[1, 2]", data_type::s2, 2, status::invalid_data_type, "values[1] = 2 cannot be held by dtype s2: out of range"},
+        {"[-3]", data_type::s2, 1, status::invalid_data_type, "out of range"},
+        {"[0, 4]", data_type::u2, 2, status::invalid_data_type, "values[1] = 4 cannot be held by dtype u2: out of range"},
+        {"[-1]", data_type::u2, 1, status::invalid_data_type, "out of range"},
+        {"[0.5]", data_type::u2, 1, status::invalid_data_type, "not an integer"},
         {"[18446744073709551615]", data_type::s64, 1, status::invalid_data_type, "out of range"},
         {"[1e30]", data_type::u64, 1, status::invalid_data_type, "out of range"},
         {"[0, 1.5]", data_type::s32, 2, status::invalid_data_type, "values[1] = 1.5 cannot be held by dtype s32: not an integer"},

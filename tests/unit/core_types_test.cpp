@@ -12,16 +12,49 @@ TEST(DataType, EveryNameRoundTrips) {
         ASSERT_TRUE(back.has_value()) << to_string(t);
         EXPECT_EQ(*back, t);
     }
-    EXPECT_EQ(all_data_types().size(), 24u);
+    EXPECT_EQ(all_data_types().size(), 26u);
     EXPECT_FALSE(data_type_from_string("float32").has_value());
+    EXPECT_EQ(data_type_from_string("s2"), data_type::s2);
+    EXPECT_EQ(data_type_from_string("u2"), data_type::u2);
 }
 
 TEST(DataType, PackedTypesTakeHalfAByte) {
     EXPECT_EQ(dense_bytes(data_type::s4, 3), 2u);
     EXPECT_EQ(dense_bytes(data_type::f4_e2m1, 4), 2u);
     EXPECT_EQ(dense_bytes(data_type::c128, 2), 32u);
-    EXPECT_TRUE(is_packed_4bit(data_type::u4));
-    EXPECT_FALSE(is_packed_4bit(data_type::u8));
+    EXPECT_TRUE(is_packed(data_type::u4));
+    EXPECT_TRUE(is_packed(data_type::f4_e2m1));
+    EXPECT_FALSE(is_packed(data_type::s8));
+    EXPECT_FALSE(is_packed(data_type::undef));
+}
+
+TEST(DataType, TwoBitTypesTakeAQuarterByte) {
+    for (data_type t : {data_type::s2, data_type::u2}) {
+        EXPECT_EQ(element_bits(t), 2u);
+        EXPECT_TRUE(is_packed(t));
+        EXPECT_TRUE(is_integer(t));
+        EXPECT_FALSE(is_floating_point(t));
+        EXPECT_FALSE(onednn_reorder_moves(t)); // our own kernels move them
+        EXPECT_EQ(dense_bytes(t, 0), 0u);
+        EXPECT_EQ(dense_bytes(t, 1), 1u);
+        EXPECT_EQ(dense_bytes(t, 4), 1u);
+        EXPECT_EQ(dense_bytes(t, 5), 2u);
+        EXPECT_EQ(dense_bytes(t, 4001), 1001u);
+    }
+}
+
+// The contract's layout: four to a byte, lowest bit pair first; storing
+// keeps the other three elements of the byte.
+TEST(DataType, PackedElementsAreLowestBitsFirst) {
+    std::uint8_t bytes[2] = {0xE4, 0x00}; // 0b11'10'01'00: elements 0, 1, 2, 3
+    for (std::size_t e = 0; e < 4; ++e) EXPECT_EQ(load_packed(bytes, 2, e), e);
+    store_packed(bytes, 2, 5, 0x3);
+    store_packed(bytes, 2, 1, 0x6); // only the low two bits count: 2
+    EXPECT_EQ(bytes[0], 0xE8);
+    EXPECT_EQ(bytes[1], 0x0C);
+    EXPECT_EQ(load_packed(bytes, 4, 1), 0xEu);
+    store_packed(bytes, 4, 2, 0xA);
+    EXPECT_EQ(bytes[1], 0x0A);
 }
 
 TEST(CheckedMath, DetectsOverflowInsteadOfWrapping) {
@@ -56,4 +89,8 @@ TEST(LogicalTensor, MergingPartialShapesFillsUnknownDimsFromEitherSide) {
 TEST(LogicalTensor, ShapeValuesWidenFromEveryIntegerType) {
     tensor_values v{data_type::s4, 3, {0xF2, 0x07}, {}};
     EXPECT_EQ(values_as_int64(v), (std::vector<std::int64_t>{2, -1, 7}));
+    tensor_values s2{data_type::s2, 5, {0x9E, 0x01}, {}}; // 0b10'01'11'10, 0b01
+    EXPECT_EQ(values_as_int64(s2), (std::vector<std::int64_t>{-2, -1, 1, -2, 1}));
+    tensor_values u2{data_type::u2, 5, {0x9E, 0x01}, {}};
+    EXPECT_EQ(values_as_int64(u2), (std::vector<std::int64_t>{2, 3, 1, 2, 1}));
 }

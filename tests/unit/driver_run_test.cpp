@@ -220,6 +220,32 @@ TEST(DriverCheck, AChainResultThatIsAlsoAGraphOutputIsProducedToo) {
     EXPECT_EQ(find_tensor(rep, 2)->at("shape"), json::parse("[6]"));
 }
 
+// OpenVINO-style Reshape-1 on transposed 2-bit inputs: s2 with values
+// (rows of 6 elements: not whole bytes, the element walk) and u2 with
+// generated data (whole bytes: the packed transpose), both bit-exact
+// against the reference.
+TEST(DriverCheck, TwoBitTypesMoveBitExactly) {
+    const std::string file = data("two_bit_transposed.json");
+    const auto r = run_driver("--mode=check --report=json --values " + file);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &rep = r.reports.at(0);
+    EXPECT_EQ(rep.at("check").at("passed"), 2);
+    EXPECT_EQ(rep.at("check").at("failed"), 0);
+    const json &parts = rep.at("partitions");
+    ASSERT_EQ(parts.size(), 2u);
+    for (const json &p : parts) EXPECT_EQ(p.at("lowering"), "kernel"); // oneDNN has no 2-bit type
+    EXPECT_NE(parts[1].at("plan").get<std::string>().find("tiled packed transpose"), std::string::npos)
+        << parts[1].at("plan");
+    // The flattened s2 output holds the input's values in row-major order.
+    std::ifstream in(file);
+    const json graph = json::parse(in);
+    const json &values = graph.at("graph")[0].at("inputs")[0].at("values");
+    ASSERT_EQ(rep.at("outputs")[0].at("id"), 2);
+    EXPECT_EQ(rep.at("outputs")[0].at("values"), values);
+    EXPECT_EQ(find_tensor(rep, 2)->at("dtype"), "s2");
+    EXPECT_EQ(find_tensor(rep, 5)->at("dtype"), "u2");
+}
+
 TEST(DriverCheck, GpuIsUnavailableHere) {
     const auto r = run_driver("--mode=check --engine=gpu --report=json " + data("permuted_input.json"));
     if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";

@@ -97,61 +97,92 @@ TEST(CopyPlan, MalformedTensorsAreErrors) {
               std::string::npos);
 }
 
-// Every cut byte_safe_cut proposes, and every even cut of a walk whose rows
-// own their bytes, splits the destination bytes into two disjoint sets,
-// checked by brute force over random packed layouts.
+// Every cut byte_safe_cut proposes, and every cut at a multiple of
+// per_byte of a walk whose rows own their bytes, splits the destination
+// bytes into two disjoint sets, checked by brute force over random packed
+// layouts of 4-bit (two per byte) and 2-bit (four per byte) elements.
 TEST(CopyPlan, ByteSafeCutsNeverSplitAByte) {
     std::mt19937_64 rng(11);
     auto pick = [&](dim_t lo, dim_t hi) { return std::uniform_int_distribution<dim_t>(lo, hi)(rng); };
-    int increasing = 0, moved = 0, even_rows = 0;
-    for (int iter = 0; iter < 3000; ++iter) {
-        const std::size_t rank = static_cast<std::size_t>(pick(1, 3));
-        dims_t dims(rank), dst(rank), src(rank);
-        std::vector<std::size_t> order(rank);
-        std::iota(order.begin(), order.end(), 0);
-        std::shuffle(order.begin(), order.end(), rng);
-        dim_t running = pick(1, 2);
-        for (std::size_t k = rank; k-- > 0;) {
-            dims[order[k]] = pick(1, 5);
-            dst[order[k]] = running;
-            running = running * dims[order[k]] + pick(0, 2);
-        }
-        dim_t s = 1;
-        for (std::size_t k = rank; k-- > 0;) {
-            src[k] = s;
-            s *= dims[k];
-        }
-        const auto plan = make_copy_plan(dims, src, 0, dst, pick(0, 3));
-        if (rows_own_their_bytes(plan)) {
-            ++even_rows;
-            for (dim_t p = 2; p < plan.volume; p += 2) {
+    for (const dim_t per_byte : {2, 4}) {
+        int increasing = 0, moved = 0, moved_far = 0, even_rows = 0;
+        for (int iter = 0; iter < 3000; ++iter) {
+            const std::size_t rank = static_cast<std::size_t>(pick(1, 3));
+            dims_t dims(rank), dst(rank), src(rank);
+            std::vector<std::size_t> order(rank);
+            std::iota(order.begin(), order.end(), 0);
+            std::shuffle(order.begin(), order.end(), rng);
+            dim_t running = pick(1, 2);
+            for (std::size_t k = rank; k-- > 0;) {
+                dims[order[k]] = per_byte == 2 ? pick(1, 5) : pick(1, 9);
+                dst[order[k]] = running;
+                running = running * dims[order[k]] + pick(0, per_byte);
+            }
+            dim_t s = 1;
+            for (std::size_t k = rank; k-- > 0;) {
+                src[k] = s;
+                s *= dims[k];
+            }
+            const auto plan = make_copy_plan(dims, src, 0, dst, pick(0, 2 * per_byte - 1));
+            if (rows_own_their_bytes(plan, per_byte)) {
+                ++even_rows;
+                for (dim_t p = per_byte; p < plan.volume; p += per_byte) {
+                    std::set<dim_t> before, after;
+                    for (dim_t q = 0; q < plan.volume; ++q)
+                        (q < p ? before : after).insert(element_at(plan, q).dst / per_byte);
+                    for (dim_t byte : before)
+                        ASSERT_EQ(after.count(byte), 0u) << "cut " << p << " of dims " << dims_to_string(dims)
+                                                         << " dst strides " << dims_to_string(dst);
+                }
+            }
+            if (!plan.dst_increasing) continue;
+            ++increasing;
+            for (dim_t p = 1; p < plan.volume; ++p) {
+                const dim_t cut = byte_safe_cut(plan, p, per_byte);
+                ASSERT_TRUE(cut >= p && cut < p + per_byte && cut <= plan.volume);
+                moved += cut != p;
+                moved_far += cut > p + 1;
                 std::set<dim_t> before, after;
                 for (dim_t q = 0; q < plan.volume; ++q)
-                    (q < p ? before : after).insert(element_at(plan, q).dst / 2);
+                    (q < cut ? before : after).insert(element_at(plan, q).dst / per_byte);
                 for (dim_t byte : before)
-                    ASSERT_EQ(after.count(byte), 0u) << "even cut " << p << " of dims "
-                                                     << dims_to_string(dims) << " dst strides "
-                                                     << dims_to_string(dst);
+                    ASSERT_EQ(after.count(byte), 0u)
+                        << "byte " << byte << " on both sides of cut " << cut << " of dims "
+                        << dims_to_string(dims) << " dst strides " << dims_to_string(dst);
+                // The first safe cut: one step less would split a byte.
+                if (cut > p)
+                    EXPECT_EQ(element_at(plan, cut - 2).dst / per_byte, element_at(plan, cut - 1).dst / per_byte);
             }
         }
-        if (!plan.dst_increasing) continue;
-        ++increasing;
-        for (dim_t p = 1; p < plan.volume; ++p) {
-            const dim_t cut = byte_safe_cut(plan, p);
-            ASSERT_TRUE(cut == p || cut == p + 1);
-            moved += cut != p;
-            std::set<dim_t> before, after;
-            for (dim_t q = 0; q < plan.volume; ++q)
-                (q < cut ? before : after).insert(element_at(plan, q).dst / 2);
-            for (dim_t byte : before)
-                ASSERT_EQ(after.count(byte), 0u)
-                    << "byte " << byte << " on both sides of cut " << cut << " of dims "
-                    << dims_to_string(dims) << " dst strides " << dims_to_string(dst);
-        }
+        EXPECT_GT(increasing, 1000) << per_byte;
+        EXPECT_GT(moved, 100) << per_byte; // the cuts that had to move were exercised
+        if (per_byte == 4) EXPECT_GT(moved_far, 50); // ... by more than one element
+        EXPECT_GT(even_rows, per_byte == 2 ? 100 : 40) << per_byte; // whole-byte rows are rarer at 4
     }
-    EXPECT_GT(increasing, 1000);
-    EXPECT_GT(moved, 100); // the cuts that had to move were exercised
-    EXPECT_GT(even_rows, 100);
+}
+
+// whole_byte_plan: the same walk in bytes exactly when every run of both
+// tensors is contiguous, starts on a byte and holds whole bytes.
+TEST(CopyPlan, WholeBytePlansCountBytes) {
+    // [3, 8] 2-bit elements, rows 12 apart in the source, 8 in the destination.
+    const auto plan = make_copy_plan({3, 8}, {12, 1}, 4, {8, 1}, 0);
+    const auto bytes = whole_byte_plan(plan, 4);
+    ASSERT_TRUE(bytes.has_value());
+    ASSERT_EQ(bytes->dims.size(), 2u);
+    EXPECT_EQ(bytes->dims[0].size, 3);
+    EXPECT_EQ(bytes->dims[0].src_stride, 3);
+    EXPECT_EQ(bytes->dims[0].dst_stride, 2);
+    EXPECT_EQ(bytes->dims[1].size, 2);
+    EXPECT_EQ(bytes->volume, 6);
+    EXPECT_EQ(bytes->src_offset, 1);
+    EXPECT_EQ(bytes->dst_offset, 0);
+    EXPECT_TRUE(bytes->dst_increasing);
+    // Whole bytes for 4-bit elements, not for 2-bit ones: rows of 6.
+    EXPECT_TRUE(whole_byte_plan(make_copy_plan({3, 6}, {10, 1}, 0, {6, 1}, 0), 2).has_value());
+    EXPECT_FALSE(whole_byte_plan(make_copy_plan({3, 6}, {10, 1}, 0, {6, 1}, 0), 4).has_value());
+    EXPECT_FALSE(whole_byte_plan(make_copy_plan({3, 8}, {12, 1}, 2, {8, 1}, 0), 4).has_value()); // mid-byte start
+    EXPECT_FALSE(whole_byte_plan(make_copy_plan({3, 8}, {10, 1}, 0, {8, 1}, 0), 4).has_value()); // mid-byte rows
+    EXPECT_FALSE(whole_byte_plan(make_copy_plan({8, 8}, {1, 8}, 0, {8, 1}, 0), 4).has_value());  // a transpose
 }
 
 namespace {

@@ -228,48 +228,178 @@ TEST(cpu_isa, levels_parse_and_cap) {
 
 namespace {
 
-std::uint8_t get_nibble(const std::vector<std::uint8_t> &b, dim_t e) {
-    return static_cast<std::uint8_t>((b[static_cast<std::size_t>(e / 2)] >> (e % 2 * 4)) & 0x0F);
+// Packed elements as the contract lays them out, written out here apart
+// from the library's load_packed: element e of `bits` bits is bits
+// [(e % (8 / bits)) * bits, ... + bits) of byte e / (8 / bits).
+std::uint8_t get_packed(const std::vector<std::uint8_t> &b, std::size_t bits, dim_t e) {
+    const dim_t per_byte = 8 / static_cast<dim_t>(bits);
+    const unsigned shift = static_cast<unsigned>(e % per_byte) * static_cast<unsigned>(bits);
+    return static_cast<std::uint8_t>((b[static_cast<std::size_t>(e / per_byte)] >> shift) & ((1u << bits) - 1));
 }
-void set_nibble(std::vector<std::uint8_t> &b, dim_t e, std::uint8_t v) {
-    auto &byte = b[static_cast<std::size_t>(e / 2)];
-    byte = static_cast<std::uint8_t>(e % 2 == 0 ? (byte & 0xF0) | v : (byte & 0x0F) | (v << 4));
+void set_packed(std::vector<std::uint8_t> &b, std::size_t bits, dim_t e, std::uint8_t v) {
+    const dim_t per_byte = 8 / static_cast<dim_t>(bits);
+    const unsigned shift = static_cast<unsigned>(e % per_byte) * static_cast<unsigned>(bits);
+    const unsigned mask = ((1u << bits) - 1) << shift;
+    auto &byte = b[static_cast<std::size_t>(e / per_byte)];
+    byte = static_cast<std::uint8_t>((byte & ~mask) | ((static_cast<unsigned>(v) << shift) & mask));
 }
 
-// Packed 4-bit transposes through strided_copy (the nibble fast path where
-// rows start on bytes, the element walk elsewhere) against a nibble-by-
-// nibble reference; the other nibble of every destination byte survives.
-TEST(movement_engine, packed_nibble_transposes_match_the_element_copy) {
+// A 3-D packed move: source [outer, cols, rows] read as [outer, rows, cols]
+// (the source's contiguous dim is the destination's rows: a transpose), or,
+// with `same_order`, both tensors row-major [outer, rows, cols] (runs).
+// Rows are padded by src_pad / dst_pad elements.
+struct packed_case {
+    dim_t outer, rows, cols;
+    dim_t src_pad, dst_pad, src_offset, dst_offset;
+    bool same_order = false;
+};
+
+std::string describe(const packed_case &c) {
+    return std::to_string(c.outer) + "x" + std::to_string(c.rows) + "x" + std::to_string(c.cols) + " pads " +
+           std::to_string(c.src_pad) + "/" + std::to_string(c.dst_pad) + " offsets " +
+           std::to_string(c.src_offset) + "/" + std::to_string(c.dst_offset) + (c.same_order ? " runs" : " transpose");
+}
+
+// Moves one case at one level (through its fast path if it has one, else
+// through strided_copy's element walk) and compares every byte of the
+// destination buffer, guard bytes before and after included, with an
+// element-by-element copy. Returns the path taken.
+fast_path check_packed_case(const packed_case &c, std::size_t bits, cpu_isa isa, std::mt19937 &rng) {
+    const dims_t dims{c.outer, c.rows, c.cols};
+    const dims_t ss = c.same_order ? dims_t{c.rows * (c.cols + c.src_pad), c.cols + c.src_pad, 1}
+                                   : dims_t{c.cols * (c.rows + c.src_pad), 1, c.rows + c.src_pad};
+    const dims_t ds{c.rows * (c.cols + c.dst_pad), c.cols + c.dst_pad, 1};
+    const dim_t per_byte = 8 / static_cast<dim_t>(bits), guard = 64;
+    std::vector<std::uint8_t> src(static_cast<std::size_t>((c.outer * ss[0] + c.src_offset) / per_byte + guard));
+    std::vector<std::uint8_t> dst(static_cast<std::size_t>((c.outer * ds[0] + c.dst_offset) / per_byte + 2 * guard));
+    for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+    for (auto &b : dst) b = static_cast<std::uint8_t>(rng());
+    std::vector<std::uint8_t> expected = dst;
+    const dim_t dst_start = guard * per_byte + c.dst_offset; // the destination buffer starts `guard` bytes in
+    for (dim_t o = 0; o < c.outer; ++o)
+        for (dim_t r = 0; r < c.rows; ++r)
+            for (dim_t k = 0; k < c.cols; ++k)
+                set_packed(expected, bits, dst_start + o * ds[0] + r * ds[1] + k * ds[2],
+                           get_packed(src, bits, c.src_offset + o * ss[0] + r * ss[1] + k * ss[2]));
+
+    const data_type type = bits == 2 ? data_type::u2 : data_type::u4;
+    const copy_plan plan = make_copy_plan(dims, ss, c.src_offset, ds, c.dst_offset);
+    const fast_path path = choose_packed_fast_path(plan, bits);
+    EXPECT_EQ(path, strided_copy_path(type, dims, ss, ds) == fast_path::none ? fast_path::none : path)
+        << describe(c); // the offsets only ever take a fast path away
+    if (path != fast_path::none)
+        run_packed_fast_path(path, plan, bits, src.data(), dst.data() + guard, isa);
+    else
+        strided_copy(type, dims, strided_tensor{src.data(), c.src_offset, ss},
+                     strided_tensor{dst.data() + guard, c.dst_offset, ds});
+    const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
+    EXPECT_TRUE(mismatch.first == dst.end())
+        << bits << "-bit " << describe(c) << ", " << to_string(isa) << ", " << to_string(path)
+        << ": first wrong byte at " << (mismatch.first - dst.begin()) << " of " << dst.size();
+    return path;
+}
+
+// Packed 4- and 2-bit moves at every SIMD level: the packed transpose where
+// rows start on bytes and hold whole bytes, the whole-byte run copy where
+// runs do, the element walk elsewhere (odd sizes, offsets inside a byte).
+TEST(movement_engine, packed_moves_match_the_element_copy_at_every_level) {
     std::mt19937 rng(21);
-    struct shape {
-        dim_t outer, rows, cols; // source [outer, cols, rows] -> destination [outer, rows, cols]
-        dim_t src_offset, dst_offset;
+    const std::vector<packed_case> cases{
+        // Transposes: whole tiles (a 2-bit strip is 256 rows), partial
+        // tiles, padded rows, aligned offsets, below one tile.
+        {1, 256, 64, 0, 0, 0, 0},  {1, 128, 64, 0, 0, 0, 0}, {3, 260, 72, 4, 8, 4, 8},
+        {2, 512, 200, 0, 0, 0, 0}, {1, 8, 300, 0, 0, 0, 4},  {2, 12, 12, 0, 0, 0, 0},
+        {2, 6, 300, 2, 0, 2, 2},
+        // Large enough to split across threads.
+        {4, 512, 1032, 0, 0, 0, 0},
+        // Rows that do not hold whole bytes, offsets inside a byte: the walk.
+        {2, 40, 9, 0, 0, 0, 0},    {1, 33, 64, 0, 0, 0, 0},  {1, 64, 64, 0, 0, 1, 0},
+        {1, 64, 64, 0, 0, 0, 3},   {1, 64, 64, 0, 0, 2, 2},  {3, 17, 31, 1, 3, 3, 1},
+        // Runs: dense, padded, aligned offsets (whole bytes); mid-byte
+        // starts in the same and in different places of their bytes.
+        {3, 1000, 700, 0, 0, 0, 0, true}, {1, 40, 3000, 12, 4, 8, 4, true},
+        {2, 30, 64, 0, 0, 1, 1, true},    {2, 30, 64, 0, 0, 1, 2, true},
+        {2, 31, 63, 1, 0, 3, 3, true},    {1, 7, 5, 0, 3, 2, 1, true},
     };
-    int fast = 0;
-    for (const shape s : {shape{1, 128, 64, 0, 0}, shape{3, 130, 70, 2, 4}, shape{2, 256, 200, 0, 0},
-                          shape{1, 6, 300, 0, 2}, shape{2, 40, 9, 0, 0}, shape{1, 33, 64, 1, 0},
-                          shape{4, 512, 1030, 0, 0}}) {
-        const dims_t dims{s.outer, s.rows, s.cols};
-        const dims_t ss{s.rows * s.cols, 1, s.rows}, ds{s.rows * s.cols, s.cols, 1};
-        const dim_t volume = s.outer * s.rows * s.cols;
-        std::vector<std::uint8_t> src(static_cast<std::size_t>((volume + s.src_offset) / 2 + 1)),
-            dst(static_cast<std::size_t>((volume + s.dst_offset) / 2 + 1));
-        for (auto &b : src) b = static_cast<std::uint8_t>(rng());
-        for (auto &b : dst) b = static_cast<std::uint8_t>(rng());
-        std::vector<std::uint8_t> expected = dst;
-        for (dim_t o = 0; o < s.outer; ++o)
-            for (dim_t r = 0; r < s.rows; ++r)
-                for (dim_t c = 0; c < s.cols; ++c)
-                    set_nibble(expected, s.dst_offset + o * ds[0] + r * ds[1] + c * ds[2],
-                               get_nibble(src, s.src_offset + o * ss[0] + r * ss[1] + c * ss[2]));
-        if (strided_copy_path(data_type::s4, dims, ss, ds) == fast_path::nibble_transpose && s.src_offset % 2 == 0 &&
-            s.dst_offset % 2 == 0)
-            ++fast;
-        strided_copy(data_type::s4, dims, strided_tensor{src.data(), s.src_offset, ss},
-                     strided_tensor{dst.data(), s.dst_offset, ds});
-        EXPECT_EQ(dst, expected) << s.outer << "x" << s.rows << "x" << s.cols;
+    for (std::size_t bits : {std::size_t{4}, std::size_t{2}}) {
+        int transposes = 0, runs = 0, walks = 0;
+        for (cpu_isa isa : levels_here())
+            for (const packed_case &c : cases) {
+                const fast_path path = check_packed_case(c, bits, isa, rng);
+                transposes += path == fast_path::packed_transpose;
+                runs += path == fast_path::run_copy;
+                walks += path == fast_path::none;
+            }
+        const int levels = static_cast<int>(levels_here().size());
+        // Each kind of move was exercised at each level (counts per level).
+        EXPECT_GE(transposes / levels, bits == 4 ? 9 : 7) << bits;
+        EXPECT_GE(runs / levels, 2) << bits;
+        EXPECT_GE(walks / levels, 8) << bits;
     }
-    EXPECT_GE(fast, 4); // the byte-aligned shapes took the fast path
+}
+
+// Random shapes, orders, pads and offsets of 2-bit tensors through
+// strided_copy (any path), against the element copy.
+TEST(movement_engine, random_2bit_moves_match_the_element_copy) {
+    std::mt19937 rng(4);
+    for (int trial = 0; trial < 300; ++trial) {
+        packed_case c{1 + static_cast<dim_t>(rng() % 3), 1 + static_cast<dim_t>(rng() % 70),
+                      1 + static_cast<dim_t>(rng() % 70), static_cast<dim_t>(rng() % 5), static_cast<dim_t>(rng() % 5),
+                      static_cast<dim_t>(rng() % 8), static_cast<dim_t>(rng() % 8), rng() % 2 == 0};
+        if (rng() % 2 == 0) { // half of them aligned, so that fast paths are hit too
+            c.rows = (c.rows + 3) / 4 * 4;
+            c.cols = (c.cols + 3) / 4 * 4;
+            c.src_pad = c.src_pad / 4 * 4;
+            c.dst_pad = c.dst_pad / 4 * 4;
+            c.src_offset = c.src_offset / 4 * 4;
+            c.dst_offset = c.dst_offset / 4 * 4;
+        }
+        check_packed_case(c, 2, active_cpu_isa(), rng);
+    }
+}
+
+TEST(movement_engine, packed_fast_path_choice_follows_the_layout) {
+    auto path = [](const dims_t &dims, const dims_t &ss, dim_t so, const dims_t &ds, dim_t dof, std::size_t bits) {
+        return choose_packed_fast_path(make_copy_plan(dims, ss, so, ds, dof), bits);
+    };
+    EXPECT_EQ(path({8, 8}, {8, 1}, 0, {8, 1}, 0, 2), fast_path::run_copy);
+    EXPECT_EQ(path({8, 8}, {8, 1}, 4, {8, 1}, 0, 2), fast_path::run_copy);
+    EXPECT_EQ(path({8, 8}, {8, 1}, 2, {8, 1}, 0, 2), fast_path::none);   // mid-byte source start
+    EXPECT_EQ(path({8, 8}, {8, 1}, 2, {8, 1}, 0, 4), fast_path::run_copy); // a whole byte of nibbles
+    EXPECT_EQ(path({8, 6}, {8, 1}, 0, {6, 1}, 0, 2), fast_path::none);   // rows of 1.5 bytes
+    EXPECT_EQ(path({8, 8}, {1, 8}, 0, {8, 1}, 0, 2), fast_path::packed_transpose);
+    EXPECT_EQ(path({8, 8}, {1, 8}, 0, {8, 1}, 4, 2), fast_path::packed_transpose);
+    EXPECT_EQ(path({8, 8}, {1, 8}, 0, {8, 1}, 2, 2), fast_path::none);   // mid-byte destination start
+    EXPECT_EQ(path({8, 6}, {1, 8}, 0, {6, 1}, 0, 2), fast_path::none);   // source rows of 1.5 bytes
+    EXPECT_EQ(path({6, 8}, {1, 6}, 0, {8, 1}, 0, 2), fast_path::none);   // 6 destination rows: not whole bytes
+    EXPECT_EQ(path({6, 8}, {1, 6}, 0, {8, 1}, 0, 4), fast_path::packed_transpose);
+    EXPECT_EQ(path({8, 3}, {1, 8}, 0, {3, 1}, 0, 4), fast_path::none);   // too narrow to tile
+    EXPECT_EQ(path({8, 8}, {1, 8}, 0, {8, 1}, 0, 8), fast_path::none);   // not a packed width
+    EXPECT_EQ(strided_copy_path(data_type::s2, {8, 8}, {1, 8}, {8, 1}), fast_path::packed_transpose);
+    EXPECT_EQ(strided_copy_path(data_type::u2, {8, 8}, {8, 1}, {8, 1}), fast_path::run_copy);
+    EXPECT_EQ(strided_copy_path(data_type::s4, {8, 8}, {1, 8}, {8, 1}), fast_path::packed_transpose);
+}
+
+// strided_copy of s2 and u2 (any path) into a destination whose other
+// elements of shared bytes must survive: 2-bit elements at every place in
+// their byte, rows sharing bytes.
+TEST(movement_engine, packed_2bit_copies_keep_neighbouring_elements) {
+    std::mt19937 rng(9);
+    for (data_type t : {data_type::s2, data_type::u2})
+        for (dim_t src_off = 0; src_off < 4; ++src_off)
+            for (dim_t dst_off = 0; dst_off < 4; ++dst_off) {
+                // [5, 7] read transposed from a [7, 5] source, written with rows 9 apart.
+                const dims_t dims{5, 7}, ss{1, 5}, ds{9, 1};
+                std::vector<std::uint8_t> src(12), dst(14);
+                for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+                for (auto &b : dst) b = static_cast<std::uint8_t>(rng());
+                std::vector<std::uint8_t> expected = dst;
+                for (dim_t r = 0; r < 5; ++r)
+                    for (dim_t c = 0; c < 7; ++c)
+                        set_packed(expected, 2, dst_off + r * 9 + c, get_packed(src, 2, src_off + r + c * 5));
+                strided_copy(t, dims, strided_tensor{src.data(), src_off, ss}, strided_tensor{dst.data(), dst_off, ds});
+                EXPECT_EQ(dst, expected) << to_string(t) << " offsets " << src_off << "/" << dst_off;
+            }
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // strided_copy against the reference reshape (a same-shape reshape is a
 // strided copy): both start from the same destination buffer, so elements
-// outside the destination's extent and the other nibble of shared bytes
-// must come out untouched as well.
+// outside the destination's extent and the other elements of shared bytes
+// (packed 4- and 2-bit types) must come out untouched as well.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -180,10 +180,10 @@ TEST(StridedCopy, ScalarsAndSizeOneDims) {
 }
 
 TEST(StridedCopy, PackedTypesAtOddOffsetsAndLengths) {
-    for (data_type t : {data_type::s4, data_type::u4, data_type::f4_e2m1}) {
-        for (dim_t n : {1, 2, 3, 7, 8, 33})
-            for (dim_t src_off : {0, 1, 2, 3})
-                for (dim_t dst_off : {0, 1, 2, 3}) // same and opposite nibble phase
+    for (data_type t : {data_type::s4, data_type::u4, data_type::f4_e2m1, data_type::s2, data_type::u2}) {
+        for (dim_t n : {1, 2, 3, 4, 5, 7, 8, 33, 64})
+            for (dim_t src_off : {0, 1, 2, 3, 4, 5})
+                for (dim_t dst_off : {0, 1, 2, 3, 4, 5}) // every place in a byte, same and not
                     expect_matches_reference(t, {n}, dense_layout({n}, src_off),
                                              dense_layout({n}, dst_off));
         // Odd rows packed densely: rows share bytes.
@@ -235,6 +235,9 @@ TEST(StridedCopy, LargeCopiesRunInParallelAndStayExact) {
         // Odd rows and an odd offset: task cuts must fall between bytes.
         {data_type::s4, make_layout(dims, {1, 2, 0}, {1, 1, 1}, {0, 0, 0}, 0), dense_layout(dims, 1)},
         {data_type::u4, dense_layout(dims, 1), dense_layout(dims, 0)},
+        {data_type::s2, make_layout(dims, {1, 2, 0}, {1, 1, 1}, {0, 0, 0}, 0), dense_layout(dims, 3)},
+        {data_type::u2, dense_layout(dims, 2), dense_layout(dims, 1)},
+        {data_type::u2, dense_layout(dims, 4), dense_layout(dims, 0)}, // whole bytes: the run copy
         {data_type::string, make_layout({32, 33, 7}, {2, 1, 0}, {1, 1, 1}, {0, 0, 0}, 0),
          dense_layout({32, 33, 7})},
     };
@@ -250,7 +253,9 @@ TEST(StridedCopy, LargeCopiesRunInParallelAndStayExact) {
                                std::pair{data_type::string, dims_t{100, 70}},
                                // Packed: tiled (even rows at even starts), and not.
                                std::pair{data_type::u4, dims_t{600, 900}},
-                               std::pair{data_type::s4, dims_t{601, 901}}}) {
+                               std::pair{data_type::s4, dims_t{601, 901}},
+                               std::pair{data_type::u2, dims_t{600, 900}},
+                               std::pair{data_type::s2, dims_t{602, 903}}}) {
             std::vector<std::size_t> reversed(d.size());
             std::iota(reversed.rbegin(), reversed.rend(), 0);
             const dims_t ones(d.size(), 1), zeros(d.size(), 0);

@@ -1,6 +1,6 @@
 // The reference reshape on small cases whose results are worked out by hand
 // in each test: strided and blocked layouts, every dtype class (whole-byte
-// elements of 1..16 bytes, packed nibbles, strings).
+// elements of 1..16 bytes, packed nibbles and bit pairs, strings).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -45,7 +45,7 @@ std::vector<std::uint8_t> element_bytes(std::size_t bytes, int e) {
 // 2p+q, stored at p+3q: buffer [0,2,5,1,4,6].
 TEST(ReferenceReshape, EveryWholeByteDtypeMovesEveryByte) {
     for (data_type t : all_data_types()) {
-        if (is_packed_4bit(t) || t == data_type::string) continue;
+        if (is_packed(t) || t == data_type::string) continue;
         const std::size_t bytes = element_bits(t) / 8;
         std::vector<std::uint8_t> src(8 * bytes), dst(6 * bytes, 0xEE);
         for (int e = 0; e < 8; ++e) {
@@ -144,6 +144,35 @@ TEST(ReferenceReshape, PackedTypesMoveNibblesAtOddOffsets) {
         reference_reshape(strided(t, {2, 3}, {1, 2}), src.data(), 0, strided(t, {3, 2}),
                           dst.data(), 0);
         EXPECT_EQ(dst, (std::vector<std::uint8_t>{0x20, 0x14, 0x53})) << to_string(t);
+    }
+}
+
+// 2-bit elements, four per byte, lowest bit pair first. The source's
+// elements 0..15 hold 0 1 2 3, 3 2 1 0, 1 3 0 2, 2 0 3 1.
+TEST(ReferenceReshape, TwoBitTypesMoveBitPairsAtAnyOffset) {
+    const std::vector<std::uint8_t> src{0xE4, 0x1B, 0x8D, 0x72};
+    for (data_type t : {data_type::s2, data_type::u2}) {
+        // Five elements from element 1 (1 2 3 3 2) into a buffer of 3s at
+        // offset 0: the last three elements of byte 1 are not touched.
+        std::vector<std::uint8_t> dst(3, 0xFF);
+        reference_reshape(strided(t, {5}), src.data(), 1, strided(t, {5}), dst.data(), 0);
+        EXPECT_EQ(dst, (std::vector<std::uint8_t>{0xF9, 0xFE, 0xFF})) << to_string(t);
+
+        // The same into offset 3: the last element of byte 0 onwards.
+        std::fill(dst.begin(), dst.end(), 0x00);
+        reference_reshape(strided(t, {5}), src.data(), 1, strided(t, {5}), dst.data(), 3);
+        EXPECT_EQ(dst, (std::vector<std::uint8_t>{0x40, 0xBE, 0x00})) << to_string(t);
+
+        // [3] with stride 3 from element 2: values 2, 2, 1 at offset 5.
+        std::fill(dst.begin(), dst.end(), 0x00);
+        reference_reshape(strided(t, {3}, {3}), src.data(), 2, strided(t, {3}), dst.data(), 5);
+        EXPECT_EQ(dst, (std::vector<std::uint8_t>{0x00, 0x68, 0x00})) << to_string(t);
+
+        // [2,3] read column-major ((i,j) at i+2j): row-major order is
+        // elements 0 2 4 1 3 5 (values 0 2 3 1 3 2), written densely as [3,2].
+        std::fill(dst.begin(), dst.end(), 0x00);
+        reference_reshape(strided(t, {2, 3}, {1, 2}), src.data(), 0, strided(t, {3, 2}), dst.data(), 0);
+        EXPECT_EQ(dst, (std::vector<std::uint8_t>{0x78, 0x0B, 0x00})) << to_string(t);
     }
 }
 
