@@ -242,7 +242,7 @@ std::string steps_summary(const movement_plan &plan, const char *one, const char
     const std::string count = plan.steps.size() == 1
                                   ? std::string("1 ") + one
                                   : std::to_string(plan.steps.size()) + " " + many +
-                                        " via dense temporary " +
+                                        (plan.temporaries > 1 ? " via dense temporaries " : " via dense temporary ") +
                                         dims_to_string(plan.temporary_dims);
     return count + ": " + describe(plan);
 }
@@ -273,9 +273,11 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
     output_lowering l;
     l.bytes = output_bytes;
     l.why_not_alias = plan.why_not_alias;
+    // A chain that permutes axes says first how it was composed.
+    const std::string composed = plan.composition.empty() ? "" : plan.composition + "; ";
     if (plan.alias) {
         l.kind = lowering_kind::alias;
-        l.details = describe(plan);
+        l.details = composed + describe(plan);
         l.mover = make_alias_copy(data);
         return l;
     }
@@ -286,7 +288,7 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
         try {
             l.mover = make_reorder_movement(eng, *dnnl_reorder_type(data.dtype), plan, input_bytes,
                                             output_bytes);
-            l.details = steps_summary(plan, "reorder", "reorders") + " (" + choice.why + ")";
+            l.details = composed + steps_summary(plan, "reorder", "reorders") + " (" + choice.why + ")";
             return l;
         } catch (const error &e) {
             // A layout oneDNN cannot describe (e.g. more dims than it
@@ -296,7 +298,7 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
         }
     }
     l.mover = make_kernel_movement(data.dtype, plan, l.mover_reason);
-    l.details = steps_summary(plan, "strided copy", "strided copies") + " (" + l.mover_reason + ")";
+    l.details = composed + steps_summary(plan, "strided copy", "strided copies") + " (" + l.mover_reason + ")";
     return l;
 }
 

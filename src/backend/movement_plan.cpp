@@ -412,6 +412,13 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
     }
     const std::vector<composed_view> segments = compose_chain(input.shape, source.dims, steps);
     plan.temporary_dims = input.shape; // every temporary holds the whole tensor
+    for (const composed_view &view : segments) {
+        std::string order;
+        for (std::size_t k : view.order) order += (order.empty() ? "" : ",") + std::to_string(k);
+        plan.composition += std::string(plan.composition.empty() ? "chain composed: " : " then ") +
+                            dims_to_string(view.input_dims) + " as " + dims_to_string(view.fine_dims) +
+                            " permuted (" + order + ") read as " + dims_to_string(view.output_dims);
+    }
 
     // The last segment's input as the permuted strided dims, segment by
     // segment; every segment but the last ends in a temporary.

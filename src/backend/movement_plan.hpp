@@ -45,6 +45,9 @@ struct movement_plan {
     // When not an alias: why the output cannot be a view of the input (the
     // view rule's reason, naming the dims that break it).
     std::string why_not_alias;
+    // For a chain that permutes axes: how it was composed ("input [2,3,4]
+    // as [2,3,4] permuted (0,2,1)", per segment), for the plan's text.
+    std::string composition;
 };
 
 // `input`: known shape, layout strided/undef (strides or dense) or opaque.

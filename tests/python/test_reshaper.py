@@ -185,3 +185,28 @@ def test_packed_dtypes_cross_by_name_but_have_no_numpy_arrays():
             cp.execute([np.zeros((2, 4), dtype=np.uint8), np.array([8], dtype=np.int64)])
         assert e.value.code == "unimplemented"
         assert dtype in str(e.value)
+
+
+def test_builder_chain_of_the_family_matches_numpy():
+    # ONNX Unsqueeze -> Transpose -> Flatten, built in code: one partition,
+    # one movement, the same values numpy's expand_dims/transpose/reshape give.
+    unsq = (reshaper.Op(0, "Unsqueeze", "u", domain="ai.onnx", version=21)
+            .add_input(lt(0, "f32", [6, 8])).add_input(lt(1, "s64", [1], property="constant"))
+            .add_output(lt(2, "f32", [-1, -1, -1])))
+    perm = (reshaper.Op(1, "Transpose", "t", domain="ai.onnx", version=21)
+            .add_input(lt(2, "f32", [-1, -1, -1])).add_output(lt(3, "f32", [-1, -1, -1]))
+            .set_attr("perm", [2, 0, 1]))
+    flat = (reshaper.Op(2, "Flatten", "f", domain="ai.onnx", version=21)
+            .add_input(lt(3, "f32", [-1, -1, -1])).add_output(lt(4, "f32", [-1, -1]))
+            .set_attr("axis", 1))
+    g = reshaper.Graph("cpu").add_op(unsq).add_op(perm).add_op(flat)
+    g.set_tensor_values(1, np.array([0], dtype=np.int64))
+    (p,) = g.partitions()
+    assert p.ops == [0, 1, 2]
+    cp = p.compile()
+    assert cp.lowering in ("kernel", "reorder")
+    assert "chain composed" in cp.plan
+    x = np.arange(48, dtype=np.float32).reshape(6, 8)
+    axes = np.array([0], dtype=np.int64)
+    (out,) = cp.execute([x, axes])
+    np.testing.assert_array_equal(out, np.expand_dims(x, 0).transpose(2, 0, 1).reshape(8, 6))
