@@ -227,6 +227,11 @@ def write_markdown(path, plot, med, backend, peers, driver):
     two = backend.get("bm_threads/2/real_time")
     if one and two:
         add(f"| 64 MiB f32 transpose, 2 threads against 1 | {one['real_time'] / two['real_time']:.2f}x |")
+    chain = backend.get("bm_merge_heads/chain/real_time")
+    single = backend.get("bm_merge_heads/one_movement/real_time")
+    if chain and single:
+        add(f"| bf16 merge heads [16,16,2048,64] as StaticTranspose + StaticReshape: time against "
+            f"the one movement it composes to | {chain['real_time'] / single['real_time']:.2f}x |")
     add("")
     add("## How the movers work, and what the profile showed")
     add("")
