@@ -1,6 +1,7 @@
 #include "ops/movement_inference.hpp"
 
 #include "ops/movement_request.hpp"
+#include "ops/reshape_inference.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -63,19 +64,7 @@ void infer_movement_shapes(const op_schema &schema, const op &o, graph &g) {
         if (*rank != out.shape.size())
             output_disagrees(o, schema, out.shape, "rank " + std::to_string(*rank));
     }
-    if (data.shape_known() && out.shape_known()) {
-        const auto in_volume = checked_volume(data.shape), out_volume = checked_volume(out.shape);
-        const auto count = [](const std::optional<dim_t> &v) {
-            return v ? std::to_string(*v) : std::string("more than int64 holds");
-        };
-        if (in_volume != out_volume)
-            throw error(status::invalid_shape,
-                        op_label(o, &schema) + ": output 0 is given as " + dims_to_string(out.shape) +
-                            " of " + count(out_volume) + " elements, but the input " +
-                            dims_to_string(data.shape) + " has " + count(in_volume) +
-                            " [volume_mismatch]",
-                        o.ref());
-    }
+    check_output_volume(schema, o, data.shape, out.shape);
 }
 
 } // namespace reshaper::impl

@@ -59,18 +59,22 @@ void infer_reshape_shapes(const op_schema &schema, const op &o, graph &g) {
     // A target known only at execute still cannot change the volume: an
     // output given in full must hold the data's elements (found by fuzzing:
     // [6] -> a given [] passed).
-    if (data.shape_known() && out.shape_known()) {
-        const auto in_volume = checked_volume(data.shape), out_volume = checked_volume(out.shape);
-        const auto count = [](const std::optional<dim_t> &v) {
-            return v ? std::to_string(*v) : std::string("more than int64 holds");
-        };
-        if (in_volume != out_volume)
-            throw error(status::invalid_shape,
-                        op_label(o, &schema) + ": output 0 is given as " + dims_to_string(out.shape) + " of " +
-                            count(out_volume) + " elements, but the input " + dims_to_string(data.shape) +
-                            " has " + count(in_volume) + " [volume_mismatch]",
-                        o.ref());
-    }
+    check_output_volume(schema, o, data.shape, out.shape);
+}
+
+void check_output_volume(const op_schema &schema, const op &o, const dims_t &input,
+                         const dims_t &output) {
+    if (has_unknown_dims(input) || has_unknown_dims(output)) return;
+    const auto in_volume = checked_volume(input), out_volume = checked_volume(output);
+    const auto count = [](const std::optional<dim_t> &v) {
+        return v ? std::to_string(*v) : std::string("more than int64 holds");
+    };
+    if (in_volume != out_volume)
+        throw error(status::invalid_shape,
+                    op_label(o, &schema) + ": output 0 is given as " + dims_to_string(output) + " of " +
+                        count(out_volume) + " elements, but the input " + dims_to_string(input) +
+                        " has " + count(in_volume) + " [volume_mismatch]",
+                    o.ref());
 }
 
 } // namespace reshaper::impl

@@ -13,4 +13,10 @@ namespace reshaper::impl {
 // inferred dim. Strides are left alone.
 void infer_reshape_shapes(const op_schema &schema, const op &o, graph &g);
 
+// Every op of the family keeps the element count: an output whose dims are
+// all given must hold the input's elements (invalid_shape naming both
+// counts, [volume_mismatch]). Nothing to check while a dim is unknown.
+void check_output_volume(const op_schema &schema, const op &o, const dims_t &input,
+                         const dims_t &output);
+
 } // namespace reshaper::impl

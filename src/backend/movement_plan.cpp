@@ -149,6 +149,37 @@ movable movable_of(const logical_tensor &lt, const dims_t &strides) {
     return {lt.shape, {}, lt.format};
 }
 
+// The two ends of a plan, checked: the input's layout is concrete, strides
+// describe buffers and the output's elements do not share addresses. A
+// strided output is reported with its strides, also when given as dense by
+// omission; one whose layout nobody stated (undef) is the backend's to
+// choose, as `any` is.
+struct plan_ends {
+    bool in_strided = false;
+    dims_t in_strides; // when in_strided
+    bool out_any = false, out_opaque = false;
+    dims_t out_strides; // when neither any nor opaque
+};
+
+plan_ends checked_ends(const logical_tensor &input, logical_tensor &output) {
+    plan_ends e;
+    e.in_strided = reads_as_strided(input.layout);
+    if (!e.in_strided && input.layout != layout_type::opaque)
+        throw error(status::invalid_arguments,
+                    "input " + describe_tensor(input) + " must have a concrete layout, got " +
+                        std::string(to_string(input.layout)) + " [concrete_input_layout]");
+    if (e.in_strided) e.in_strides = checked_strides(input, "input");
+    e.out_any = output.layout == layout_type::any || output.layout == layout_type::undef;
+    e.out_opaque = output.layout == layout_type::opaque;
+    if (!e.out_any && !e.out_opaque) {
+        e.out_strides = checked_strides(output, "output");
+        check_no_overlap(output, e.out_strides);
+        output.layout = layout_type::strided;
+        output.strides = e.out_strides;
+    }
+    return e;
+}
+
 } // namespace
 
 std::optional<std::pair<dims_t, dims_t>> blocked_as_strided(const blocked_format &format,
@@ -231,24 +262,10 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
 
     movement_plan plan;
     plan.output = output;
-    const bool in_strided = reads_as_strided(input.layout);
-    if (!in_strided && input.layout != layout_type::opaque)
-        throw error(status::invalid_arguments,
-                    "input " + describe_tensor(input) + " must have a concrete layout, got " +
-                        std::string(to_string(input.layout)) + " [concrete_input_layout]");
-
-    const dims_t in_strides = in_strided ? checked_strides(input, "input") : dims_t{};
-    // An output whose layout nobody stated (undef) is the backend's to choose.
-    const bool out_any = output.layout == layout_type::any || output.layout == layout_type::undef;
-    const bool out_opaque = output.layout == layout_type::opaque;
-    dims_t out_strides;
-    if (!out_any && !out_opaque) {
-        out_strides = checked_strides(output, "output");
-        check_no_overlap(output, out_strides);
-        // Reported explicitly, also when given as dense by omission.
-        plan.output.layout = layout_type::strided;
-        plan.output.strides = out_strides;
-    }
+    const plan_ends ends = checked_ends(input, plan.output);
+    const bool in_strided = ends.in_strided, out_any = ends.out_any, out_opaque = ends.out_opaque;
+    const dims_t &in_strides = ends.in_strides;
+    dims_t out_strides = ends.out_strides;
 
     // Alias: the output is a view of the input buffer.
     if (in_strided && !out_opaque) {
@@ -385,21 +402,10 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
 
     movement_plan plan;
     plan.output = output;
-    const bool in_strided = reads_as_strided(input.layout);
-    if (!in_strided && input.layout != layout_type::opaque)
-        throw error(status::invalid_arguments,
-                    "input " + describe_tensor(input) + " must have a concrete layout, got " +
-                        std::string(to_string(input.layout)) + " [concrete_input_layout]");
-    const dims_t in_strides = in_strided ? checked_strides(input, "input") : dims_t{};
-    const bool out_any = output.layout == layout_type::any || output.layout == layout_type::undef;
-    const bool out_opaque = output.layout == layout_type::opaque;
-    dims_t out_strides;
-    if (!out_any && !out_opaque) {
-        out_strides = checked_strides(output, "output");
-        check_no_overlap(output, out_strides);
-        plan.output.layout = layout_type::strided;
-        plan.output.strides = out_strides;
-    }
+    const plan_ends ends = checked_ends(input, plan.output);
+    const bool out_any = ends.out_any, out_opaque = ends.out_opaque;
+    const dims_t &in_strides = ends.in_strides;
+    dims_t out_strides = ends.out_strides;
 
     // The input as strided dims: its own, a blocked format's finer dims, or
     // (padded blocked) a dense temporary of its dims after a first step.
