@@ -249,3 +249,32 @@ TEST(FamilyChains, RandomChainsOfEveryOpMatchTheIndexReference) {
     EXPECT_GT(aliases, 200);
     EXPECT_GT(movements, 200);
 }
+
+TEST(FamilyChains, AxesThatArriveAtExecuteAreCheckedBeforeAnythingIsWritten) {
+    // Squeeze-13 whose axes are a variable input: compiled for the output the
+    // graph gives ([3,5]); at execute the axes must give that output.
+    std::mt19937 rng(1);
+    const logical_tensor input = strided_lt(0, data_type::f32, {1, 3, 1, 5});
+    chain_builder b(rng, data_type::f32, input);
+    logical_tensor axes = strided_lt(1, data_type::s64, {2});
+    axes.property = property_type::variable;
+    b.g.tensors[1] = axes;
+    b.next_id = 2;
+    b.add("Squeeze", "ai.onnx", {3, 5}, {1});
+    b.g.tensors[b.current].shape = {3, 5};
+    infer_graph_shapes(b.g);
+    const auto parts = get_partitions(b.g, partition_policy::fusion);
+    ASSERT_EQ(parts.size(), 1u);
+    const auto cp = compile(b.g, parts[0], {}, {}, cpu_engine());
+    ASSERT_EQ(cp->inputs().size(), 2u);
+    std::vector<float> in(15), out(15, -1.0f);
+    std::iota(in.begin(), in.end(), 0.0f);
+    const std::int64_t right[] = {0, -2}, wrong[] = {0, 1};
+    cp->execute({in.data(), right}, {out.data()});
+    EXPECT_EQ(out, in);
+    std::fill(out.begin(), out.end(), -1.0f);
+    const error e = error_of([&] { cp->execute({in.data(), wrong}, {out.data()}); });
+    EXPECT_EQ(e.code(), status::invalid_shape) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Squeeze"), std::string::npos) << e.what();
+    EXPECT_EQ(out, std::vector<float>(15, -1.0f));
+}
