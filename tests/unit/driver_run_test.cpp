@@ -246,6 +246,37 @@ TEST(DriverCheck, TwoBitTypesMoveBitExactly) {
     EXPECT_EQ(find_tensor(rep, 5)->at("dtype"), "u2");
 }
 
+TEST(DriverCheck, EveryCorpusFileChecksAndItsTransposeIsAView) {
+    // The real oneDNN files, all in one run: every claimed partition checks
+    // bit-exactly (but the two 264 MB ones, which infer mode compiles:
+    // benchdnn's static_transpose gives dst the permuted strides, a view).
+    std::string files;
+    int count = 0;
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(
+             std::string(RESHAPER_SHARED_DIR) + "/corpus/onednn-graph")) {
+        const std::string name = entry.path().filename().string();
+        if (entry.path().extension() != ".json" || name == "static_reshape.json" ||
+            name == "static_transpose.json")
+            continue;
+        files += " " + entry.path().string();
+        ++count;
+    }
+    if (count == 0) GTEST_SKIP() << "no corpus";
+    const auto r = run_driver("--mode=check --report=json" + files);
+    ASSERT_EQ(r.exit_code, 0) << r.out.substr(0, 2000);
+    ASSERT_EQ(r.reports.size(), static_cast<std::size_t>(count));
+    for (const json &rep : r.reports) {
+        EXPECT_EQ(rep.at("status"), "ok") << rep.at("graph");
+        if (rep.contains("check")) EXPECT_EQ(rep.at("check").at("failed"), 0) << rep.at("graph");
+    }
+    const auto transpose = run_driver("--mode=infer --report=json " + std::string(RESHAPER_SHARED_DIR) +
+                                      "/corpus/onednn-graph/f32/static_transpose.json");
+    ASSERT_EQ(transpose.exit_code, 0) << transpose.out;
+    const json &p = transpose.reports.at(0).at("partitions").at(0);
+    EXPECT_EQ(p.at("lowering"), "alias") << p.dump();
+    EXPECT_EQ(p.at("inplace"), json::parse("[[0, 1]]"));
+}
+
 TEST(DriverCheck, GpuIsUnavailableHere) {
     const auto r = run_driver("--mode=check --engine=gpu --report=json " + data("permuted_input.json"));
     if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
