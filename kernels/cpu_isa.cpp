@@ -1,6 +1,7 @@
 #include "kernels/cpu_isa.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +38,19 @@ cpu_isa detected_cpu_isa() {
     return cpu_isa::scalar;
 }
 
+namespace {
+// -1: none; else the level a test asked for.
+std::atomic<int> testing_override{-1};
+} // namespace
+
+void override_cpu_isa_for_testing(std::optional<cpu_isa> level) {
+    testing_override.store(level ? static_cast<int>(std::min(*level, detected_cpu_isa())) : -1,
+                           std::memory_order_relaxed);
+}
+
 cpu_isa active_cpu_isa() {
+    if (const int forced = testing_override.load(std::memory_order_relaxed); forced >= 0)
+        return static_cast<cpu_isa>(forced);
     static const cpu_isa active = [] {
         const cpu_isa detected = detected_cpu_isa();
         const char *cap = std::getenv("RESHAPER_MAX_CPU_ISA");

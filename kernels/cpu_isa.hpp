@@ -28,4 +28,10 @@ cpu_isa detected_cpu_isa();
 // with a one-line warning on stderr.
 cpu_isa active_cpu_isa();
 
+// Tests: the kernels run at `level` (capped at the detected one) instead,
+// until called with nothing, so that one process can run a compiled
+// partition at every level (the kernel tests pass the level instead). Not
+// while kernels run on other threads.
+void override_cpu_isa_for_testing(std::optional<cpu_isa> level);
+
 } // namespace reshaper::impl

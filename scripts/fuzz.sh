@@ -13,7 +13,8 @@ set -eu
 TARGETS="fuzz_graph_file
 fuzz_shape_inference
 fuzz_execute
-fuzz_runtime_shape"
+fuzz_runtime_shape
+fuzz_builder"
 
 if [ $# -eq 0 ]; then
     echo "$TARGETS"

@@ -27,7 +27,7 @@ constexpr std::array rules{
     rule_info{"values_count", s::invalid_shape, "io", "values hold one element per element of the shape"},
     rule_info{"value_fits_dtype", s::invalid_data_type, "io", "every value can be held by the tensor's dtype"},
     rule_info{"unique_outputs", s::invalid_graph, "io", "an op lists a tensor at most once among its outputs"},
-    rule_info{"tensor_agreement", s::invalid_graph, "io", "every place describing a tensor agrees on dtype, layout, property and values (the builder: on everything it gives)"},
+    rule_info{"tensor_agreement", s::invalid_graph, "io", "every place describing a tensor agrees on dtype, layout (strides, format), property and values; layout any or undef and property undef agree with any (the builder: on everything it gives)"},
     rule_info{"file_readable", s::invalid_arguments, "io", "a graph file exists and can be read"},
     rule_info{"max_graph_bytes", s::invalid_graph, "io", "a graph file is no larger than RESHAPER_MAX_GRAPH_BYTES (default 1 GiB)"},
     rule_info{"max_ops", s::invalid_graph, "io", "a graph has no more ops than RESHAPER_MAX_OPS (default 10,000,000)"},

@@ -1,7 +1,9 @@
 #include "driver/graph_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <new>
+#include <optional>
 
 #include "backend/graph_dump.hpp"
 #include "driver/partition_check.hpp"
@@ -16,31 +18,36 @@ using impl::status;
 
 namespace {
 
+// Whether a tensor's "values" are fed as data but not yet known at compile.
+bool fed_but_not_constant(const impl::logical_tensor &lt) {
+    return lt.values && lt.property != impl::property_type::constant;
+}
+
 // Executing modes feed every tensor's "values" as its data, so the driver
 // knows run-time shape values before compiling: it infers once more with
 // them as constants and gives compile the concrete shapes that follow (as a
 // benchdnn user gives concrete shapes). Execute still checks the values.
-void fill_shapes_from_fed_values(impl::graph &g, const impl::graph &as_loaded) {
-    impl::graph fed = as_loaded;
-    bool any = false;
+void fill_shapes_from_fed_values(impl::graph &g, impl::graph fed) {
     for (auto &[id, lt] : fed.tensors)
-        if (lt.values && lt.property != impl::property_type::constant) {
-            lt.property = impl::property_type::constant;
-            any = true;
-        }
-    if (!any) return;
+        if (fed_but_not_constant(lt)) lt.property = impl::property_type::constant;
     impl::infer_graph_shapes(fed);
     for (auto &[id, lt] : g.tensors)
         if (!lt.shape_known()) lt.shape = fed.tensor(id).shape;
 }
 
 void load_and_partition(graph_run &run, const options &opts) {
-    const impl::graph as_loaded = impl::read_graph_file(run.path);
-    run.graph = as_loaded;
+    run.graph = impl::read_graph_file(run.path);
     run.graph_loaded = true;
+    // The graph as loaded only when fed values will be inferred again: a
+    // copy of a graph of a million ops is a gigabyte.
+    std::optional<impl::graph> as_loaded;
+    if (opts.mode != run_mode::infer &&
+        std::any_of(run.graph.tensors.begin(), run.graph.tensors.end(),
+                    [](const auto &t) { return fed_but_not_constant(t.second); }))
+        as_loaded = run.graph;
     impl::infer_graph_shapes(run.graph);
     impl::dump_finalized_graph(run.graph); // RESHAPER_GRAPH_DUMP=graph
-    if (opts.mode != run_mode::infer) fill_shapes_from_fed_values(run.graph, as_loaded);
+    if (as_loaded) fill_shapes_from_fed_values(run.graph, std::move(*as_loaded));
     // A format tag the file names must be one we can lay out, in every mode.
     for (const auto &[id, lt] : run.graph.tensors)
         if (lt.layout == impl::layout_type::opaque && !lt.format.empty())

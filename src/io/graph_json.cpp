@@ -472,7 +472,31 @@ public:
         };
         if (seen.lt.dtype != lt.dtype)
             disagree("dtype", std::string(to_string(seen.lt.dtype)), std::string(to_string(lt.dtype)));
+        // Contract section 1: only a shape may differ; a layout or property
+        // conflict stays an error, as a dtype conflict does. Layout any or
+        // undef and property undef state nothing, so they conflict with
+        // nothing (the producer's description stands, below).
+        const auto stated = [](layout_type l) { return l == layout_type::strided || l == layout_type::opaque; };
+        if (stated(seen.lt.layout) && stated(lt.layout) && seen.lt.layout != lt.layout)
+            disagree("layout_type", std::string(to_string(seen.lt.layout)), std::string(to_string(lt.layout)));
+        if (seen.lt.property != property_type::undef && lt.property != property_type::undef &&
+            seen.lt.property != lt.property)
+            disagree("property_type", std::string(to_string(seen.lt.property)),
+                     std::string(to_string(lt.property)));
+        if (seen.lt.layout == layout_type::opaque && lt.layout == layout_type::opaque && seen.lt.format != lt.format)
+            disagree("format", in_quotes(seen.lt.format), in_quotes(lt.format));
         if (auto merged = merge_known_dims(seen.lt.shape, lt.shape)) {
+            // One shape, so one layout: the strides must agree too (an empty
+            // list is dense row-major, comparable once every dim is known).
+            if (seen.lt.layout == layout_type::strided && lt.layout == layout_type::strided &&
+                seen.lt.strides != lt.strides) {
+                const auto dense = dense_strides(*merged);
+                const dims_t a = seen.lt.strides.empty() && dense ? *dense : seen.lt.strides;
+                const dims_t b = lt.strides.empty() && dense ? *dense : lt.strides;
+                if (!a.empty() && !b.empty() && a != b)
+                    disagree("stride", dims_to_string(a) + " for shape " + dims_to_string(*merged),
+                             dims_to_string(b));
+            }
             seen.lt.shape = std::move(*merged);
         } else {
             // Contract section 1: the producer's shape stands (benchdnn

@@ -9,7 +9,10 @@
 //   other than strided; empty strides are written as the dense strides of a
 //   known shape, else [] (as oneDNN does);
 // - a tensor repeated at its producer and consumers is stored once: dtype
-//   and shape must agree (a -1 dim is filled from the other place), layout,
+//   must agree, and layout and property where both places state one
+//   (layout any and undef, property undef state none; strides and formats
+//   of one shape must agree too); a shape may differ, with a warning, when
+//   a producer decides (a -1 dim is filled from the other place); layout,
 //   strides and property are the producer's, values come from whichever
 //   place has them (two places with different values are an error);
 // - float values and f32 attributes that JSON cannot hold are written as the

@@ -5,10 +5,16 @@
 // silent corruption. Every lowering (alias run into a separate buffer and in
 // place, oneDNN reorder, our kernel), every dtype but string (packed ones
 // with odd element counts: the last byte half used), dense, permuted,
-// padded, broadcast and blocked layouts.
+// padded, broadcast and blocked layouts. The kernel's fast paths (tiled
+// transposes of 1-, 2-, 4-, 8- and 16-byte and packed 4- and 2-bit
+// elements, whole and tail tiles; run copies) at every SIMD level up to the
+// active one, each buffer once ending at a guard page and once starting
+// right after one, also reached through a chain with a transpose.
 #include "backend_test_support.hpp"
 
 #include "backend/dnnl_mapping.hpp"
+#include "kernels/cpu_isa.hpp"
+#include "ops/graph_inference.hpp"
 
 #include <set>
 #include <stdexcept>
@@ -19,11 +25,16 @@
 namespace reshaper::impl::testing {
 namespace {
 
-// `bytes` of memory ending at a page boundary, followed by an inaccessible
-// page (and preceded by one).
+// Where a buffer sits in its pages: ending exactly at the guard page after
+// it (a read or write past its end faults), or starting right after the
+// guard page before it (one before its start faults).
+enum class placement { ends_at_guard, starts_after_guard };
+
+// `bytes` of memory placed against an inaccessible page (and with one on
+// the other side too, a page or less away).
 class guarded_region {
 public:
-    explicit guarded_region(std::size_t bytes) : bytes_(bytes) {
+    guarded_region(std::size_t bytes, placement where) : bytes_(bytes) {
         const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
         data_pages_ = (bytes + page - 1) / page;
         if (data_pages_ == 0) data_pages_ = 1;
@@ -33,7 +44,7 @@ public:
         base_ = static_cast<std::uint8_t *>(p);
         if (mprotect(base_ + page, data_pages_ * page, PROT_READ | PROT_WRITE) != 0)
             throw std::runtime_error("mprotect failed");
-        data_ = base_ + page + data_pages_ * page - bytes; // ends at the guard page
+        data_ = where == placement::ends_at_guard ? base_ + page + data_pages_ * page - bytes : base_ + page;
         page_ = page;
     }
     ~guarded_region() { munmap(base_, length_); }
@@ -52,18 +63,23 @@ private:
 };
 
 // Runs `cp` with the input read-only and the output (and, for an alias, an
-// in-place buffer) against guard pages; compares with the reference.
-void run_guarded(const compiled_partition &cp, std::uint32_t seed) {
+// in-place buffer) against guard pages, the input at `in_at`, the output at
+// the other side; compares with the reference, which reads the input as
+// `read_as` (the compiled input, or a transposed view of it).
+void run_guarded_at(const compiled_partition &cp, const logical_tensor &read_as, std::uint32_t seed,
+                    placement in_at) {
+    const placement out_at =
+        in_at == placement::ends_at_guard ? placement::starts_after_guard : placement::ends_at_guard;
     const logical_tensor &in = cp.inputs().at(0);
     const logical_tensor &out = cp.outputs().at(0);
     const std::size_t in_bytes = buffer_bytes(in).value(), out_bytes = buffer_bytes(out).value();
-    guarded_region src(in_bytes), dst(out_bytes);
+    guarded_region src(in_bytes, in_at), dst(out_bytes, out_at);
     std::mt19937 rng(seed);
     for (std::size_t i = 0; i < in_bytes; ++i) src.data()[i] = static_cast<std::uint8_t>(rng());
     const std::vector<std::uint8_t> pristine(src.data(), src.data() + in_bytes);
     std::vector<std::uint8_t> expected(out_bytes, output_sentinel(out));
     std::memset(dst.data(), output_sentinel(out), out_bytes);
-    reference_reshape(in, src.data(), out, expected.data());
+    reference_reshape(read_as, src.data(), out, expected.data());
     src.make_read_only();
 
     cp.execute({src.data()}, {dst.data()});
@@ -72,12 +88,37 @@ void run_guarded(const compiled_partition &cp, std::uint32_t seed) {
     EXPECT_TRUE(std::equal(pristine.begin(), pristine.end(), src.data()));
 
     if (cp.lowering() == lowering_kind::alias && in_bytes == out_bytes) {
-        guarded_region shared(in_bytes);
+        guarded_region shared(in_bytes, in_at);
         std::memcpy(shared.data(), pristine.data(), in_bytes);
         cp.execute({shared.data()}, {shared.data()});
         EXPECT_TRUE(std::equal(pristine.begin(), pristine.end(), shared.data())) << "in place";
     }
 }
+
+void run_guarded(const compiled_partition &cp, std::uint32_t seed, const logical_tensor *read_as = nullptr) {
+    for (placement in_at : {placement::ends_at_guard, placement::starts_after_guard}) {
+        SCOPED_TRACE(in_at == placement::ends_at_guard ? "input ends at a guard page, output starts after one"
+                                                       : "input starts after a guard page, output ends at one");
+        run_guarded_at(cp, read_as ? *read_as : cp.inputs().at(0), seed, in_at);
+    }
+}
+
+// The SIMD levels up to the active one (RESHAPER_MAX_CPU_ISA caps it: ctest
+// also runs this binary at avx2 and scalar), each forced in turn.
+std::vector<cpu_isa> levels_up_to_active() {
+    std::vector<cpu_isa> levels;
+    for (cpu_isa l : {cpu_isa::scalar, cpu_isa::avx2, cpu_isa::avx512})
+        if (l <= active_cpu_isa()) levels.push_back(l);
+    return levels;
+}
+
+struct forced_isa {
+    explicit forced_isa(cpu_isa level) {
+        override_cpu_isa_for_testing(level);
+        EXPECT_EQ(active_cpu_isa(), level);
+    }
+    ~forced_isa() { override_cpu_isa_for_testing(std::nullopt); }
+};
 
 struct layout_case {
     const char *name;
@@ -111,7 +152,113 @@ std::vector<layout_case> cases_for(data_type t) {
     return cases;
 }
 
+// Element types of every size the kernel's fast paths take: 1, 2, 4, 8 and
+// 16 bytes, packed 4 and 2 bits.
+constexpr data_type sized_types[] = {data_type::s8,  data_type::bf16, data_type::f32, data_type::f64,
+                                     data_type::c128, data_type::u4,  data_type::s2};
+
+struct kernel_case {
+    const char *name;
+    dims_t dims;
+    dims_t in_strides;  // the input's layout (empty: dense)
+    dims_t out_strides; // the output's, over the same dims (empty: dense)
+    const char *path;   // the fast path it must take
+    bool byte_rows;     // every row whole bytes also for 2-bit elements (packed types take only these)
+};
+
+// Reshapes to the same dims whose layouts make the kernel transpose or copy
+// runs: whole tiles (64 bytes a side), tails in both dims, the smallest
+// transpose, a batch dim, padded rows.
+const kernel_case kernel_cases[] = {
+    {"transpose_whole_tiles", {64, 64}, {1, 64}, {}, "transpose", true},
+    {"transpose_tails", {68, 44}, {1, 68}, {}, "transpose", true},
+    {"transpose_odd_tails", {67, 45}, {1, 67}, {}, "transpose", false},
+    {"transpose_smallest", {4, 4}, {1, 4}, {}, "transpose", true},
+    {"transpose_small_odd", {5, 7}, {1, 5}, {}, "transpose", false},
+    {"transpose_batched_tails", {3, 36, 20}, {720, 1, 36}, {}, "transpose", true},
+    {"transpose_batched_odd_tails", {3, 37, 19}, {703, 1, 37}, {}, "transpose", false},
+    {"transpose_into_padded_rows", {32, 72}, {1, 32}, {76, 1}, "transpose", true},
+    {"run_copy_padded_input", {36, 44}, {48, 1}, {}, "run copy", true},
+    {"run_copy_odd_padded_input", {37, 45}, {48, 1}, {}, "run copy", false},
+    {"run_copy_padded_output", {28, 132}, {}, {136, 1}, "run copy", true},
+};
+
 } // namespace
+
+TEST(backend_guard_pages, kernel_fast_paths_of_every_element_size_at_every_isa_level) {
+    int checked = 0;
+    for (cpu_isa level : levels_up_to_active()) {
+        const forced_isa forced(level);
+        for (data_type t : sized_types) {
+            for (const kernel_case &c : kernel_cases) {
+                if (is_packed(t) && !c.byte_rows) continue;
+                SCOPED_TRACE(std::string(to_string(level)) + " " + std::string(to_string(t)) + " " + c.name);
+                const logical_tensor in = strided_lt(0, t, c.dims, c.in_strides);
+                const logical_tensor out = strided_lt(1, t, c.dims, c.out_strides);
+                const auto cp = compile_whole(static_chain(in, {c.dims}), in, out);
+                ASSERT_EQ(cp->lowering(), lowering_kind::kernel) << cp->lowering_details();
+                EXPECT_NE(cp->lowering_details().find(c.path), std::string::npos) << cp->lowering_details();
+                run_guarded(*cp, static_cast<std::uint32_t>(t) * 31 + 7);
+                ++checked;
+            }
+        }
+    }
+    EXPECT_GE(checked, 60);
+}
+
+// A transpose reached through a chain partition: Transpose (StaticTranspose
+// for the types oneDNN's opset gives it, ONNX Transpose-25 for the others)
+// then Flatten, built and inferred as a user's graph, dense in, `any` out.
+// The expected output reads the input through its axes permuted.
+TEST(backend_guard_pages, a_transpose_in_a_chain_partition_at_every_isa_level) {
+    // Odd sides (tails) for whole-byte elements; multiples of 4 for packed
+    // ones, whose tiled transposes take rows of whole bytes only.
+    for (cpu_isa level : levels_up_to_active()) {
+        const forced_isa forced(level);
+        for (data_type t : sized_types) {
+            SCOPED_TRACE(std::string(to_string(level)) + " " + std::string(to_string(t)));
+            const dim_t rows = is_packed(t) ? 36 : 37, cols = is_packed(t) ? 20 : 19;
+            const dims_t dims{3, rows, cols};
+            const bool onednn = t == data_type::f32 || t == data_type::bf16;
+            graph g;
+            g.tensors[0] = strided_lt(0, t, dims);
+            g.tensors[1] = strided_lt(1, t, dims_t(3, unknown_dim));
+            g.tensors[2] = strided_lt(2, t, dims_t(2, unknown_dim));
+            op transpose;
+            transpose.id = 0;
+            transpose.name = "transpose";
+            transpose.kind = onednn ? "StaticTranspose" : "Transpose";
+            if (!onednn) {
+                transpose.domain = "ai.onnx";
+                transpose.version = 25;
+            }
+            transpose.attrs[onednn ? "order" : "perm"] = std::vector<std::int64_t>{0, 2, 1};
+            transpose.inputs = {0};
+            transpose.outputs = {1};
+            op flatten;
+            flatten.id = 1;
+            flatten.name = "flatten";
+            flatten.kind = "Flatten";
+            flatten.domain = "ai.onnx";
+            flatten.version = 25;
+            flatten.attrs["axis"] = std::int64_t{1};
+            flatten.inputs = {1};
+            flatten.outputs = {2};
+            g.ops = {transpose, flatten};
+            infer_graph_shapes(g);
+            ASSERT_EQ(g.tensor(2).shape, (dims_t{3, cols * rows}));
+            const auto parts = get_partitions(g, partition_policy::fusion);
+            ASSERT_EQ(parts.size(), 1u);
+            ASSERT_TRUE(parts[0].supported) << parts[0].reason;
+            const auto cp = compile(g, parts[0], {g.tensor(0)}, {any_lt(2, t, {3, cols * rows})}, cpu_engine());
+            ASSERT_EQ(cp->lowering(), lowering_kind::kernel) << cp->lowering_details();
+            EXPECT_NE(cp->lowering_details().find("transpose"), std::string::npos) << cp->lowering_details();
+            // Element (b, j, i) of the transposed tensor is input (b, i, j).
+            const logical_tensor transposed = strided_lt(0, t, {3, cols, rows}, {rows * cols, 1, cols});
+            run_guarded(*cp, static_cast<std::uint32_t>(t) + 11, &transposed);
+        }
+    }
+}
 
 TEST(backend_guard_pages, no_lowering_reads_or_writes_outside_its_buffers_or_writes_an_input) {
     std::set<lowering_kind> seen;

@@ -258,6 +258,74 @@ TEST(BenchdnnFiles, AConsumersOtherShapeGivesWayToTheProducerWithAWarning) {
     error_of([&] { read_graph_json(j.dump()); }, status::invalid_graph);
 }
 
+TEST(BenchdnnFiles, ALayoutOrPropertyConflictStaysAnErrorAlsoBesideAnotherShape) {
+    // Only the shape is forgiven (contract section 1): with the consumer's
+    // other shape, another layout_type, format or property_type is still
+    // invalid_graph, whichever description comes first in the file.
+    struct conflict {
+        const char *field, *producer, *consumer;
+    };
+    for (const conflict &c : {conflict{"layout_type", "strided", "opaque"}, conflict{"format", "abc", "acb"},
+                              conflict{"property_type", "variable", "constant"},
+                              conflict{"property_type", "constant", "variable"}}) {
+        SCOPED_TRACE(std::string(c.field) + " " + c.producer + " / " + c.consumer);
+        ojson j = two_ops();
+        ojson &produced = j["graph"][0]["outputs"][0], &consumed = j["graph"][1]["inputs"][0];
+        consumed["shape"] = {2, 3};
+        if (std::string(c.field) == "format") {
+            produced["layout_type"] = consumed["layout_type"] = "opaque";
+            produced["shape"] = {1, 6, 1};
+        }
+        if (std::string(c.field) == "layout_type") consumed["format"] = "ab";
+        produced[c.field] = c.producer;
+        consumed[c.field] = c.consumer;
+        for (int order = 0; order < 2; ++order) {
+            const std::string what = error_of([&] { read_graph_json(j.dump()); }, status::invalid_graph);
+            EXPECT_TRUE(contains(what, "tensor 1 has " + std::string(c.field))) << what;
+            EXPECT_TRUE(contains(what, c.producer) && contains(what, c.consumer)) << what;
+            EXPECT_TRUE(contains(what, "[tensor_agreement]")) << what;
+            std::swap(j["graph"][0], j["graph"][1]);
+        }
+    }
+}
+
+TEST(BenchdnnFiles, LayoutAnyOrUndefAndPropertyUndefStateNothingAndConflictWithNothing) {
+    // A consumer that says any, undef or property undef takes the
+    // producer's description (and the other way round).
+    for (auto [field, value] : {std::pair{"layout_type", "any"}, std::pair{"layout_type", "undef"}}) {
+        ojson j = two_ops();
+        j["graph"][0]["outputs"][0]["stride"] = {1};
+        j["graph"][0]["outputs"][0]["property_type"] = "constant";
+        j["graph"][1]["inputs"][0][field] = value;
+        for (int order = 0; order < 2; ++order) {
+            SCOPED_TRACE(std::string(value) + (order ? ", consumer first" : ""));
+            const graph g = read_graph_json(j.dump());
+            EXPECT_EQ(g.tensors.at(1).layout, layout_type::strided);
+            EXPECT_EQ(g.tensors.at(1).property, property_type::constant);
+            std::swap(j["graph"][0], j["graph"][1]);
+        }
+    }
+}
+
+TEST(BenchdnnFiles, DenseStridesGivenOrLeftOutAgree) {
+    // "stride": [] and the dense strides written out are one layout; so are
+    // strides that fit a shape only one side knows in full.
+    ojson j = two_ops();
+    j["graph"][0]["outputs"][0]["stride"] = {1};
+    const graph g = read_graph_json(j.dump());
+    EXPECT_TRUE(g.tensors.at(1).strides.empty());
+    EXPECT_TRUE(g.warnings.empty());
+
+    j["graph"][1]["inputs"][0]["shape"] = {-1};
+    j["graph"][1]["inputs"][0]["stride"] = {1};
+    EXPECT_EQ(read_graph_json(j.dump()).tensors.at(1).shape, (dims_t{6}));
+
+    // Other strides for the same shape are another layout.
+    j["graph"][1]["inputs"][0]["stride"] = {2};
+    const std::string what = error_of([&] { read_graph_json(j.dump()); }, status::invalid_graph);
+    EXPECT_TRUE(contains(what, "tensor 1 has stride [1] for shape [6]")) << what;
+}
+
 TEST(BenchdnnFiles, ConsumersOfAGraphInputThatDisagreeStayAnError) {
     ojson j = two_ops();
     j["graph"][1]["inputs"][0] = j["graph"][0]["inputs"][0];

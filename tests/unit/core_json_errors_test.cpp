@@ -137,6 +137,49 @@ TEST(GraphJsonErrors, StructuralProblemsNameTheOpAndTheField) {
          status::invalid_graph,
          {"tensor 1 has dtype f32 at output 0 of op 0 'r0' (StaticReshape) but f16 at input 0 of op 1 'r1'",
           "[tensor_agreement]"}},
+        // Contract section 1: only the shape is forgiven; layout and
+        // property conflicts stay invalid_graph like dtype ones.
+        {"layout disagreement", [](ojson &g) {
+             g["graph"][1]["inputs"][0]["layout_type"] = "opaque";
+             g["graph"][1]["inputs"][0]["format"] = "a";
+         }, status::invalid_graph,
+         {"tensor 1 has layout_type strided at output 0 of op 0 'r0' (StaticReshape) but opaque at input 0 of op 1 'r1'",
+          "[tensor_agreement]"}},
+        {"layout disagreement, consumer first", [](ojson &g) {
+             g["graph"][1]["inputs"][0]["layout_type"] = "opaque";
+             g["graph"][1]["inputs"][0]["format"] = "a";
+             std::swap(g["graph"][0], g["graph"][1]);
+         }, status::invalid_graph,
+         {"tensor 1 has layout_type opaque at input 0 of op 1 'r1'", "but strided at output 0 of op 0 'r0'",
+          "[tensor_agreement]"}},
+        {"property disagreement", [](ojson &g) {
+             op0(g)["outputs"][0]["property_type"] = "variable";
+             g["graph"][1]["inputs"][0]["property_type"] = "constant";
+         }, status::invalid_graph,
+         {"tensor 1 has property_type variable at output 0 of op 0 'r0' (StaticReshape) but constant at input 0",
+          "[tensor_agreement]"}},
+        {"format disagreement", [](ojson &g) {
+             for (ojson *lt : {&op0(g)["outputs"][0], &g["graph"][1]["inputs"][0]}) {
+                 (*lt)["shape"] = {1, 16, 1, 1};
+                 (*lt)["layout_type"] = "opaque";
+                 (*lt)["format"] = "nChw16c";
+             }
+             g["graph"][1]["inputs"][0]["format"] = "nChw8c";
+             op0(g)["inputs"][0]["shape"] = {2, 8};
+             op0(g)["inputs"][0]["stride"] = {8, 1};
+         }, status::invalid_graph,
+         {"tensor 1 has format \"nChw16c\" at output 0 of op 0 'r0'", "but \"nChw8c\" at input 0 of op 1",
+          "[tensor_agreement]"}},
+        {"stride disagreement", [](ojson &g) {
+             op0(g)["outputs"][0]["shape"] = {2, 3};
+             op0(g)["outputs"][0]["stride"] = {1, 2};
+             g["graph"][1]["inputs"][0]["shape"] = {2, 3};
+             g["graph"][1]["inputs"][0]["stride"] = {3, 1};
+         }, status::invalid_graph,
+         {"tensor 1 has stride [1,2] for shape [2,3] at output 0 of op 0 'r0'", "but [3,1] at input 0 of op 1",
+          "[tensor_agreement]"}},
+        {"stride disagreement with dense", [](ojson &g) { g["graph"][1]["inputs"][0]["stride"] = {2}; },
+         status::invalid_graph, {"tensor 1 has stride [1] for shape [6]", "but [2] at input 0", "[tensor_agreement]"}},
         {"values disagreement", [](ojson &g) {
              op0(g)["outputs"][0]["values"] = {1, 2, 3, 4, 5, 6};
              g["graph"][1]["inputs"][0]["values"] = {1, 2, 3, 4, 5, 7};
