@@ -267,6 +267,11 @@ RESHAPER_API reshaper_status_t reshaper_graph_set_tensor_values(reshaper_graph_t
         if (lt.dtype == impl::data_type::string)
             throw impl::error(impl::status::unimplemented,
                               name + ": string values have no byte form in the C API");
+        // As the file reader says it (a dtype of no size has no byte form;
+        // its size would divide by zero).
+        if (lt.dtype == impl::data_type::undef)
+            throw impl::error(impl::status::invalid_data_type,
+                              name + ": values need a defined dtype, got undef [value_fits_dtype]");
         if (!lt.shape_known())
             throw impl::error(impl::status::invalid_shape,
                               name + ": values need a known shape [values_need_known_shape]");

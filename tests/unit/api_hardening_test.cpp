@@ -187,6 +187,36 @@ std::string four_reshapes() {
 // engine; each compiles (through the process's compiled-partition cache,
 // the same partitions as other threads at once) and executes, and checks
 // the result. Run under ThreadSanitizer by scripts/sanitize.sh thread.
+// Found by fuzz_builder: values for a tensor added with dtype undef divided
+// by its element size (0) and killed the process with SIGFPE. Now the
+// status and rule a graph file with such values gets.
+TEST(CApiArguments, ValuesForAnUndefTensorAreInvalidDataTypeNotADivisionByZero) {
+    reshaper_graph_t graph = nullptr;
+    ASSERT_OK(reshaper_graph_create(reshaper_engine_cpu, &graph));
+    reshaper_op_t op = nullptr;
+    ASSERT_OK(reshaper_op_create(&op, 0, "MatMul", "m"));
+    const std::int64_t dims[] = {2, 3};
+    reshaper_logical_tensor_t in{}, out{};
+    ASSERT_OK(reshaper_logical_tensor_init(&in, 0, reshaper_dt_undef, 2, dims, nullptr, reshaper_layout_strided,
+                                           reshaper_property_constant));
+    ASSERT_OK(reshaper_logical_tensor_init(&out, 1, reshaper_dt_f32, 2, dims, nullptr, reshaper_layout_strided,
+                                           reshaper_property_undef));
+    ASSERT_OK(reshaper_op_add_input(op, &in));
+    ASSERT_OK(reshaper_op_add_output(op, &out));
+    ASSERT_OK(reshaper_graph_add_op(graph, op));
+    const std::uint8_t bytes[8] = {};
+    for (std::size_t size : {std::size_t{0}, std::size_t{6}, sizeof bytes}) {
+        EXPECT_EQ(reshaper_graph_set_tensor_values(graph, 0, bytes, size), reshaper_invalid_data_type) << size;
+        const std::string message = last_message();
+        EXPECT_TRUE(contains(message, "tensor 0 [2,3]: values need a defined dtype, got undef")) << message;
+        const char *rule = nullptr;
+        reshaper_get_last_error_rule(&rule);
+        EXPECT_STREQ(rule, "value_fits_dtype");
+    }
+    reshaper_op_destroy(op);
+    reshaper_graph_destroy(graph);
+}
+
 TEST(CApiThreads, EightThreadsCompileAndExecuteOverlappingPartitionsOfOneSharedGraph) {
     compiled_setup s(four_reshapes());
     size_t count = 0;
