@@ -1,5 +1,6 @@
 #include "ops/graph_inference.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ops/registry.hpp"
@@ -80,6 +81,32 @@ const op_schema *verified_schema(const op &o, const graph &g) {
     return schema;
 }
 
+bool size_fits(const logical_tensor &lt) {
+    if (!lt.shape_known()) return true;
+    const auto volume = checked_volume(lt.shape);
+    return volume && checked_mul(*volume, static_cast<dim_t>(std::max<std::size_t>(element_bits(lt.dtype), 1)));
+}
+
+// Inference keeps graphs representable: from inputs a graph file can hold
+// (the reader's volume_fits rule), no output it cannot. Else a finalized
+// graph would not read back from its own JSON and no buffer size could be
+// stated: a huge dim in a reshape's target over an input of unknown dims got
+// this far. (Inputs that are too big already come only from graphs built in
+// memory; the rules' arithmetic is tested on those.)
+void check_output_sizes_fit(const op &o, const op_schema &schema, const graph &g) {
+    for (tensor_id in : o.inputs)
+        if (!size_fits(g.tensor(in))) return;
+    for (std::size_t i = 0; i < o.outputs.size(); ++i) {
+        const logical_tensor &lt = g.tensor(o.outputs[i]);
+        if (size_fits(lt)) continue;
+        throw error(status::invalid_shape,
+                    op_label(o, &schema) + ": output " + std::to_string(i) + " (tensor " +
+                        std::to_string(lt.id) + ") gets shape " + dims_to_string(lt.shape) + " of " +
+                        std::string(to_string(lt.dtype)) + ", whose size in bits overflows int64 [volume_fits]",
+                    o.ref());
+    }
+}
+
 } // namespace
 
 void validate_graph(const graph &g) {
@@ -95,7 +122,10 @@ void infer_graph_shapes(graph &g) {
         const op &o = g.ops[index];
         const op_schema *schema = verified_schema(o, g);
         if (schema) check_input_dtypes_known(o, *schema, g);
-        if (schema && schema->infer_shapes) schema->infer_shapes(*schema, o, g);
+        if (schema && schema->infer_shapes) {
+            schema->infer_shapes(*schema, o, g);
+            check_output_sizes_fit(o, *schema, g);
+        }
     }
 }
 
