@@ -149,7 +149,7 @@ movable movable_of(const logical_tensor &lt, const dims_t &strides) {
     return {lt.shape, {}, lt.format};
 }
 
-// The two ends of a plan, checked: the input's layout is concrete, strides
+// The two ends of a plan, checked: equal volumes, the input's layout is concrete, strides
 // describe buffers and the output's elements do not share addresses. A
 // strided output is reported with its strides, also when given as dense by
 // omission; one whose layout nobody stated (undef) is the backend's to
@@ -162,6 +162,11 @@ struct plan_ends {
 };
 
 plan_ends checked_ends(const logical_tensor &input, logical_tensor &output) {
+    const auto volume = checked_volume(input.shape);
+    if (!volume || checked_volume(output.shape) != volume)
+        throw error(status::invalid_shape, "input " + describe_tensor(input) + " and output " +
+                                               describe_tensor(output) +
+                                               " must have the same volume [volume_mismatch]");
     plan_ends e;
     e.in_strided = reads_as_strided(input.layout);
     if (!e.in_strided && input.layout != layout_type::opaque)
@@ -255,10 +260,6 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
     const dims_t &in_dims = input.shape;
     const dims_t &out_dims = output.shape;
     const auto volume = checked_volume(in_dims);
-    if (!volume || checked_volume(out_dims) != volume)
-        throw error(status::invalid_shape, "input " + describe_tensor(input) + " and output " +
-                                               describe_tensor(output) +
-                                               " must have the same volume [volume_mismatch]");
 
     movement_plan plan;
     plan.output = output;
@@ -395,10 +396,6 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
     // Without a permutation the chain is one reshape; with nothing to move
     // only the shapes matter.
     if (!permutes || (volume && *volume == 0)) return plan_movement(input, output);
-    if (!volume || checked_volume(output.shape) != volume)
-        throw error(status::invalid_shape, "input " + describe_tensor(input) + " and output " +
-                                               describe_tensor(output) +
-                                               " must have the same volume [volume_mismatch]");
 
     movement_plan plan;
     plan.output = output;
