@@ -170,9 +170,15 @@ void register_all() {
     }
     for (data_type t : {data_type::f16, data_type::s32, data_type::u8, data_type::f64})
         add_case(t, nhwc_to_nchw(16 * 4 / static_cast<dim_t>(element_bits(t) / 8), 256, 4096), "64MiB");
-    // Cache levels: 4 KiB to 512 MiB of f32 and bf16, [N, 64, HW] transposes.
+    // Cache levels: 4 KiB to 128 MiB in steps of 8x, then 512 MiB (far past
+    // any cache; 1 GiB of buffers per dtype), of f32 and bf16, [N, 64, HW]
+    // transposes.
+    std::vector<std::size_t> size_steps;
+    for (std::size_t bytes = std::size_t{4} << 10; bytes <= (std::size_t{128} << 20); bytes *= 8)
+        size_steps.push_back(bytes);
+    size_steps.push_back(std::size_t{512} << 20);
     for (data_type t : {data_type::f32, data_type::bf16})
-        for (std::size_t bytes = std::size_t{4} << 10; bytes <= (std::size_t{512} << 20); bytes *= 8) {
+        for (std::size_t bytes : size_steps) {
             const dim_t elements = static_cast<dim_t>(bytes * 8 / element_bits(t));
             const dim_t hw = std::max<dim_t>(1, std::min<dim_t>(4096, elements / 64));
             const layout_case c = nhwc_to_nchw(std::max<dim_t>(1, elements / (64 * hw)), 64, hw);

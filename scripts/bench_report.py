@@ -139,7 +139,7 @@ def driver_perf(driver, workdir, reps):
 
 # ---- the report ---------------------------------------------------------------
 
-PROFILE_NOTE = (" What `perf record` (cpu-clock sampling; this VM exposes no hardware counters) showed while tuning: short runs (the attention case) spent their time in per-run call overhead, not in memory, until one call copied a whole row of runs (0.3x -> 0.97x memcpy); byte-masked AVX-512 loads stalled the nChw8c partial tiles (7 -> 22 GB/s with plain 256-bit loads); the 2-byte and 1-byte tiles wait on their source loads (32 and 64 source rows in flight per tile), and neither taller strips (2, 4, 8 tiles) nor software prefetch helped them measurably. The sizes stop at 128 MiB (the next step, 1 GiB, exceeds what the bench allocates).")
+PROFILE_NOTE = (" What `perf record` (cpu-clock sampling; this VM exposes no hardware counters) showed while tuning: short runs (the attention case) spent their time in per-run call overhead, not in memory, until one call copied a whole row of runs (0.3x -> 0.97x memcpy); byte-masked AVX-512 loads stalled the nChw8c partial tiles (7 -> 22 GB/s with plain 256-bit loads); the 2-byte and 1-byte tiles wait on their source loads (32 and 64 source rows in flight per tile), and neither taller strips (2, 4, 8 tiles) nor software prefetch helped them measurably. The sizes go up to 512 MiB (f32 and bf16: 4 KiB to 128 MiB in steps of 8x, then 512 MiB, where source and destination are 1 GiB together).")
 
 GOALS = {"f32": "1.0 (2x oneDNN)", "s32": "1.0 (2x oneDNN)", "f16": "0.9", "bf16": "0.9",
          "s8": "0.8", "u8": "0.8", "s64": "0.9", "f64": "0.9", "c128": "0.9", "boolean": "0.8",
