@@ -297,7 +297,7 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
             l.mover_reason = std::string("oneDNN declined: ") + e.what();
         }
     }
-    l.mover = make_kernel_movement(data.dtype, plan, l.mover_reason);
+    l.mover = make_kernel_movement(data.dtype, plan);
     l.details = composed + steps_summary(plan, "strided copy", "strided copies") + " (" + l.mover_reason + ")";
     return l;
 }

@@ -3,7 +3,11 @@
 #include <string>
 #include <vector>
 
+#include <cstring>
+
 #include "core/status.hpp"
+#include "layout/memory_layout.hpp"
+#include "layout/reference.hpp"
 #include "kernels/strided_copy.hpp"
 
 namespace reshaper::impl {
@@ -34,12 +38,48 @@ public:
         for (const auto &step : steps_) {
             void *from = step.src.temporary ? temp[step.src.slot] : const_cast<void *>(src);
             void *to = step.dst.temporary ? temp[step.dst.slot] : dst;
-            strided_copy(type_, step.dims, strided_tensor{from, 0, step.src.strides},
-                         strided_tensor{to, 0, step.dst.strides});
+            if (step.src.opaque() || step.dst.opaque())
+                padded_copy(step, from, to);
+            else
+                strided_copy(type_, step.dims, strided_tensor{from, 0, step.src.strides},
+                             strided_tensor{to, 0, step.dst.strides});
         }
     }
 
 private:
+    // A step with a padded blocked side (a dim not a multiple of its block,
+    // which no strided view describes): the element walk, each element's
+    // place given by blocked_offset. A padded destination first has its
+    // whole buffer zeroed, padding included, as oneDNN's reorder leaves it
+    // (empty strings for string).
+    void padded_copy(const movement_step &step, const void *from, void *to) const {
+        const auto side_tensor = [&](const step_side &side) {
+            logical_tensor lt;
+            lt.dtype = type_;
+            lt.shape = step.dims;
+            if (side.opaque()) {
+                lt.layout = layout_type::opaque;
+                lt.format = side.format;
+            } else {
+                lt.layout = layout_type::strided;
+                lt.strides = side.strides;
+            }
+            return lt;
+        };
+        const logical_tensor src_lt = side_tensor(step.src), dst_lt = side_tensor(step.dst);
+        if (step.dst.opaque()) {
+            const auto elements = static_cast<std::size_t>(
+                blocked_size(parse_format_tag(step.dst.format, step.dims.size()), step.dims));
+            if (type_ == data_type::string) {
+                auto *strings = static_cast<std::string *>(to);
+                for (std::size_t i = 0; i < elements; ++i) strings[i].clear();
+            } else {
+                std::memset(to, 0, dense_bytes(type_, elements));
+            }
+        }
+        reference_reshape(src_lt, from, dst_lt, to);
+    }
+
     data_type type_;
     std::vector<movement_step> steps_;
     std::size_t temp_elements_;
@@ -48,17 +88,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan,
-                                                 const std::string &why_not_reorder) {
-    for (const auto &step : plan.steps)
-        for (const step_side *side : {&step.src, &step.dst})
-            if (side->opaque())
-                throw error(status::unimplemented,
-                            "blocked format " + side->format + " with padding (a dim that is "
-                            "not a multiple of its block) for dtype " +
-                                std::string(to_string(type)) +
-                                ": only oneDNN's reorder moves padded layouts, and " +
-                                why_not_reorder);
+std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan) {
     std::size_t temp_elements = 0;
     if (plan.temporaries > 0)
         temp_elements = static_cast<std::size_t>(checked_volume(plan.temporary_dims).value());

@@ -10,10 +10,11 @@
 
 namespace reshaper::impl {
 
-// Throws error(unimplemented) naming the dtype and format when a step has an
-// opaque side (a blocked format with padding): those only oneDNN moves.
-// `why_not_reorder` says why oneDNN's reorder is not moving it instead.
-std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan,
-                                                 const std::string &why_not_reorder);
+// Steps between strided sides run as strided copies (kernels/); a step with
+// an opaque side (a blocked format with padding, which no strided view
+// describes) walks the elements through blocked_offset and zeroes a padded
+// destination's padding first, as oneDNN's reorder does: every dtype moves
+// every layout.
+std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan);
 
 } // namespace reshaper::impl

@@ -125,7 +125,7 @@ TEST(ChainPlan, RandomChainsAndLayoutsMatchTheReferenceAndTheAddressOracle) {
         if (plan.temporaries > 0) ++through_temporaries;
         EXPECT_FALSE(plan.why_not_alias.empty());
         std::vector<std::unique_ptr<data_mover>> movers;
-        movers.push_back(make_kernel_movement(t, plan, "test"));
+        movers.push_back(make_kernel_movement(t, plan));
         if (auto reorder_type = dnnl_reorder_type(t)) {
             movers.push_back(make_reorder_movement(cpu_engine(), *reorder_type, plan,
                                                    buffer_bytes(in).value(),
@@ -201,7 +201,7 @@ TEST(ChainPlan, DimsThatDoNotNestPassThroughTwoTemporaries) {
     host_buffer input(in), output(plan.output);
     std::mt19937 rng(5);
     input.fill_random(rng);
-    make_kernel_movement(data_type::s32, plan, "test")->run(input.data(), output.data());
+    make_kernel_movement(data_type::s32, plan)->run(input.data(), output.data());
     EXPECT_TRUE(row_major(plan.output, output.data()) ==
                 reference_chain(row_major(in, input.data()), in.shape, steps));
 }

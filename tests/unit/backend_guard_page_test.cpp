@@ -139,16 +139,15 @@ std::vector<layout_case> cases_for(data_type t) {
         {"broadcast_input", strided_lt(0, t, dims, {0, 7, 1}), any_lt(1, t, {105})},
         {"padded_output", strided_lt(0, t, dims), strided_lt(1, t, {7, 15}, {17, 1})},
     };
-    // Blocked: a oneDNN format tag on the input or the output; with padded
-    // channels only where oneDNN's reorder takes the dtype (nothing else
-    // moves padded layouts: compile says so).
+    // Blocked: a oneDNN format tag on the input or the output, with and
+    // without padded channels (oneDNN's reorder or our element walk).
     cases.push_back({"blocked_input", opaque_lt(0, t, {2, 32, 3, 1}, "nChw16c"), any_lt(1, t, {192})});
     cases.push_back({"blocked_output", strided_lt(0, t, {2, 16, 3}), opaque_lt(1, t, {2, 16, 3, 1}, "nChw8c")});
-    if (dnnl_reorder_type(t)) {
-        cases.push_back({"padded_blocked_input", opaque_lt(0, t, {2, 20, 3, 1}, "nChw16c"), any_lt(1, t, {120})});
-        cases.push_back(
-            {"padded_blocked_output", strided_lt(0, t, {2, 20, 3}), opaque_lt(1, t, {2, 20, 3, 1}, "nChw8c")});
-    }
+    cases.push_back({"padded_blocked_input", opaque_lt(0, t, {2, 20, 3, 1}, "nChw16c"), any_lt(1, t, {120})});
+    cases.push_back(
+        {"padded_blocked_output", strided_lt(0, t, {2, 20, 3}), opaque_lt(1, t, {2, 20, 3, 1}, "nChw8c")});
+    cases.push_back({"padded_2d_input", opaque_lt(0, t, {20, 3}, "Ab8a"), strided_lt(1, t, {3, 20})});
+    cases.push_back({"padded_2d_output", strided_lt(0, t, {60}), opaque_lt(1, t, {20, 3}, "Ab8a")});
     return cases;
 }
 
