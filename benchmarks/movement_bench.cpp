@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,23 @@ struct layout_case {
     dim_t src_elements, dst_elements; // buffer sizes
 };
 
+// Buffers start on a cache line, as framework allocators (PyTorch's,
+// oneDNN's) give them; the kernels also handle any other start (tested).
+template <class T>
+struct line_aligned {
+    using value_type = T;
+    line_aligned() = default;
+    template <class U>
+    line_aligned(const line_aligned<U> &) {}
+    T *allocate(std::size_t n) { return static_cast<T *>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+    void deallocate(T *p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+    bool operator==(const line_aligned &) const { return true; }
+};
+using aligned_bytes = std::vector<std::uint8_t, line_aligned<std::uint8_t>>;
+
 // One buffer pair per size, reused by every mover so each sees warm pages.
-std::vector<std::uint8_t> &buffer(int which, std::size_t bytes) {
-    static std::vector<std::uint8_t> buffers[2];
+aligned_bytes &buffer(int which, std::size_t bytes) {
+    static aligned_bytes buffers[2];
     if (buffers[which].size() < bytes) buffers[which].assign(bytes, static_cast<std::uint8_t>(0x5A + which));
     return buffers[which];
 }
@@ -59,6 +74,22 @@ layout_case blocked_to_plain(dim_t n, dim_t c, dim_t hw, dim_t b) {
     const dim_t cb = c / b;
     return {"nChw" + std::to_string(b) + "c_to_nchw", {n, cb, b, hw},
             {cb * hw * b, hw * b, 1, b}, {c * hw, b * hw, hw, 1}, n * c * hw, n * c * hw};
+}
+// ABcd16a16b weights (oneDNN's blocked format for convolution weights: 16x16
+// blocks over the first two dims) into plain abcd: a 2-D block, so both
+// the source and the destination have a stride-1 dim that the other lacks.
+layout_case abcd16a16b_to_plain(dim_t a, dim_t b, dim_t c, dim_t d) {
+    const dim_t block = 16, blocks_b = b / block;
+    // Dims (a/16, a%16, b/16, b%16, c, d), strides of each side over them.
+    return {"ABcd16a16b_to_abcd", {a / block, block, blocks_b, block, c, d},
+            {blocks_b * c * d * block * block, block, c * d * block * block, 1, d * block * block, block * block},
+            {block * b * c * d, b * c * d, block * c * d, c * d, d, 1}, a * b * c * d, a * b * c * d};
+}
+// Plain NCHW into nChw16c: the blocked format's producer side.
+layout_case plain_to_blocked(dim_t n, dim_t c, dim_t hw, dim_t b) {
+    layout_case back = blocked_to_plain(n, c, hw, b);
+    return {"nchw_to_nChw" + std::to_string(b) + "c", back.dims, back.dst_strides, back.src_strides,
+            back.dst_elements, back.src_elements};
 }
 // A dense copy into a separate buffer (what an alias lowering executes
 // when the caller gives it a new output buffer).
@@ -189,6 +220,8 @@ void register_all() {
     add_case(data_type::f32, sliced(4096, 4096), "64MiB");
     add_case(data_type::f32, blocked_to_plain(16, 256, 4096, 16), "64MiB");
     add_case(data_type::f32, blocked_to_plain(16, 256, 4096, 8), "64MiB");
+    add_case(data_type::f32, abcd16a16b_to_plain(256, 256, 16, 16), "64MiB");
+    add_case(data_type::f32, plain_to_blocked(16, 256, 4096, 16), "64MiB");
     add_case(data_type::f32, broadcast(4096, 4096), "64MiB");
     add_case(data_type::f32, dense_copy(16 << 20), "64MiB");
     add_case(data_type::bf16, attention(), "64MiB");
