@@ -227,6 +227,12 @@ def write_markdown(path, plot, med, backend, peers, driver):
     two = backend.get("bm_threads/2/real_time")
     if one and two:
         add(f"| 64 MiB f32 transpose, 2 threads against 1 | {one['real_time'] / two['real_time']:.2f}x |")
+    for way, label in [("from_blocked", "padded nChw16c -> nchw"), ("to_blocked", "nchw -> padded nChw16c")]:
+        mine = backend.get(f"bm_padded/{way}_reshaper/real_time")
+        dnn = backend.get(f"bm_padded/{way}_onednn/real_time")
+        if mine and dnn:
+            add(f"| f32 [16,250,64,64] {label} (250 channels pad to 256): reshaper against a direct "
+                f"oneDNN reorder | {dnn['real_time'] / mine['real_time']:.2f}x |")
     chain = backend.get("bm_merge_heads/chain/real_time")
     single = backend.get("bm_merge_heads/one_movement/real_time")
     if chain and single:

@@ -1,5 +1,6 @@
 #include "backend/kernel_movement.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,11 @@ public:
     kernel_movement(data_type type, std::vector<movement_step> steps, std::size_t temp_elements,
                     std::size_t temporaries)
         : type_(type), steps_(std::move(steps)), temp_elements_(temp_elements),
-          temporaries_(temporaries) {}
+          temporaries_(temporaries) {
+        for (const auto &step : steps_)
+            boxes_.push_back(step.src.opaque() || step.dst.opaque() ? padded_step_as_boxes(step)
+                                                                    : std::nullopt);
+    }
 
     void run(const void *src, void *dst) const override {
         // The temporaries are per run: concurrent runs never share them.
@@ -35,10 +40,13 @@ public:
                 temp[k] = temp_bytes[k].data();
             }
         }
-        for (const auto &step : steps_) {
+        for (std::size_t k = 0; k < steps_.size(); ++k) {
+            const movement_step &step = steps_[k];
             void *from = step.src.temporary ? temp[step.src.slot] : const_cast<void *>(src);
             void *to = step.dst.temporary ? temp[step.dst.slot] : dst;
-            if (step.src.opaque() || step.dst.opaque())
+            if (boxes_[k])
+                copy_boxes(*boxes_[k], from, to);
+            else if (step.src.opaque() || step.dst.opaque())
                 padded_copy(step, from, to);
             else
                 strided_copy(type_, step.dims, strided_tensor{from, 0, step.src.strides},
@@ -47,6 +55,21 @@ public:
     }
 
 private:
+    // A padded blocked step as strided copies of its boxes, then zeroes
+    // (empty strings) into the padding, read from one element at stride 0.
+    void copy_boxes(const padded_boxes &boxes, void *from, void *to) const {
+        for (const strided_box &b : boxes.copies)
+            strided_copy(type_, b.dims, strided_tensor{from, b.src_offset, b.src_strides},
+                         strided_tensor{to, b.dst_offset, b.dst_strides});
+        static const std::string no_string;
+        alignas(16) static const std::uint8_t zero_bytes[16] = {};
+        void *zero = type_ == data_type::string ? static_cast<void *>(const_cast<std::string *>(&no_string))
+                                                : static_cast<void *>(const_cast<std::uint8_t *>(zero_bytes));
+        for (const strided_box &b : boxes.padding)
+            strided_copy(type_, b.dims, strided_tensor{zero, 0, b.src_strides},
+                         strided_tensor{to, b.dst_offset, b.dst_strides});
+    }
+
     // A step with a padded blocked side (a dim not a multiple of its block,
     // which no strided view describes): the element walk, each element's
     // place given by blocked_offset. A padded destination first has its
@@ -82,6 +105,9 @@ private:
 
     data_type type_;
     std::vector<movement_step> steps_;
+    // Per step: its strided boxes when it has a padded blocked side that
+    // padded_step_as_boxes describes (else the element walk).
+    std::vector<std::optional<padded_boxes>> boxes_;
     std::size_t temp_elements_;
     std::size_t temporaries_; // 0, 1 or 2
 };

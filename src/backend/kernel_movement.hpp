@@ -10,10 +10,13 @@
 
 namespace reshaper::impl {
 
-// Steps between strided sides run as strided copies (kernels/); a step with
-// an opaque side (a blocked format with padding, which no strided view
-// describes) walks the elements through blocked_offset and zeroes a padded
-// destination's padding first, as oneDNN's reorder does: every dtype moves
+// Steps between strided sides run as strided copies (kernels/). A step with
+// a padded blocked side (which no single strided view describes) runs as
+// the strided copies of its boxes (padded_step_as_boxes: whole blocks and
+// the last block's valid part) and zeroes the destination's padding, as
+// oneDNN's reorder leaves it; what has no boxes (both sides blocked, two
+// levels of blocks on a padded dim) walks the elements through
+// blocked_offset after zeroing the whole destination. Every dtype moves
 // every layout.
 std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan);
 

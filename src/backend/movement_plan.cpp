@@ -232,6 +232,116 @@ std::optional<std::pair<dims_t, dims_t>> blocked_as_strided(const blocked_format
     return result;
 }
 
+std::optional<padded_boxes> padded_step_as_boxes(const movement_step &step) {
+    if (step.src.opaque() == step.dst.opaque()) return std::nullopt;
+    const bool blocked_src = step.src.opaque();
+    const step_side &blocked_side = blocked_src ? step.src : step.dst;
+    const dims_t &plain_strides = blocked_src ? step.dst.strides : step.src.strides;
+    const dims_t &dims = step.dims;
+    const std::size_t rank = dims.size();
+    if (plain_strides.size() != rank) return std::nullopt;
+    const blocked_format format = parse_format_tag(blocked_side.format, rank);
+    std::vector<dims_t> blocks(rank);
+    for (const auto &[d, size] : format.inner_blocks) {
+        if (d < 0 || static_cast<std::size_t>(d) >= rank) return std::nullopt;
+        blocks[d].push_back(size);
+    }
+    // The buffer is the unpadded layout of the padded dims.
+    dims_t padded(rank);
+    for (std::size_t d = 0; d < rank; ++d) {
+        if (dims[d] <= 0) return std::nullopt;
+        dim_t product = 1;
+        for (dim_t b : blocks[d]) product *= b; // parsing checked that this fits
+        padded[d] = (dims[d] + product - 1) / product * product;
+        if (padded[d] != dims[d] && blocks[d].size() != 1) return std::nullopt;
+    }
+    const auto fine = blocked_as_strided(format, padded);
+    if (!fine) return std::nullopt;
+
+    // Per dim, the ranges a box may take: its fine dims with their blocked
+    // and plain strides, and where the range starts on each side.
+    struct range {
+        dims_t dims, blocked_strides, plain_strides;
+        dim_t blocked_offset = 0, plain_offset = 0;
+    };
+    std::vector<std::vector<range>> valid(rank), pad(rank);
+    std::vector<range> whole(rank); // the padded extent (for padding boxes)
+    std::size_t at = 0;             // dim d's first fine dim
+    for (std::size_t d = 0; d < rank; ++d) {
+        const std::size_t n = blocks[d].size() + 1;
+        range all;
+        all.dims.assign(fine->first.begin() + at, fine->first.begin() + at + n);
+        all.blocked_strides.assign(fine->second.begin() + at, fine->second.begin() + at + n);
+        dim_t s = plain_strides[d];
+        all.plain_strides.assign(n, 0);
+        for (std::size_t k = n; k-- > 0;) {
+            all.plain_strides[k] = s;
+            s *= all.dims[k]; // within the plain buffer's own extent: no overflow
+        }
+        at += n;
+        whole[d] = all;
+        if (padded[d] == dims[d]) {
+            valid[d].push_back(all);
+            continue;
+        }
+        const dim_t block = blocks[d][0], whole_blocks = dims[d] / block, rest = dims[d] % block;
+        if (whole_blocks > 0) {
+            range full = all;
+            full.dims = {whole_blocks, block};
+            valid[d].push_back(full);
+        }
+        range tail = all; // rest > 0: the dim is padded
+        tail.dims = {1, rest};
+        tail.blocked_offset = whole_blocks * all.blocked_strides[0];
+        tail.plain_offset = whole_blocks * block * plain_strides[d];
+        valid[d].push_back(tail);
+        range padding = all;
+        padding.dims = {1, block - rest};
+        padding.blocked_offset = whole_blocks * all.blocked_strides[0] + rest * all.blocked_strides[1];
+        pad[d].push_back(padding);
+    }
+
+    const auto box_of = [&](const std::vector<const range *> &parts) {
+        strided_box box;
+        dim_t blocked_offset = 0, plain_offset = 0;
+        dims_t blocked_strides, plain;
+        for (const range *r : parts) {
+            box.dims.insert(box.dims.end(), r->dims.begin(), r->dims.end());
+            blocked_strides.insert(blocked_strides.end(), r->blocked_strides.begin(), r->blocked_strides.end());
+            plain.insert(plain.end(), r->plain_strides.begin(), r->plain_strides.end());
+            blocked_offset += r->blocked_offset;
+            plain_offset += r->plain_offset;
+        }
+        box.src_offset = blocked_src ? blocked_offset : plain_offset;
+        box.dst_offset = blocked_src ? plain_offset : blocked_offset;
+        box.src_strides = blocked_src ? blocked_strides : plain;
+        box.dst_strides = blocked_src ? plain : blocked_strides;
+        return box;
+    };
+    padded_boxes result;
+    // Every combination of one valid range per dim.
+    std::vector<std::size_t> pick(rank, 0);
+    for (;;) {
+        std::vector<const range *> parts(rank);
+        for (std::size_t d = 0; d < rank; ++d) parts[d] = &valid[d][pick[d]];
+        result.copies.push_back(box_of(parts));
+        std::size_t d = rank;
+        while (d-- > 0 && ++pick[d] == valid[d].size()) pick[d] = 0;
+        if (d == static_cast<std::size_t>(-1)) break;
+    }
+    if (!blocked_src)
+        for (std::size_t d = 0; d < rank; ++d)
+            for (const range &p : pad[d]) {
+                std::vector<const range *> parts(rank);
+                for (std::size_t e = 0; e < rank; ++e) parts[e] = e == d ? &p : &whole[e];
+                strided_box box = box_of(parts);
+                box.src_strides.assign(box.dims.size(), 0); // the padding reads one zero
+                box.src_offset = 0;
+                result.padding.push_back(std::move(box));
+            }
+    return result;
+}
+
 std::optional<dims_t> common_refinement(const dims_t &a, const dims_t &b) {
     dims_t out;
     std::size_t i = 0, j = 0;

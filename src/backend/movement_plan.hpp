@@ -84,6 +84,29 @@ void coalesce_step(movement_step &step);
 std::optional<std::pair<dims_t, dims_t>> blocked_as_strided(const blocked_format &format,
                                                            const dims_t &dims);
 
+// A strided part of a step: `dims` elements at `*_offset` (elements from
+// the side's buffer start) with `*_strides`.
+struct strided_box {
+    dims_t dims;
+    dim_t src_offset = 0, dst_offset = 0;
+    dims_t src_strides, dst_strides;
+};
+
+// A step with one padded blocked side (nChw16c over 13 channels) and one
+// strided side, as strided boxes: a padded dim of block B splits into its
+// whole blocks and the valid part of its last block, each of which is a
+// strided view in the padded buffer, so the step is at most 2^k strided
+// copies (k padded dims). `padding`: when the blocked side is the
+// destination, the boxes of its padding (dst side only; a padded dim's
+// last B - D % B positions by every other dim's padded extent), which the
+// copy zeroes as oneDNN's reorder does. Nothing for anything else (both
+// sides blocked, a padded dim with two levels of blocks, a zero dim).
+struct padded_boxes {
+    std::vector<strided_box> copies;
+    std::vector<strided_box> padding;
+};
+std::optional<padded_boxes> padded_step_as_boxes(const movement_step &step);
+
 // The coarsest dims that refine both `a` and `b` (both of the same positive
 // volume, no zero dims), or nothing when their boundaries do not nest.
 std::optional<dims_t> common_refinement(const dims_t &a, const dims_t &b);

@@ -12,8 +12,23 @@ namespace {
 fast_path common_fast_path(data_type type, const movement_plan &plan) {
     fast_path common = fast_path::none;
     for (const auto &step : plan.steps) {
-        if (step.src.opaque() || step.dst.opaque()) return fast_path::none;
-        const fast_path p = strided_copy_path(type, step.dims, step.src.strides, step.dst.strides);
+        fast_path p = fast_path::none;
+        if (step.src.opaque() || step.dst.opaque()) {
+            // A padded blocked side: as fast as its largest strided box
+            // (the whole blocks); the edge boxes are the smaller part.
+            const auto boxes = padded_step_as_boxes(step);
+            if (!boxes) return fast_path::none;
+            const strided_box *largest = nullptr;
+            dim_t largest_volume = -1;
+            for (const strided_box &b : boxes->copies) {
+                dim_t v = 1;
+                for (dim_t d : b.dims) v *= d;
+                if (v > largest_volume) largest_volume = v, largest = &b;
+            }
+            p = strided_copy_path(type, largest->dims, largest->src_strides, largest->dst_strides);
+        } else {
+            p = strided_copy_path(type, step.dims, step.src.strides, step.dst.strides);
+        }
         if (p == fast_path::none) return fast_path::none;
         common = common == fast_path::none || common == p ? p : fast_path::transpose;
     }
