@@ -8,8 +8,6 @@
 #include <cstdint>
 #include <algorithm>
 #include <map>
-#include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -19,6 +17,7 @@
 #include "backend/compiled_partition.hpp"
 #include "backend/compiled_partition_cache.hpp"
 #include "backend/engine.hpp"
+#include "core/line_aligned.hpp"
 #include "io/graph_json.hpp"
 #include "ops/graph_inference.hpp"
 #include "partition/partitioner.hpp"
@@ -166,17 +165,9 @@ void bm_padded(benchmark::State &state, bool to_blocked, bool onednn) {
     const dims_t dims{16, 250, 64, 64};
     const std::size_t padded_elements = std::size_t{16} * 256 * 64 * 64, plain_elements = std::size_t{16} * 250 * 64 * 64;
     // Line-aligned, as framework allocators give buffers.
-    struct line_free {
-        void operator()(float *p) const { ::operator delete(p, std::align_val_t{64}); }
-    };
-    const auto aligned = [](std::size_t n, float value) {
-        std::unique_ptr<float[], line_free> p(static_cast<float *>(::operator new(n * 4, std::align_val_t{64})));
-        std::fill(p.get(), p.get() + n, value);
-        return p;
-    };
-    const auto blocked = aligned(padded_elements, 1.0f), plain = aligned(plain_elements, 2.0f);
-    const void *src = to_blocked ? static_cast<const void *>(plain.get()) : blocked.get();
-    void *dst = to_blocked ? static_cast<void *>(blocked.get()) : plain.get();
+    std::vector<float, line_aligned_allocator<float>> blocked(padded_elements, 1.0f), plain(plain_elements, 2.0f);
+    const void *src = to_blocked ? static_cast<const void *>(plain.data()) : blocked.data();
+    void *dst = to_blocked ? static_cast<void *>(blocked.data()) : plain.data();
     if (onednn) {
         static const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
         const dnnl::memory::dims d(dims.begin(), dims.end());

@@ -11,12 +11,12 @@
 
 #include <cstdint>
 #include <cstring>
-#include <new>
 #include <string>
 #include <vector>
 
 #include <dnnl.hpp>
 
+#include "core/line_aligned.hpp"
 #include "kernels/strided_copy.hpp"
 
 using namespace reshaper::impl;
@@ -30,23 +30,11 @@ struct layout_case {
     dim_t src_elements, dst_elements; // buffer sizes
 };
 
-// Buffers start on a cache line, as framework allocators (PyTorch's,
-// oneDNN's) give them; the kernels also handle any other start (tested).
-template <class T>
-struct line_aligned {
-    using value_type = T;
-    line_aligned() = default;
-    template <class U>
-    line_aligned(const line_aligned<U> &) {}
-    T *allocate(std::size_t n) { return static_cast<T *>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-    void deallocate(T *p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
-    bool operator==(const line_aligned &) const { return true; }
-};
-using aligned_bytes = std::vector<std::uint8_t, line_aligned<std::uint8_t>>;
 
-// One buffer pair per size, reused by every mover so each sees warm pages.
-aligned_bytes &buffer(int which, std::size_t bytes) {
-    static aligned_bytes buffers[2];
+// One buffer pair per size, reused by every mover so each sees warm pages;
+// line-aligned as framework allocators give them.
+line_aligned_bytes &buffer(int which, std::size_t bytes) {
+    static line_aligned_bytes buffers[2];
     if (buffers[which].size() < bytes) buffers[which].assign(bytes, static_cast<std::uint8_t>(0x5A + which));
     return buffers[which];
 }

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "core/line_aligned.hpp"
 #include "core/status.hpp"
 #include "layout/memory_layout.hpp"
 #include "layout/reference.hpp"
@@ -28,7 +29,7 @@ public:
 
     void run(const void *src, void *dst) const override {
         // The temporaries are per run: concurrent runs never share them.
-        std::vector<std::uint8_t> temp_bytes[2];
+        line_aligned_bytes temp_bytes[2]; // line-aligned: streamed like any output
         std::vector<std::string> temp_strings[2];
         void *temp[2] = {nullptr, nullptr};
         for (std::size_t k = 0; k < temporaries_; ++k) {

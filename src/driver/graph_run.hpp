@@ -21,6 +21,9 @@ struct perf_figures {
     double ms = 0;            // median of one execute into a separate buffer
     double gbps = 0;
     std::optional<double> inplace_ms; // alias lowerings: median in-place execute
+    // memcpy of the same bytes between the same buffers, timed in turn with
+    // the execute (the yardstick of docs/performance.md); none for strings.
+    std::optional<double> memcpy_gbps;
 };
 
 struct partition_run {

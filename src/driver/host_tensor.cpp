@@ -16,7 +16,7 @@ using impl::dim_t;
 using impl::error;
 using impl::status;
 
-constexpr std::size_t guard_bytes = 64;
+constexpr std::size_t guard_bytes = impl::cache_line_bytes;
 constexpr std::size_t guard_strings = 4;
 constexpr std::uint8_t guard_byte = 0xA5;
 const std::string guard_string = "\x01guard";
@@ -98,6 +98,10 @@ void *host_tensor::data() {
 }
 
 const void *host_tensor::data() const { return const_cast<host_tensor *>(this)->data(); }
+
+std::size_t host_tensor::buffer_bytes() const {
+    return strings_.empty() && bytes_.size() >= 2 * guard_bytes ? bytes_.size() - 2 * guard_bytes : 0;
+}
 
 bool host_tensor::guards_intact() const {
     if (!strings_.empty()) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/line_aligned.hpp"
 #include "core/logical_tensor.hpp"
 
 namespace reshaper::driver {
@@ -23,6 +24,8 @@ public:
     void *data();
     const void *data() const;
     bool guards_intact() const;
+    // Bytes of the tensor's extent, guards excluded (0 for string tensors).
+    std::size_t buffer_bytes() const;
     bool same_contents(const host_tensor &other) const; // every byte / string, guards included
 
     // Row-major values written into the real layout.
@@ -34,7 +37,9 @@ public:
 
 private:
     impl::logical_tensor desc_;
-    std::vector<std::uint8_t> bytes_;
+    // Guards of a whole line each side: the tensor starts on a line, as a
+    // framework's buffer does (perf mode measures what callers see).
+    impl::line_aligned_bytes bytes_;
     std::vector<std::string> strings_;
 };
 

@@ -76,6 +76,7 @@ std::string json_report(const graph_run &run, const options &opts) {
                       {"ms", pr.perf->ms},
                       {"gbps", pr.perf->gbps}};
             if (pr.perf->inplace_ms) p["inplace_ms"] = *pr.perf->inplace_ms;
+            if (pr.perf->memcpy_gbps) p["memcpy_gbps"] = *pr.perf->memcpy_gbps;
             perf.push_back(p);
         }
         j["perf"] = perf;

@@ -98,6 +98,9 @@ std::string text_report(const graph_run &run, const options &opts) {
             out << "                            perf: " << fixed(pr.perf->ms, 4) << " ms, "
                 << pr.perf->bytes << " bytes, " << fixed(pr.perf->gbps, 2) << " GB/s";
             if (pr.perf->inplace_ms) out << ", in place " << fixed(*pr.perf->inplace_ms, 6) << " ms";
+            if (pr.perf->memcpy_gbps)
+                out << "; memcpy of the same bytes " << fixed(*pr.perf->memcpy_gbps, 2) << " GB/s ("
+                    << fixed(pr.perf->gbps / *pr.perf->memcpy_gbps, 2) << "x)";
             out << "\n";
         }
     }

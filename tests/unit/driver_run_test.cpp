@@ -293,6 +293,9 @@ TEST(DriverPerf, ReportsMedianTimesAndBandwidth) {
         EXPECT_GT(p.at("bytes").get<std::int64_t>(), 0);
         EXPECT_GE(p.at("ms").get<double>(), 0.0);
         EXPECT_FALSE(p.contains("inplace_ms")); // neither is an alias
+        // The memcpy yardstick, timed in the same run.
+        ASSERT_TRUE(p.contains("memcpy_gbps")) << p.dump();
+        EXPECT_GT(p.at("memcpy_gbps").get<double>(), 0.0);
     }
     EXPECT_EQ(perf[0].at("bytes"), 4 * 60 * 2); // f32 [4,3,5] read + [4,15] written
 }
