@@ -44,5 +44,5 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 # One worker thread: runs stay reproducible and the machine's other cores free.
 export OMP_NUM_THREADS=1
 "$dir/bin/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -max_len=65536 \
-    -dict="$src/fuzz/graph.dict" -artifact_prefix="$dir/findings/$target-" -print_final_stats=1 \
+    -dict="$src/tests/fuzz/graph.dict" -artifact_prefix="$dir/findings/$target-" -print_final_stats=1 \
     "$@" "$corpus"
