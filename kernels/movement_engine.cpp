@@ -281,7 +281,7 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     const dim_t piece_cols = (col_tiles + pieces - 1) / pieces * sh.t;
     const std::size_t piece_bytes = static_cast<std::size_t>(piece_cols * strip_rows * e);
     const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
-    const bool stream = total >= streaming_threshold_bytes;
+    const bool stream = total >= (e >= 2 ? transpose_streaming_threshold_bytes : streaming_threshold_bytes);
     src += plan.src_offset * e;
     dst += plan.dst_offset * e;
     for_units(strips * static_cast<std::size_t>(pieces), piece_bytes, stream,
