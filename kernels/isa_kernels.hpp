@@ -27,11 +27,13 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 // wide_tile call does the transposes of wide_tiles[.] tile calls on source
 // rows T apart and destination bytes 64 apart, writing each destination
 // row wide_tiles[.] * 64 bytes at a time. Measured on NHWC as NCHW, 64 MiB
-// (paired runs, shared machine): runs of 4 lines lift 1-byte elements by
-// 15-60% (their tiles write 64 rows a line each, 4 KiB apart) and 2-byte
-// ones by 0-40%; 4-byte elements lose 25-30% with runs of 2 lines, and 8-
-// and 16-byte ones gain nothing, so they keep single tiles.
-inline constexpr int wide_tiles[5] = {4, 4, 1, 1, 1};
+// (paired runs in one process, on a shared machine): runs of 4 lines lift
+// 1-byte elements by 15-60% (their tiles write 64 rows a line each, 4 KiB
+// apart); 2-byte elements gained 10-15% with runs of 2 lines on a quiet
+// machine (0-5% lost under load) and nothing with 4; 4-byte elements lose
+// 25-30% with runs of 2 lines and 8- and 16-byte ones gain nothing, so
+// they keep single tiles.
+inline constexpr int wide_tiles[5] = {4, 2, 1, 1, 1};
 
 // Copies `bytes` from src to dst (not overlapping); with `stream`, the
 // 64-byte-aligned body of the destination is written with non-temporal

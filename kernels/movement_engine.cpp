@@ -262,14 +262,16 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     for (std::size_t d = 0; d < inner; ++d)
         if (d != k_dim) outer.add(plan.dims[d], e);
 
-    // A strip is one tile high for elements of up to 4 bytes: 2, 4 and 8
+    // A strip is one tile high for 2- and 4-byte elements: 2, 4 and 8
     // tiles (reading neighbouring lines of each source row back to back)
-    // measured 10-40% slower. 8- and 16-byte tiles have only 8 and 4 rows,
+    // measured 5-40% slower. 8- and 16-byte tiles have only 8 and 4 rows,
     // so a one-tile strip reads a single line per source row, each row
     // on its own page when rows are long (c128 NHWC as NCHW: 4 KiB
     // apart); 4 tiles, 256 bytes per source row, were faster in every
-    // paired run (c128, 64 MiB: 10-13 -> 18-37 GB/s on a shared machine).
-    const dim_t strip_tiles = e >= 8 ? 4 : 1;
+    // paired run (c128, 64 MiB: 10-13 -> 18-37 GB/s on a shared machine;
+    // s64 16 -> 18). 1-byte wide tiles with 4-tile strips (the 256 bytes
+    // of an NHWC pixel's channels read at once) measured 3-10% faster.
+    const dim_t strip_tiles = e >= 8 || e == 1 ? 4 : 1;
     const dim_t strip_rows = strip_tiles * sh.t;
     const dim_t row_tiles = (sh.rows + strip_rows - 1) / strip_rows;
     const dim_t col_tiles = (sh.cols + sh.t - 1) / sh.t;
@@ -335,7 +337,8 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
     // so each destination row gets 32 * w bytes at once (w = 4: two whole
     // lines). With one tile a step wrote half lines, 128 rows apart in
     // time (perf: half the time on those stores; with 4 tiles, s4 64 MiB
-    // NHWC as NCHW went from 9-10 to 10-17 GB/s in paired runs).
+    // NHWC as NCHW went from 9-10 to 10-17 GB/s in alternating benchmark
+    // runs, and measured even, 7.2 vs 7.4 GB/s, in one process under load).
     constexpr dim_t w = wide_tiles[0], step_rows = tile_bytes * w;
     alignas(64) byte in[step_rows * tile_bytes];
     alignas(64) byte out[tile_bytes * step_rows];
