@@ -342,21 +342,27 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
     constexpr dim_t w = wide_tiles[0], step_rows = tile_bytes * w;
     alignas(64) byte in[step_rows * tile_bytes];
     alignas(64) byte out[tile_bytes * step_rows];
-    const dim_t row_bytes = rows / 2; // source bytes per source row in this strip
+    const dim_t strip_bytes = rows / 2; // source bytes per source row in this strip
     src += row / 2;
     dst += row * dst_pitch;
     for (dim_t c = 0; c < cols; c += step_rows) {
         const dim_t n = std::min<dim_t>(step_rows, cols - c); // source rows in the step
-        if (n == step_rows && row_bytes == tile_bytes) {
-            k.wide_tile[0](src, src_pitch, out, step_rows, false);
-        } else {
-            for (dim_t r = 0; r < n; ++r)
-                std::memcpy(in + r * tile_bytes, src + r * src_pitch, static_cast<std::size_t>(row_bytes));
-            k.wide_tile[0](in, tile_bytes, out, step_rows, false);
+        // The strip's rows a tile (64 source bytes) at a time.
+        for (dim_t part = 0; part < strip_bytes; part += tile_bytes) {
+            const dim_t row_bytes = std::min<dim_t>(tile_bytes, strip_bytes - part);
+            const byte *from = src + part;
+            byte *to = dst + 2 * part * dst_pitch;
+            if (n == step_rows && row_bytes == tile_bytes) {
+                k.wide_tile[0](from, src_pitch, out, step_rows, false);
+            } else {
+                for (dim_t r = 0; r < n; ++r)
+                    std::memcpy(in + r * tile_bytes, from + r * src_pitch, static_cast<std::size_t>(row_bytes));
+                k.wide_tile[0](in, tile_bytes, out, step_rows, false);
+            }
+            for (dim_t b = 0; b < row_bytes; ++b)
+                split_nibbles(out + b * step_rows, static_cast<std::size_t>(n / 2), to + 2 * b * dst_pitch,
+                              to + (2 * b + 1) * dst_pitch);
         }
-        for (dim_t b = 0; b < row_bytes; ++b)
-            split_nibbles(out + b * step_rows, static_cast<std::size_t>(n / 2), dst + 2 * b * dst_pitch,
-                          dst + (2 * b + 1) * dst_pitch);
         src += step_rows * src_pitch;
         dst += step_rows / 2;
     }
@@ -445,7 +451,10 @@ void move_packed_transposed(const copy_plan &plan, std::size_t k_dim, const byte
                                plan.dims[d].dst_stride / per_byte},
                       1);
     const std::ptrdiff_t src_pitch = col_dim.src_stride / per_byte, dst_pitch = row_dim.dst_stride / per_byte;
-    constexpr dim_t strip_rows = per_byte * tile_bytes; // elements of a 64-byte source row part
+    // A strip: the elements of 64 source bytes per source row, 128 for
+    // 4-bit (two byte tiles high, as the 1-byte transposes' strips of 4
+    // tiles: NHWC's 256 channels read at once; 3-5% faster in one process).
+    constexpr dim_t strip_rows = per_byte * tile_bytes * (Bits == 4 ? 2 : 1);
     const dim_t row_tiles = (row_dim.size + strip_rows - 1) / strip_rows;
     const std::size_t strips = outer.volume * static_cast<std::size_t>(row_tiles);
     const std::size_t strip_bytes = static_cast<std::size_t>(strip_rows * col_dim.size / per_byte);
