@@ -8,12 +8,14 @@
 namespace reshaper::impl {
 namespace {
 
-template <int E>
-void transpose_tile(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                    std::ptrdiff_t dst_pitch, bool /*stream*/) {
+// W tiles side by side (see wide_tiles): source row r of tile w lands at
+// element w * T + r of the destination rows.
+template <int E, int W>
+void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                     std::ptrdiff_t dst_pitch, bool /*stream*/) {
     constexpr int T = static_cast<int>(tile_bytes) / E;
     for (int c = 0; c < T; ++c)
-        for (int r = 0; r < T; ++r) std::memcpy(dst + c * dst_pitch + r * E, src + r * src_pitch + c * E, E);
+        for (int r = 0; r < W * T; ++r) std::memcpy(dst + c * dst_pitch + r * E, src + r * src_pitch + c * E, E);
 }
 
 void run_copy(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes, bool /*stream*/) {
@@ -30,8 +32,11 @@ void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *s
 
 const isa_kernels &scalar_kernels() {
     static const isa_kernels table{cpu_isa::scalar,
-                                   {&transpose_tile<1>, &transpose_tile<2>, &transpose_tile<4>,
-                                    &transpose_tile<8>, &transpose_tile<16>},
+                                   {&transpose_tiles<1, 1>, &transpose_tiles<2, 1>, &transpose_tiles<4, 1>,
+                                    &transpose_tiles<8, 1>, &transpose_tiles<16, 1>},
+                                   {&transpose_tiles<1, wide_tiles[0]>, &transpose_tiles<2, wide_tiles[1]>,
+                                    &transpose_tiles<4, wide_tiles[2]>, &transpose_tiles<8, wide_tiles[3]>,
+                                    &transpose_tiles<16, wide_tiles[4]>},
                                    &run_copy, &copy_runs, {}};
     return table;
 }

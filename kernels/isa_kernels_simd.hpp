@@ -59,27 +59,48 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
     transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
 }
 
-// One whole tile of 64 x 64 bytes (T = 64 / E rows of T elements), built
-// from (64 / Ops::bytes)^2 register blocks; each destination row's
-// vectors are stored back to back so streaming stores fill whole lines.
-template <class Ops, int E>
-void transpose_tile(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                    std::ptrdiff_t dst_pitch, bool stream) {
+// W whole tiles side by side in the destination: source rows w*T ..
+// w*T + T-1 (T = 64 / E, 64 bytes each) make bytes w*64 .. w*64 + 63 of the
+// T destination rows. Each tile is built from (64 / Ops::bytes)^2
+// register blocks; each destination row's W * 64 bytes are then stored
+// back to back, so streaming stores leave as runs of whole lines (see
+// wide_tiles).
+template <class Ops, int E, int W>
+void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                     std::ptrdiff_t dst_pitch, bool stream) {
     using vec = typename Ops::vec;
     constexpr int parts = static_cast<int>(tile_bytes) / Ops::bytes; // blocks per tile side
     constexpr int B = Ops::bytes / E;                               // block side in elements
+    constexpr int T = static_cast<int>(tile_bytes) / E;             // tile side in elements
+    // 16-byte elements: a tile is 4 source rows, each on its own page when
+    // rows are long (c128 NHWC as NCHW: 4 KiB apart), where the hardware
+    // prefetchers do not follow; the rows 4 tiles ahead are prefetched
+    // (non-temporal: each line is read once). Measured on c128, 64 MiB, in
+    // one process: 7-20% faster (2 to 8 tiles ahead alike); the same for
+    // 1- to 8-byte elements measured 5-15% slower, so only here.
+    // (Integer addresses: the rows ahead may lie past the tensor, and a
+    // prefetch there is harmless where forming the pointer would not be.)
+    if constexpr (E == 16)
+        for (int r = 0; r < W * T; ++r)
+            __builtin_prefetch(reinterpret_cast<const void *>(reinterpret_cast<std::uintptr_t>(src) +
+                                                              static_cast<std::uintptr_t>((4 * W * T + r) * src_pitch)),
+                               0, 0);
     for (int b = 0; b < parts; ++b) {       // destination rows b * B ...
-        vec out[parts][B];
-        for (int a = 0; a < parts; ++a)     // destination bytes a * Ops::bytes ...
-            transpose_block<Ops, E>(src + a * B * src_pitch + b * Ops::bytes, src_pitch, out[a]);
+        vec out[W][parts][B];
+        for (int w = 0; w < W; ++w)
+            for (int a = 0; a < parts; ++a) // destination bytes w * 64 + a * Ops::bytes ...
+                transpose_block<Ops, E>(src + (w * T + a * B) * src_pitch + b * Ops::bytes, src_pitch,
+                                        out[w][a]);
         for (int c = 0; c < B; ++c) {
             std::uint8_t *row = dst + (b * B + c) * dst_pitch;
-            for (int a = 0; a < parts; ++a) {
-                if (stream)
-                    Ops::stream(row + a * Ops::bytes, out[a][c]);
-                else
-                    Ops::store(row + a * Ops::bytes, out[a][c]);
-            }
+            for (int w = 0; w < W; ++w)
+                for (int a = 0; a < parts; ++a) {
+                    std::uint8_t *to = row + w * tile_bytes + a * Ops::bytes;
+                    if (stream)
+                        Ops::stream(to, out[w][a][c]);
+                    else
+                        Ops::store(to, out[w][a][c]);
+                }
         }
     }
 }
@@ -127,8 +148,11 @@ void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *s
 template <class Ops>
 isa_kernels make_simd_kernels(cpu_isa isa) {
     return isa_kernels{isa,
-                       {&transpose_tile<Ops, 1>, &transpose_tile<Ops, 2>, &transpose_tile<Ops, 4>,
-                        &transpose_tile<Ops, 8>, &transpose_tile<Ops, 16>},
+                       {&transpose_tiles<Ops, 1, 1>, &transpose_tiles<Ops, 2, 1>, &transpose_tiles<Ops, 4, 1>,
+                        &transpose_tiles<Ops, 8, 1>, &transpose_tiles<Ops, 16, 1>},
+                       {&transpose_tiles<Ops, 1, wide_tiles[0]>, &transpose_tiles<Ops, 2, wide_tiles[1]>,
+                        &transpose_tiles<Ops, 4, wide_tiles[2]>, &transpose_tiles<Ops, 8, wide_tiles[3]>,
+                        &transpose_tiles<Ops, 16, wide_tiles[4]>},
                        &run_copy<Ops>, &copy_runs<Ops>, {}};
 }
 

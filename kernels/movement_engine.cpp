@@ -165,6 +165,8 @@ void move_runs(const copy_plan &plan, std::ptrdiff_t e, const byte *src, byte *d
 struct transpose_shape {
     const isa_kernels *k;
     tile_transpose_fn tile;
+    tile_transpose_fn wide;    // w tiles side by side, or null (single tiles only)
+    int w;                     // tiles in a wide tile
     tile_partial_fn partial;   // null: partial tiles go through buffers
     std::ptrdiff_t e;          // element bytes
     dim_t t;                   // tile side in elements
@@ -230,6 +232,26 @@ void transpose_strip(const transpose_shape &sh, const byte *src, byte *dst, dim_
         else if (misalign != 0)
             column_step(std::min<dim_t>(n, head), false);
     }
+    // Wide steps: whole tiles side by side, so each destination row gets
+    // runs of w lines (see wide_tiles).
+    if (sh.wide)
+        while (n >= sh.w * sh.t) {
+            for (dim_t r = 0; r < rows; r += sh.t) {
+                const dim_t part = std::min(sh.t, rows - r);
+                const byte *s = src + r * sh.e;
+                byte *d = dst + r * sh.dst_pitch;
+                if (part == sh.t) {
+                    sh.wide(s, sh.src_pitch, d, sh.dst_pitch, aligned_rows);
+                    continue;
+                }
+                for (int w = 0; w < sh.w; ++w) // the last rows: tile by tile
+                    partial_tile(sh, s + w * sh.t * sh.src_pitch, d + w * sh.t * sh.e, sh.t, part,
+                                 aligned_rows);
+            }
+            src += sh.w * sh.t * sh.src_pitch;
+            dst += sh.w * sh.t * sh.e;
+            n -= sh.w * sh.t;
+        }
     while (n >= sh.t) column_step(sh.t, aligned_rows);
     if (n > 0) column_step(n, false);
 }
@@ -239,15 +261,22 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     const std::size_t inner = plan.dims.size() - 1;
     const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
     const int log2e = log2_of(static_cast<std::size_t>(e));
-    transpose_shape sh{&k, k.tile[log2e], k.tile_partial[log2e], e, tile_bytes / e,
-                       row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
+    transpose_shape sh{&k, k.tile[log2e], wide_tiles[log2e] > 1 ? k.wide_tile[log2e] : nullptr,
+                       wide_tiles[log2e], k.tile_partial[log2e], e, tile_bytes / e, row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
     outer_dims outer;
     for (std::size_t d = 0; d < inner; ++d)
         if (d != k_dim) outer.add(plan.dims[d], e);
 
-    // A strip is one tile high: 2, 4 and 8 tiles (reading neighbouring
-    // lines of each source row back to back) measured 10-40% slower.
-    constexpr dim_t strip_tiles = 1;
+    // A strip is one tile high for 2- and 4-byte elements: 2, 4 and 8
+    // tiles (reading neighbouring lines of each source row back to back)
+    // measured 5-40% slower. 8- and 16-byte tiles have only 8 and 4 rows,
+    // so a one-tile strip reads a single line per source row, each row
+    // on its own page when rows are long (c128 NHWC as NCHW: 4 KiB
+    // apart); 4 tiles, 256 bytes per source row, were faster in every
+    // paired run (c128, 64 MiB: 10-13 -> 18-37 GB/s on a shared machine;
+    // s64 16 -> 18). 1-byte wide tiles with 4-tile strips (the 256 bytes
+    // of an NHWC pixel's channels read at once) measured 3-10% faster.
+    const dim_t strip_tiles = e >= 8 || e == 1 ? 4 : 1;
     const dim_t strip_rows = strip_tiles * sh.t;
     const dim_t row_tiles = (sh.rows + strip_rows - 1) / strip_rows;
     const dim_t col_tiles = (sh.cols + sh.t - 1) / sh.t;
@@ -259,7 +288,7 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     const dim_t piece_cols = (col_tiles + pieces - 1) / pieces * sh.t;
     const std::size_t piece_bytes = static_cast<std::size_t>(piece_cols * strip_rows * e);
     const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
-    const bool stream = total >= streaming_threshold_bytes;
+    const bool stream = total >= (e >= 2 ? transpose_streaming_threshold_bytes : streaming_threshold_bytes);
     src += plan.src_offset * e;
     dst += plan.dst_offset * e;
     for_units(strips * static_cast<std::size_t>(pieces), piece_bytes, stream,
@@ -288,6 +317,9 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
 // Destination rows [row, row + rows) (multiples of P: whole source bytes)
 // of one outer position, all `cols` columns (a multiple of P): source rows
 // are byte rows at src_pitch, destination rows byte rows at dst_pitch.
+// Plain stores: the 4-bit split written through streaming stores (a line
+// buffer per destination row, then the streaming run copy) measured 35%
+// slower on NHWC as NCHW, 64 MiB.
 template <std::size_t Bits>
 void packed_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
                   std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols);
@@ -306,25 +338,38 @@ void split_nibbles(const byte *x, std::size_t out_bytes, byte *low, byte *high) 
 template <>
 void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
                      std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols) {
-    alignas(64) byte in[tile_bytes * tile_bytes];
-    alignas(64) byte out[tile_bytes * tile_bytes];
-    const dim_t row_bytes = rows / 2; // source bytes per source row in this strip
+    // A step is wide_tiles[0] byte tiles side by side: 64 * w source rows,
+    // so each destination row gets 32 * w bytes at once (w = 4: two whole
+    // lines). With one tile a step wrote half lines, 128 rows apart in
+    // time (perf: half the time on those stores; with 4 tiles, s4 64 MiB
+    // NHWC as NCHW went from 9-10 to 10-17 GB/s in alternating benchmark
+    // runs, and measured even, 7.2 vs 7.4 GB/s, in one process under load).
+    constexpr dim_t w = wide_tiles[0], step_rows = tile_bytes * w;
+    alignas(64) byte in[step_rows * tile_bytes];
+    alignas(64) byte out[tile_bytes * step_rows];
+    const dim_t strip_bytes = rows / 2; // source bytes per source row in this strip
     src += row / 2;
     dst += row * dst_pitch;
-    for (dim_t c = 0; c < cols; c += tile_bytes) {
-        const dim_t n = std::min<dim_t>(tile_bytes, cols - c); // source rows in the tile
-        if (n == tile_bytes && row_bytes == tile_bytes) {
-            k.tile[0](src, src_pitch, out, tile_bytes, false);
-        } else {
-            for (dim_t r = 0; r < n; ++r)
-                std::memcpy(in + r * tile_bytes, src + r * src_pitch, static_cast<std::size_t>(row_bytes));
-            k.tile[0](in, tile_bytes, out, tile_bytes, false);
+    for (dim_t c = 0; c < cols; c += step_rows) {
+        const dim_t n = std::min<dim_t>(step_rows, cols - c); // source rows in the step
+        // The strip's rows a tile (64 source bytes) at a time.
+        for (dim_t part = 0; part < strip_bytes; part += tile_bytes) {
+            const dim_t row_bytes = std::min<dim_t>(tile_bytes, strip_bytes - part);
+            const byte *from = src + part;
+            byte *to = dst + 2 * part * dst_pitch;
+            if (n == step_rows && row_bytes == tile_bytes) {
+                k.wide_tile[0](from, src_pitch, out, step_rows, false);
+            } else {
+                for (dim_t r = 0; r < n; ++r)
+                    std::memcpy(in + r * tile_bytes, from + r * src_pitch, static_cast<std::size_t>(row_bytes));
+                k.wide_tile[0](in, tile_bytes, out, step_rows, false);
+            }
+            for (dim_t b = 0; b < row_bytes; ++b)
+                split_nibbles(out + b * step_rows, static_cast<std::size_t>(n / 2), to + 2 * b * dst_pitch,
+                              to + (2 * b + 1) * dst_pitch);
         }
-        for (dim_t b = 0; b < row_bytes; ++b)
-            split_nibbles(out + b * tile_bytes, static_cast<std::size_t>(n / 2), dst + 2 * b * dst_pitch,
-                          dst + (2 * b + 1) * dst_pitch);
-        src += tile_bytes * src_pitch;
-        dst += tile_bytes / 2;
+        src += step_rows * src_pitch;
+        dst += step_rows / 2;
     }
 }
 
@@ -411,7 +456,10 @@ void move_packed_transposed(const copy_plan &plan, std::size_t k_dim, const byte
                                plan.dims[d].dst_stride / per_byte},
                       1);
     const std::ptrdiff_t src_pitch = col_dim.src_stride / per_byte, dst_pitch = row_dim.dst_stride / per_byte;
-    constexpr dim_t strip_rows = per_byte * tile_bytes; // elements of a 64-byte source row part
+    // A strip: the elements of 64 source bytes per source row, 128 for
+    // 4-bit (two byte tiles high, as the 1-byte transposes' strips of 4
+    // tiles: NHWC's 256 channels read at once; 3-5% faster in one process).
+    constexpr dim_t strip_rows = per_byte * tile_bytes * (Bits == 4 ? 2 : 1);
     const dim_t row_tiles = (row_dim.size + strip_rows - 1) / strip_rows;
     const std::size_t strips = outer.volume * static_cast<std::size_t>(row_tiles);
     const std::size_t strip_bytes = static_cast<std::size_t>(strip_rows * col_dim.size / per_byte);

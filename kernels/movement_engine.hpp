@@ -4,7 +4,9 @@
 //    move is a sequence of contiguous runs (a dense copy is one run);
 //  - transpose: the destination's contiguous dim is not the source's, so
 //    64 x 64-byte tiles of those two dims are transposed in registers,
-//    every source and destination cache line read and written whole.
+//    every source and destination cache line read and written whole (1-
+//    and 2-byte elements several tiles side by side, so destination rows
+//    are written in runs of lines: see wide_tiles).
 //  - packed transpose: the transpose of packed 4- or 2-bit elements whose
 //    rows all start on a byte and hold whole bytes: 64 x 64-byte tiles
 //    transposed as bytes, each result row then split into the 2 (4)
@@ -39,6 +41,13 @@ fast_path choose_packed_fast_path(const copy_plan &plan, std::size_t bits);
 // stores (measured: below it the output still fits in the caches and
 // ordinary stores are faster for whoever reads it next).
 inline constexpr std::size_t streaming_threshold_bytes = std::size_t{4} << 20;
+// Transposes of elements of 2 bytes or more stream from a smaller size:
+// their ordinary stores go to lines of many destination rows at once, each
+// line's read for ownership missing the cache, so from one core's L2 (1
+// MiB) up streaming measured 1.2-3.5x faster ([N, 64, HW] NHWC as NCHW, 1
+// and 2 MiB: f32 45 -> 73 GB/s, c128 22 -> 57); 1-byte transposes still
+// measured 15-30% slower streamed below 4 MiB.
+inline constexpr std::size_t transpose_streaming_threshold_bytes = std::size_t{1} << 20;
 // Moves of fewer bytes than this stay on the calling thread (measured: a
 // thread fork costs more than it saves below it).
 inline constexpr std::size_t parallel_threshold_bytes = std::size_t{256} << 10;

@@ -139,7 +139,7 @@ def driver_perf(driver, workdir, reps):
 
 # ---- the report ---------------------------------------------------------------
 
-PROFILE_NOTE = (" What `perf record` (cpu-clock sampling; this VM exposes no hardware counters) showed while tuning: short runs (the attention case) spent their time in per-run call overhead, not in memory, until one call copied a whole row of runs (0.3x -> 0.97x memcpy); byte-masked AVX-512 loads stalled the nChw8c partial tiles (7 -> 22 GB/s with plain 256-bit loads); the 2-byte and 1-byte tiles wait on their source loads (32 and 64 source rows in flight per tile), and neither taller strips (2, 4, 8 tiles) nor software prefetch helped them measurably. The sizes go up to 512 MiB (f32 and bf16: 4 KiB to 128 MiB in steps of 8x, then 512 MiB, where source and destination are 1 GiB together).")
+PROFILE_NOTE = (" What `perf record` (cpu-clock sampling; this VM exposes no hardware counters) showed while tuning: short runs (the attention case) spent their time in per-run call overhead, not in memory, until one call copied a whole row of runs (0.3x -> 0.97x memcpy); byte-masked AVX-512 loads stalled the nChw8c partial tiles (7 -> 22 GB/s with plain 256-bit loads). In the NHWC-as-NCHW transposes about 90% of the samples sit on the source-row loads of the tile kernels (the shuffles and the streaming stores are cheap): the 1- and 2-byte tiles, one line per source row and 64 (32) destination rows a line each, gained most from wide tiles (4 and 2 tiles side by side, so each destination row gets 256 and 128 contiguous bytes); 16-byte tiles read one line per page (rows 4 KiB apart) and gained from strips of 4 tiles and a non-temporal prefetch 4 tiles ahead, which cost the smaller elements 5-15%. In cache-sized transposes (256 KiB - 2 MiB) half the samples sat on the ordinary stores to destination rows (a read for ownership per line), so transposes of 2-byte and wider elements stream from 1 MiB. The 4-bit transposes spent half their time on half-line stores until a step covered 4 byte tiles. The sizes go up to 512 MiB (f32 and bf16: 4 KiB to 128 MiB in steps of 8x, then 512 MiB, where source and destination are 1 GiB together).")
 
 GOALS = {"f32": "1.0 (2x oneDNN)", "s32": "1.0 (2x oneDNN)", "f16": "0.9", "bf16": "0.9",
          "s8": "0.8", "u8": "0.8", "s64": "0.9", "f64": "0.9", "c128": "0.9", "boolean": "0.8",
@@ -243,9 +243,10 @@ def write_markdown(path, plot, med, backend, peers, driver):
     add("")
     add("See `kernels/movement_engine.hpp`: contiguous runs are copied with streaming stores "
         "(short runs in the source's order), transposes go through 64 x 64-byte register tiles "
-        "(AVX-512 or AVX2 shuffles, `RESHAPER_MAX_CPU_ISA` caps the level) so that every cache "
-        "line is read and written whole, and destinations of 4 MiB or more are written with "
-        "non-temporal stores. `src/backend/mover_choice.hpp` encodes when the kernel is chosen "
+        "(AVX-512 or AVX2 shuffles, `RESHAPER_MAX_CPU_ISA` caps the level; 1- and 2-byte "
+        "elements 4 and 2 tiles side by side) so that every cache line is read and written "
+        "whole, and destinations of 4 MiB or more (transposes of 2-byte and wider elements: "
+        "1 MiB) are written with non-temporal stores. `src/backend/mover_choice.hpp` encodes when the kernel is chosen "
         "over oneDNN's reorder." + PROFILE_NOTE)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

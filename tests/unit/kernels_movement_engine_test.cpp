@@ -118,6 +118,16 @@ std::vector<move_case> cases() {
         // 4-byte elements); destination rows a line apart and not.
         {"transpose_large", {1024, 1100}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
         {"transpose_large_aligned", {1024, 1024}, {1, 0}, {0, 1}, {0, 0}, {0, 0}, 0, 16},
+        // Wide tiles (several tiles side by side for small elements): wide
+        // steps then single tiles then a partial one along the columns,
+        // a partial last strip, padded rows, misaligned starts; streamed
+        // (1-byte elements past 4 MiB); 8- and 16-byte elements (strips of
+        // several tiles) streamed too (past 1 MiB).
+        {"transpose_wide_70x600", {70, 600}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
+        {"transpose_wide_padded_offset", {131, 1030}, {1, 0}, {0, 1}, {2, 3}, {5, 7}, 3, 5},
+        {"transpose_large_bytes", {2048, 2112}, {1, 0}, {0, 1}, {0, 0}, {0, 0}, 0, 0},
+        {"transpose_large_bytes_odd", {2050, 2111}, {1, 0}, {0, 1}, {0, 0}, {0, 1}, 0, 64},
+        {"transpose_large_wide_elements", {600, 610}, {1, 0}, {0, 1}, {0, 0}, {0, 2}, 0, 4},
         // Runs contiguous on both sides: one dense run, short runs, long
         // padded runs, a misaligned start.
         {"dense_copy", {3, 1000, 700}, {0, 1, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
@@ -133,7 +143,13 @@ TEST(movement_engine, every_level_and_element_size_matches_the_element_copy) {
             for (const auto &c : cases()) {
                 // Keep the largest cases to the sizes that matter for them.
                 const bool large = c.name.find("large") != std::string::npos || c.name == "dense_copy";
-                if (large && e != 4 && e != 2) continue;
+                if (c.name.find("large_bytes") != std::string::npos) {
+                    if (e != 1) continue;
+                } else if (c.name.find("large_wide_elements") != std::string::npos) {
+                    if (e < 8) continue;
+                } else if (large && e != 4 && e != 2) {
+                    continue;
+                }
                 check_case(c, e, isa, rng);
             }
 }
@@ -182,6 +198,36 @@ TEST(movement_engine, tile_kernels_agree_with_the_scalar_level) {
                 for (int c = 0; c < t; ++c)
                     ASSERT_EQ(0, std::memcmp(want.data() + c * 64 + r * e, src.data() + r * 100 + c * e, e));
         }
+}
+
+// The wide tiles (wide_tiles[.] tiles side by side) at every level, plain
+// and streamed: destination row c, element r = source row r, element c,
+// for every one of the w * t source rows, and no byte of the destination
+// rows' gaps or past them written.
+TEST(movement_engine, wide_tiles_transpose_at_every_level) {
+    std::mt19937 rng(13);
+    constexpr std::ptrdiff_t src_pitch = 100, dst_pitch = 5 * 64; // lines apart: streamable
+    std::vector<std::uint8_t> src(src_pitch * 64 * 4 + 64);
+    for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+    for (cpu_isa isa : levels_here())
+        for (int log2e = 0; log2e < 5; ++log2e)
+            for (bool stream : {false, true}) {
+                const int e = 1 << log2e, t = 64 / e, w = wide_tiles[log2e];
+                ASSERT_TRUE(w >= 1 && w <= 4);
+                alignas(64) std::uint8_t got[64 * 5 * 64];
+                std::memset(got, 0xA5, sizeof got);
+                kernels_for(isa).wide_tile[log2e](src.data(), src_pitch, got, dst_pitch, stream);
+                if (stream) store_fence();
+                for (int c = 0; c < t; ++c) {
+                    for (int r = 0; r < w * t; ++r)
+                        ASSERT_EQ(0, std::memcmp(got + c * dst_pitch + r * e, src.data() + r * src_pitch + c * e, e))
+                            << to_string(isa) << " " << e << "-byte elements, row " << c << " element " << r;
+                    for (std::ptrdiff_t g = w * 64; g < dst_pitch; ++g)
+                        ASSERT_EQ(got[c * dst_pitch + g], 0xA5) << to_string(isa) << " " << e << " gap byte " << g;
+                }
+                for (std::size_t g = static_cast<std::size_t>(t * dst_pitch); g < sizeof got; ++g)
+                    ASSERT_EQ(got[g], 0xA5) << to_string(isa) << " " << e << " byte past the tile " << g;
+            }
 }
 
 TEST(movement_engine, fast_path_choice_follows_the_layout) {
@@ -310,8 +356,12 @@ TEST(movement_engine, packed_moves_match_the_element_copy_at_every_level) {
         {1, 256, 64, 0, 0, 0, 0},  {1, 128, 64, 0, 0, 0, 0}, {3, 260, 72, 4, 8, 4, 8},
         {2, 512, 200, 0, 0, 0, 0}, {1, 8, 300, 0, 0, 0, 4},  {2, 12, 12, 0, 0, 0, 0},
         {2, 6, 300, 2, 0, 2, 2},
-        // Large enough to split across threads.
+        // Large enough to split across threads; and to stream (past 4 MiB
+        // of 4-bit elements), with destination rows on line boundaries
+        // and not.
         {4, 512, 1032, 0, 0, 0, 0},
+        {1, 2048, 4352, 0, 0, 0, 0},
+        {1, 2048, 4360, 0, 6, 0, 2},
         // Rows that do not hold whole bytes, offsets inside a byte: the walk.
         {2, 40, 9, 0, 0, 0, 0},    {1, 33, 64, 0, 0, 0, 0},  {1, 64, 64, 0, 0, 1, 0},
         {1, 64, 64, 0, 0, 0, 3},   {1, 64, 64, 0, 0, 2, 2},  {3, 17, 31, 1, 3, 3, 1},
