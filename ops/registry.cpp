@@ -31,7 +31,18 @@ std::vector<op_schema> all_schemas() {
 
 } // namespace
 
-op_registry::op_registry() : schemas_(all_schemas()) { check_schema_table(schemas_); }
+op_registry::op_registry() : schemas_(all_schemas()) {
+    check_schema_table(schemas_);
+    for (const op_schema &s : schemas_) index_[s.domain][s.kind].push_back(&s);
+}
+
+const std::vector<const op_schema *> *op_registry::schemas_of(std::string_view domain,
+                                                              std::string_view kind) const {
+    const auto d = index_.find(domain);
+    if (d == index_.end()) return nullptr;
+    const auto k = d->second.find(kind);
+    return k == d->second.end() ? nullptr : &k->second;
+}
 
 const op_registry &op_registry::instance() {
     static const op_registry registry;
@@ -42,8 +53,10 @@ const op_schema *op_registry::find(const std::string &domain, const std::string 
                                    std::optional<std::int64_t> version) const {
     const op_schema *newest = nullptr;
     const op_schema *chosen = nullptr;
-    for (const op_schema &s : schemas_) {
-        if (s.domain != domain || s.kind != kind) continue;
+    const auto *candidates = schemas_of(domain, kind);
+    if (!candidates) return nullptr;
+    for (const op_schema *schema : *candidates) {
+        const op_schema &s = *schema;
         if (!newest || s.since_version > newest->since_version) newest = &s;
         if (!version) continue;
         const bool fits = versions_are_opsets(domain) ? s.since_version <= *version
@@ -85,9 +98,7 @@ const op_schema *op_registry::resolve(const op &o) const {
 }
 
 bool op_registry::handles_kind(const std::string &domain, const std::string &kind) const {
-    return std::any_of(schemas_.begin(), schemas_.end(), [&](const op_schema &s) {
-        return s.domain == domain && s.kind == kind;
-    });
+    return schemas_of(domain, kind) != nullptr;
 }
 
 std::vector<std::string> op_registry::handled_kinds() const {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ops/op_schema.hpp"
@@ -45,7 +47,19 @@ public:
 
 private:
     op_registry();
+    // The schemas of one (domain, kind), in table order.
+    const std::vector<const op_schema *> *schemas_of(std::string_view domain, std::string_view kind) const;
+
     std::vector<op_schema> schemas_;
+    // domain -> kind -> schemas: every op of a graph is looked up (several
+    // times), so no scan of the table (issue 7: 100,000-op graphs).
+    struct text_hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    template <typename V>
+    using by_text = std::unordered_map<std::string, V, text_hash, std::equal_to<>>;
+    by_text<by_text<std::vector<const op_schema *>>> index_;
 };
 
 // Checks every row of a schema table as the registry needs it, and throws

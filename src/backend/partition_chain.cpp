@@ -74,16 +74,25 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
     chain.output_step_counts.assign(p.outputs.size(), 0);
 
     // The partition's ops over their own tensors, boundary tensors as given:
-    // what read_movement_request sees (constant values included).
+    // what read_movement_request sees (constant values included). When the
+    // boundary tensors are the graph's own, that is the graph itself (no
+    // copy per partition: issue 7's large graphs).
+    bool as_declared = true;
+    for (std::size_t k = 0; k < p.inputs.size() && as_declared; ++k)
+        as_declared = chain.inputs[k] == g.tensor(p.inputs[k]);
+    for (std::size_t k = 0; k < p.outputs.size() && as_declared; ++k)
+        as_declared = chain.outputs[k] == g.tensor(p.outputs[k]);
     graph sub;
-    for (std::size_t index : p.op_indices) {
-        const op &o = g.ops.at(index);
-        sub.ops.push_back(o);
-        for (const auto &ids : {o.inputs, o.outputs})
-            for (tensor_id id : ids) sub.tensors.emplace(id, g.tensor(id));
+    if (!as_declared) {
+        for (std::size_t index : p.op_indices) {
+            const op &o = g.ops.at(index);
+            for (const auto *ids : {&o.inputs, &o.outputs})
+                for (tensor_id id : *ids) sub.tensors.emplace(id, g.tensor(id));
+        }
+        for (const auto &lt : chain.inputs) sub.tensors[lt.id] = lt;
+        for (const auto &lt : chain.outputs) sub.tensors[lt.id] = lt;
     }
-    for (const auto &lt : chain.inputs) sub.tensors[lt.id] = lt;
-    for (const auto &lt : chain.outputs) sub.tensors[lt.id] = lt;
+    const graph &tensors_of = as_declared ? g : sub;
 
     auto position_of_input = [&](tensor_id id) -> std::optional<std::size_t> {
         auto it = std::find(p.inputs.begin(), p.inputs.end(), id);
@@ -91,7 +100,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
         return static_cast<std::size_t>(it - p.inputs.begin());
     };
 
-    const op &first = sub.ops.front();
+    const op &first = g.ops.at(p.op_indices.front());
     const auto data_position = data_input_position(g, p);
     if (!data_position)
         throw error(status::unimplemented, "partition " + std::to_string(p.id) +
@@ -107,7 +116,8 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
     tensor_id current_id = data.id;
     chain.shapes.push_back(current);
 
-    for (const op &o : sub.ops) {
+    for (std::size_t index : p.op_indices) {
+        const op &o = g.ops.at(index);
         if (o.inputs.empty() || o.inputs[0] != current_id || o.outputs.size() != 1)
             throw error(status::unimplemented,
                         "partition " + std::to_string(p.id) + ": " + describe_op(o) +
@@ -120,8 +130,8 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                                                    " is not handled by this backend [partition_supported]",
                         o.ref());
         chain.op_names.push_back(schema->versioned_name());
-        const movement_request request = read_movement_request(*schema, o, sub);
-        const dims_t &declared = sub.tensor(o.outputs[0]).shape;
+        const movement_request request = read_movement_request(*schema, o, tensors_of);
+        const dims_t &declared = tensors_of.tensor(o.outputs[0]).shape;
         chain.ops.push_back(chain_op{o, request, std::nullopt});
         chain_step step;
         if (request.values || !request.values_input) {

@@ -47,6 +47,8 @@ logical_tensor &graph::tensor(tensor_id id) {
 
 graph_topology graph_topology::build(const graph &g) {
     graph_topology t;
+    t.producer.reserve(g.ops.size());
+    t.consumers.reserve(g.ops.size());
     for (std::size_t i = 0; i < g.ops.size(); ++i) {
         for (tensor_id out : g.ops[i].outputs) {
             auto [it, inserted] = t.producer.emplace(out, i);

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/logical_tensor.hpp"
@@ -42,10 +43,10 @@ struct graph {
 // Connectivity, computed once and queried in O(1).
 struct graph_topology {
     // tensor id -> index (into graph::ops) of the op that produces it
-    std::map<tensor_id, std::size_t> producer;
+    std::unordered_map<tensor_id, std::size_t> producer;
     // tensor id -> indices of the ops that consume it (in op order, repeated
     // when one op consumes it twice)
-    std::map<tensor_id, std::vector<std::size_t>> consumers;
+    std::unordered_map<tensor_id, std::vector<std::size_t>> consumers;
     // op indices with producers before consumers
     std::vector<std::size_t> topological_order;
 

@@ -57,7 +57,7 @@ void load_and_partition(graph_run &run, const options &opts) {
         throw error(status::invalid_graph,
                     "engine_kind must be cpu or gpu, got '" + engine + "'");
     for (impl::partition &p : impl::get_partitions(run.graph, opts.policy, engine))
-        run.partitions.push_back(partition_run{std::move(p), nullptr, {}, {}, {}});
+        run.partitions.push_back(partition_run{std::move(p), std::nullopt, {}, {}, {}});
 }
 
 } // namespace

@@ -26,9 +26,18 @@ struct perf_figures {
     std::optional<double> memcpy_gbps;
 };
 
+// What the reports say of a compiled partition (the compiled partition
+// itself is released once checked or timed: a graph may have 500,000).
+struct compiled_summary {
+    impl::lowering_kind lowering = impl::lowering_kind::alias;
+    std::vector<std::pair<impl::tensor_id, impl::tensor_id>> inplace_pairs;
+    std::string plan;          // describe_plan, for the JSON report only
+    std::string why_not_alias; // the same
+};
+
 struct partition_run {
     impl::partition part;
-    std::shared_ptr<const impl::compiled_partition> compiled;
+    std::optional<compiled_summary> compiled;
     std::optional<bool> check_passed;
     std::string check_detail; // what differed, for the text report
     std::optional<perf_figures> perf;

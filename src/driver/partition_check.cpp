@@ -106,8 +106,8 @@ struct check_outcome {
     }
 };
 
-void check_partition(graph_run &run, partition_run &pr, const options &opts) {
-    const auto &cp = *pr.compiled;
+void check_partition(graph_run &run, partition_run &pr, const impl::compiled_partition &cp,
+                     const options &opts) {
     const std::vector<host_tensor> inputs = make_inputs(run.graph, pr.part, cp.inputs());
     const std::vector<host_tensor> pristine = inputs;
     // What each output must hold: the data input's elements, read in
@@ -195,8 +195,8 @@ std::int64_t logical_bytes(const logical_tensor &lt) {
     return static_cast<std::int64_t>(impl::dense_bytes(lt.dtype, static_cast<std::size_t>(count)));
 }
 
-void time_partition(partition_run &pr, const impl::graph &g, const options &opts) {
-    const auto &cp = *pr.compiled;
+void time_partition(partition_run &pr, const impl::compiled_partition &cp, const impl::graph &g,
+                    const options &opts) {
     std::vector<host_tensor> inputs = make_inputs(g, pr.part, cp.inputs());
     std::vector<host_tensor> outputs = make_outputs(cp);
     const auto in_ptrs = input_pointers(inputs);
@@ -256,9 +256,10 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
                 throw;
             }
         }
+        std::shared_ptr<const impl::compiled_partition> compiled;
         try {
-            pr.compiled = impl::compile(run.graph, pr.part, ins, outs, eng);
-            impl::dump_compiled_partition(run.graph, pr.part, *pr.compiled); // RESHAPER_GRAPH_DUMP=partition
+            compiled = impl::compile(run.graph, pr.part, ins, outs, eng);
+            impl::dump_compiled_partition(run.graph, pr.part, *compiled); // RESHAPER_GRAPH_DUMP=partition
         } catch (const error &e) {
             // Infer mode promises shapes, not a lowering: a partition that
             // cannot compile as given (an `any` input, say) is reported
@@ -271,14 +272,22 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
                                       (pr.part.op_indices.size() > 1 ? " and more" : "") + ": " + e.what(),
                         first);
         }
-        for (const logical_tensor &out : pr.compiled->outputs()) {
+        for (const logical_tensor &out : compiled->outputs()) {
             logical_tensor &lt = run.graph.tensor(out.id);
-            auto values = lt.values;
+            auto values = std::move(lt.values);
             lt = out;
-            lt.values = values;
+            lt.values = std::move(values);
         }
-        if (opts.mode == run_mode::check) check_partition(run, pr, opts);
-        else if (opts.mode == run_mode::perf) time_partition(pr, run.graph, opts);
+        compiled_summary summary;
+        summary.lowering = compiled->lowering();
+        summary.inplace_pairs = compiled->inplace_pairs();
+        if (opts.report == report_format::json) {
+            summary.plan = impl::describe_plan(*compiled);
+            if (summary.lowering != impl::lowering_kind::alias) summary.why_not_alias = compiled->why_not_alias();
+        }
+        pr.compiled = std::move(summary);
+        if (opts.mode == run_mode::check) check_partition(run, pr, *compiled, opts);
+        else if (opts.mode == run_mode::perf) time_partition(pr, *compiled, run.graph, opts);
     }
 }
 

@@ -30,16 +30,16 @@ json partition_json(const partition_run &pr, const impl::graph &g) {
         j["reason"] = pr.part.reason;
         return j;
     }
-    if (pr.compiled) j["lowering"] = std::string(impl::to_string(pr.compiled->lowering()));
+    if (pr.compiled) j["lowering"] = std::string(impl::to_string(pr.compiled->lowering));
     j["inputs"] = tensors_json(pr.part.inputs, g);
     j["outputs"] = tensors_json(pr.part.outputs, g);
     if (pr.compiled) {
         json pairs = json::array();
-        for (const auto &[in, out] : pr.compiled->inplace_pairs()) pairs.push_back({in, out});
+        for (const auto &[in, out] : pr.compiled->inplace_pairs) pairs.push_back({in, out});
         j["inplace"] = pairs;
-        j["plan"] = impl::describe_plan(*pr.compiled);
-        if (pr.compiled->lowering() != impl::lowering_kind::alias)
-            j["why_not_alias"] = pr.compiled->why_not_alias();
+        j["plan"] = pr.compiled->plan;
+        if (pr.compiled->lowering != impl::lowering_kind::alias)
+            j["why_not_alias"] = pr.compiled->why_not_alias;
     }
     return j;
 }
@@ -71,7 +71,7 @@ std::string json_report(const graph_run &run, const options &opts) {
         for (const partition_run &pr : run.partitions) {
             if (!pr.perf || !pr.compiled) continue;
             json p = {{"partition", pr.part.id},
-                      {"lowering", std::string(impl::to_string(pr.compiled->lowering()))},
+                      {"lowering", std::string(impl::to_string(pr.compiled->lowering))},
                       {"bytes", pr.perf->bytes},
                       {"ms", pr.perf->ms},
                       {"gbps", pr.perf->gbps}};

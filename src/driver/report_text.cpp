@@ -38,7 +38,7 @@ std::string summary_line(const graph_run &run, const options &opts) {
     for (const partition_run &pr : run.partitions) {
         claimed += pr.part.supported;
         if (!pr.compiled) continue;
-        switch (pr.compiled->lowering()) {
+        switch (pr.compiled->lowering) {
         case impl::lowering_kind::alias: ++alias; break;
         case impl::lowering_kind::reorder: ++reorder; break;
         case impl::lowering_kind::kernel: ++kernel; break;
@@ -80,7 +80,7 @@ std::string text_report(const graph_run &run, const options &opts) {
         char head[64];
         std::snprintf(head, sizeof head, "  %4zu  %-7s  %-8s  ", pr.part.id,
                       pr.part.supported ? "yes" : "no",
-                      pr.compiled ? std::string(impl::to_string(pr.compiled->lowering())).c_str() : "-");
+                      pr.compiled ? std::string(impl::to_string(pr.compiled->lowering)).c_str() : "-");
         out << head << ops << "\n";
         if (!pr.part.supported) {
             out << "                            (" << pr.part.reason << ")\n";
@@ -88,9 +88,9 @@ std::string text_report(const graph_run &run, const options &opts) {
         }
         out << "                            in:  " << tensor_list(pr.part.inputs, run.graph) << "\n"
             << "                            out: " << tensor_list(pr.part.outputs, run.graph) << "\n";
-        if (pr.compiled && !pr.compiled->inplace_pairs().empty())
-            out << "                            in place: input " << pr.compiled->inplace_pairs()[0].first
-                << " -> output " << pr.compiled->inplace_pairs()[0].second << "\n";
+        if (pr.compiled && !pr.compiled->inplace_pairs.empty())
+            out << "                            in place: input " << pr.compiled->inplace_pairs[0].first
+                << " -> output " << pr.compiled->inplace_pairs[0].second << "\n";
         if (pr.check_passed)
             out << "                            check: " << (*pr.check_passed ? "passed" : "FAILED")
                 << (pr.check_detail.empty() ? "" : " (" + pr.check_detail + ")") << "\n";

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -613,40 +614,100 @@ std::vector<tensor_id> read_ports(const ojson &v, const char *field, const tenso
     return ids;
 }
 
-graph graph_from_ojson(const ojson &root) {
-    const context ctx{"graph file", std::nullopt};
-    if (!root.is_object())
-        ctx.fail(status::invalid_graph, std::string("must hold a JSON object, got ") + root.type_name(),
-                 "top_level_object");
-    graph g;
-    tensor_table tensors;
-    std::set<std::int64_t> op_ids;
-    const ojson &ops = as_array(require_field(root, "graph", ctx), "graph", ctx);
-    if (const auto max_ops = current_limits().max_ops; ops.size() > max_ops)
-        ctx.fail(status::invalid_graph,
-                 "\"graph\" holds " + std::to_string(ops.size()) + " ops, more than the limit of " +
-                     std::to_string(max_ops) + " (RESHAPER_MAX_OPS)",
-                 "max_ops");
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-        op o = read_op(ops[i], i, tensors);
-        if (!op_ids.insert(o.id).second)
-            throw error(status::invalid_graph,
-                        describe(o.ref()) + ": op id " + std::to_string(o.id) + " is used twice [unique_op_id]",
-                        o.ref());
-        g.ops.push_back(std::move(o));
+// A JSON access the checks missed, and memory running out, as the errors
+// reading gives for them.
+template <typename F>
+auto reading(F &&f) {
+    try {
+        return f();
+    } catch (const ojson::exception &e) {
+        throw error(status::invalid_graph, std::string("unexpected JSON structure: ") + e.what() +
+                                               " [field_type]");
+    } catch (const std::bad_alloc &) {
+        throw error(status::out_of_memory, "out of memory while reading the graph");
     }
-    for (auto it = root.begin(); it != root.end(); ++it) {
-        const std::string &key = it.key();
-        if (key == "version") g.version = as_string(*it, key, ctx);
-        else if (key == "engine_kind") g.engine_kind = as_string(*it, key, ctx);
-        else if (key == "fpmath_mode") g.fpmath_mode = as_string(*it, key, ctx);
-        else if (key == "input_ports") g.input_ports = read_ports(*it, "input_ports", tensors, ctx, g.warnings);
-        else if (key == "output_ports") g.output_ports = read_ports(*it, "output_ports", tensors, ctx, g.warnings);
-        else if (key != "graph") g.extra_fields[key] = dump(unboxed(*it));
-    }
-    g.tensors = tensors.take(g.warnings);
-    return g;
 }
+
+// The graph of a file, built from the ops of "graph" as the parser hands
+// them over one by one (json_dom.hpp: streamed_array), then from the other
+// top-level fields. Errors come out as a reader of the whole DOM would give
+// them: a syntax or nesting error anywhere first (the parser meets it, so
+// an op's error waits until the text is read), then the top level's shape,
+// the op limit, the first bad op, and the other fields.
+class graph_builder {
+public:
+    void start() {
+        ops_seen_ = 0;
+        failure_ = nullptr;
+        g_.ops.clear();
+        tensors_ = tensor_table();
+        op_ids_.clear();
+    }
+
+    void add(const ojson &j) {
+        const std::size_t index = ops_seen_++;
+        // Past the limit or a bad op, the ops are only counted (the limit's
+        // error names the count; the first error wins).
+        if (failure_ || ops_seen_ > max_ops_) return;
+        try {
+            reading([&] {
+                op o = read_op(j, index, tensors_);
+                if (!op_ids_.insert(o.id).second)
+                    throw error(status::invalid_graph,
+                                describe(o.ref()) + ": op id " + std::to_string(o.id) +
+                                    " is used twice [unique_op_id]",
+                                o.ref());
+                g_.ops.push_back(std::move(o));
+                return 0;
+            });
+        } catch (...) {
+            failure_ = std::current_exception();
+        }
+    }
+
+    // `root` is the DOM of the whole text with "graph" read already, or
+    // else `streamed` is false and its elements are read now.
+    graph finish(const ojson &root, bool streamed) {
+        return reading([&] {
+            const context ctx{"graph file", std::nullopt};
+            if (!root.is_object())
+                ctx.fail(status::invalid_graph, std::string("must hold a JSON object, got ") + root.type_name(),
+                         "top_level_object");
+            const ojson &ops = as_array(require_field(root, "graph", ctx), "graph", ctx);
+            if (!streamed) {
+                start();
+                for (const ojson &j : ops) add(j);
+            }
+            if (ops_seen_ > max_ops_)
+                ctx.fail(status::invalid_graph,
+                         "\"graph\" holds " + std::to_string(ops_seen_) + " ops, more than the limit of " +
+                             std::to_string(max_ops_) + " (RESHAPER_MAX_OPS)",
+                         "max_ops");
+            if (failure_) std::rethrow_exception(failure_);
+            for (auto it = root.begin(); it != root.end(); ++it) {
+                const std::string &key = it.key();
+                if (key == "version") g_.version = as_string(*it, key, ctx);
+                else if (key == "engine_kind") g_.engine_kind = as_string(*it, key, ctx);
+                else if (key == "fpmath_mode") g_.fpmath_mode = as_string(*it, key, ctx);
+                else if (key == "input_ports")
+                    g_.input_ports = read_ports(*it, "input_ports", tensors_, ctx, g_.warnings);
+                else if (key == "output_ports")
+                    g_.output_ports = read_ports(*it, "output_ports", tensors_, ctx, g_.warnings);
+                else if (key != "graph") g_.extra_fields[key] = dump(unboxed(*it));
+            }
+            g_.tensors = tensors_.take(g_.warnings);
+            return std::move(g_);
+        });
+    }
+
+private:
+    std::uint64_t max_ops_ = current_limits().max_ops;
+    graph g_;
+    tensor_table tensors_;
+    std::set<std::int64_t> op_ids_;
+    std::size_t ops_seen_ = 0;
+    std::exception_ptr failure_; // of the first op that failed
+};
 
 ojson op_to_ojson(const op &o, const graph &g) {
     ojson j = ojson::object();
@@ -687,16 +748,21 @@ graph read_graph_json(std::string_view text) {
     const resource_limits limits = current_limits();
     if (text.size() > limits.max_graph_bytes)
         too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
-    const ojson root = parse_json(text, limits.max_json_depth);
-    try {
-        return graph_from_ojson(root);
-    } catch (const ojson::exception &e) { // a JSON access the checks above missed
-        throw error(status::invalid_graph, std::string("unexpected JSON structure: ") + e.what() +
-                                               " [field_type]");
-    } catch (const std::bad_alloc &) {
-        throw error(status::out_of_memory, "out of memory while reading the graph");
-    }
+    graph_builder builder;
+    const streamed_array ops{"graph", [&] { builder.start(); }, [&](ojson &&j) { builder.add(j); }};
+    const ojson root = parse_json(text, limits.max_json_depth, &ops);
+    return builder.finish(root, true);
 }
+
+namespace detail {
+graph read_graph_json_whole(std::string_view text) {
+    const resource_limits limits = current_limits();
+    if (text.size() > limits.max_graph_bytes)
+        too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
+    const ojson root = parse_json(text, limits.max_json_depth);
+    return graph_builder().finish(root, false);
+}
+} // namespace detail
 
 graph read_graph_file(const std::string &path) {
     std::error_code ec;

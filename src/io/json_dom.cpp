@@ -55,7 +55,8 @@ std::optional<json_number> unbox(double boxed) {
 // and copies every member when it grows, its keys being const).
 class dom_builder {
 public:
-    dom_builder(std::string_view text, std::uint64_t max_depth) : text_(text), max_depth_(max_depth) {}
+    dom_builder(std::string_view text, std::uint64_t max_depth, const streamed_array *stream)
+        : text_(text), max_depth_(max_depth), stream_(stream) {}
 
     bool null() { return add(nullptr); }
     bool boolean(bool b) { return add(b); }
@@ -103,6 +104,7 @@ private:
     struct frame {
         std::string key; // its own, when it is a member of an object
         bool is_object = false;
+        bool streamed = false; // an array whose elements go to stream_
         ojson array;
         std::vector<std::pair<std::string, ojson>> members;
         std::unique_ptr<std::unordered_map<std::string, std::size_t>> index;
@@ -144,6 +146,7 @@ private:
 
     bool add(ojson v) {
         if (frames_.empty()) root_ = std::move(v);
+        else if (frames_.back().streamed) stream_->element(std::move(v));
         else if (frames_.back().is_object) frames_.back().add_member(std::move(key_), std::move(v));
         else frames_.back().array.push_back(std::move(v));
         return true;
@@ -157,6 +160,8 @@ private:
         frame f;
         if (!frames_.empty() && frames_.back().is_object) f.key = std::move(key_);
         f.is_object = is_object;
+        f.streamed = stream_ && !is_object && frames_.size() == 1 && frames_[0].is_object && f.key == stream_->key;
+        if (f.streamed) stream_->start();
         if (!is_object) f.array = ojson::array();
         frames_.push_back(std::move(f));
         return true;
@@ -195,6 +200,7 @@ private:
     std::string_view text_;
     std::size_t pos_ = 0;
     std::uint64_t max_depth_;
+    const streamed_array *stream_;
     ojson root_;
     std::vector<frame> frames_; // the open containers, innermost last
     std::string key_;           // of the object member that comes next
@@ -203,8 +209,8 @@ private:
 
 } // namespace
 
-ojson parse_json(std::string_view text, std::uint64_t max_depth) {
-    dom_builder builder(text, max_depth);
+ojson parse_json(std::string_view text, std::uint64_t max_depth, const streamed_array *stream) {
+    dom_builder builder(text, max_depth, stream);
     if (!ojson::sax_parse(text.begin(), text.end(), &builder)) {
         // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." minus the tag.
         std::string what = builder.error_text();

@@ -12,6 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -20,10 +23,24 @@ namespace reshaper::impl {
 
 using ojson = nlohmann::ordered_json;
 
+// The elements of one array member of the top-level object, handed over
+// one by one as each is read instead of being kept: a graph file's "graph"
+// (its ops), so that reading it needs the memory of one op's DOM, not of
+// the whole file's (issue 7). The DOM keeps the member, as an empty array.
+struct streamed_array {
+    std::string key;
+    // Called as such an array opens. A repeated key opens another one, whose
+    // elements replace the earlier ones' (the last value wins, as for any key).
+    std::function<void()> start;
+    // Each element, complete, in order.
+    std::function<void(ojson &&)> element;
+};
+
 // Throws error(invalid_graph, "malformed JSON: ... [json_syntax]") for
 // malformed text (with line and column) and for nesting deeper than
-// `max_depth` arrays and objects.
-ojson parse_json(std::string_view text, std::uint64_t max_depth);
+// `max_depth` arrays and objects. Exceptions from `stream`'s functions go
+// through.
+ojson parse_json(std::string_view text, std::uint64_t max_depth, const streamed_array *stream = nullptr);
 
 // A JSON number: its nearest double, and the sign of (text - value): 0 when
 // the double is the text's exact value or when the difference cannot change

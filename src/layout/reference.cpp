@@ -39,6 +39,18 @@ public:
         return e;
     }
 
+    // The element index after `idx` stepped in row-major order from `before`
+    // (whose element index is `index`): the strides update it as an
+    // odometer does; a blocked format computes it anew.
+    dim_t next_index(const dims_t &idx, dim_t index, std::size_t changed_from) const {
+        if (format_) return element_index(idx);
+        // Dims at and after `changed_from` moved: the last changed one up by
+        // one, the later ones back from their last value to 0.
+        index += strides_[changed_from];
+        for (std::size_t k = changed_from + 1; k < idx.size(); ++k) index -= (dims_[k] - 1) * strides_[k];
+        return index;
+    }
+
 private:
     dims_t dims_;
     dim_t offset_;
@@ -46,12 +58,21 @@ private:
     std::optional<blocked_format> format_;
 };
 
-// Steps `idx` to the next index of `dims` in row-major order.
-void advance(dims_t &idx, const dims_t &dims) {
+// Steps `idx` to the next index of `dims` in row-major order; returns the
+// dim that went up (the ones after it went back to 0), or idx.size() past
+// the last index.
+std::size_t advance(dims_t &idx, const dims_t &dims) {
     for (std::size_t k = idx.size(); k-- > 0;) {
-        if (++idx[k] < dims[k]) return;
+        if (++idx[k] < dims[k]) return k;
         idx[k] = 0;
     }
+    return idx.size();
+}
+
+template <std::size_t Bytes>
+void copy_element(void *dst, dim_t d, const void *src, dim_t s) {
+    std::memcpy(static_cast<std::uint8_t *>(dst) + d * static_cast<dim_t>(Bytes),
+                static_cast<const std::uint8_t *>(src) + s * static_cast<dim_t>(Bytes), Bytes);
 }
 
 void check_descriptors(const logical_tensor &src, const logical_tensor &dst) {
@@ -87,19 +108,28 @@ void reference_reshape(const logical_tensor &src_desc, const void *src, dim_t sr
     const std::size_t bits = element_bits(type), bytes = bits / 8;
 
     dims_t src_idx(src_desc.shape.size(), 0), dst_idx(dst_desc.shape.size(), 0);
+    dim_t s = from.element_index(src_idx), d = to.element_index(dst_idx);
     for (dim_t n = *checked_volume(src_desc.shape); n > 0; --n) {
-        const dim_t s = from.element_index(src_idx), d = to.element_index(dst_idx);
         if (type == data_type::string) {
             static_cast<std::string *>(dst)[d] = static_cast<const std::string *>(src)[s];
         } else if (is_packed(type)) {
             store_packed(dst, bits, static_cast<std::size_t>(d),
                          load_packed(src, bits, static_cast<std::size_t>(s)));
         } else {
-            std::memcpy(static_cast<std::uint8_t *>(dst) + d * bytes,
-                        static_cast<const std::uint8_t *>(src) + s * bytes, bytes);
+            switch (bytes) {
+            case 1: copy_element<1>(dst, d, src, s); break;
+            case 2: copy_element<2>(dst, d, src, s); break;
+            case 4: copy_element<4>(dst, d, src, s); break;
+            case 8: copy_element<8>(dst, d, src, s); break;
+            case 16: copy_element<16>(dst, d, src, s); break;
+            default:
+                std::memcpy(static_cast<std::uint8_t *>(dst) + d * static_cast<dim_t>(bytes),
+                            static_cast<const std::uint8_t *>(src) + s * static_cast<dim_t>(bytes), bytes);
+            }
         }
-        advance(src_idx, src_desc.shape);
-        advance(dst_idx, dst_desc.shape);
+        if (n == 1) break;
+        s = from.next_index(src_idx, s, advance(src_idx, src_desc.shape));
+        d = to.next_index(dst_idx, d, advance(dst_idx, dst_desc.shape));
     }
 }
 

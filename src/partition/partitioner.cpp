@@ -89,14 +89,22 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
         partition p = std::move(parts[i]);
         p.id = result.size();
         // Boundary tensors: inputs not produced inside, outputs used outside
-        // (or graph outputs, or consumed by nobody).
-        std::unordered_set<std::size_t> members(p.op_indices.begin(), p.op_indices.end());
+        // (or graph outputs, or consumed by nobody). Members are the ops
+        // whose part is i; each boundary tensor is listed once (a linear
+        // search of the few a short chain has, a set for long ones).
+        const auto member = [&](std::size_t op_index) { return part_of_op[op_index] == i; };
+        const bool long_chain = p.op_indices.size() > 16;
         std::unordered_set<tensor_id> seen_in, seen_out;
+        const auto first_time = [&](std::unordered_set<tensor_id> &seen, const std::vector<tensor_id> &listed,
+                                    tensor_id t) {
+            if (long_chain) return seen.insert(t).second;
+            return std::find(listed.begin(), listed.end(), t) == listed.end();
+        };
         for (std::size_t index : p.op_indices) {
             for (tensor_id t : g.ops[index].inputs) {
                 const auto producer = topo.producer.find(t);
-                const bool inside = producer != topo.producer.end() && members.count(producer->second);
-                if (!inside && seen_in.insert(t).second) p.inputs.push_back(t);
+                const bool inside = producer != topo.producer.end() && member(producer->second);
+                if (!inside && first_time(seen_in, p.inputs, t)) p.inputs.push_back(t);
             }
             for (tensor_id t : g.ops[index].outputs) {
                 bool used_outside = graph_output_set.count(t) > 0;
@@ -104,8 +112,8 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
                 if (consumers == topo.consumers.end() || consumers->second.empty()) used_outside = true;
                 else
                     for (std::size_t c : consumers->second)
-                        if (!members.count(c)) used_outside = true;
-                if (used_outside && seen_out.insert(t).second) p.outputs.push_back(t);
+                        if (!member(c)) used_outside = true;
+                if (used_outside && first_time(seen_out, p.outputs, t)) p.outputs.push_back(t);
             }
         }
         result.push_back(std::move(p));

@@ -1,0 +1,218 @@
+// The streaming reader (ops handed over one by one, issue 7) against the
+// reader of a whole DOM that files were read with before: the same graph,
+// or the same error (status, message, op, rule), on files made to differ
+// where streaming could: repeated and unknown keys, nesting, numbers at
+// the edges, escapes, empty lists, an error in an op with another error
+// later in the text.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/graph_json.hpp"
+
+using namespace reshaper::impl;
+
+namespace {
+
+class scoped_env {
+public:
+    scoped_env(const char *name, const std::string &value) : name_(name) {
+        if (const char *old = std::getenv(name)) old_ = old;
+        setenv(name, value.c_str(), 1);
+    }
+    ~scoped_env() {
+        if (old_) setenv(name_, old_->c_str(), 1);
+        else unsetenv(name_);
+    }
+
+private:
+    const char *name_;
+    std::optional<std::string> old_;
+};
+
+// What a read gave: the graph, or the error as the outside sees it.
+struct outcome {
+    std::optional<graph> g;
+    std::string failure; // status, message, op, rule
+
+    static outcome of(graph (*read)(std::string_view), const std::string &text) {
+        outcome o;
+        try {
+            o.g = read(text);
+        } catch (const error &e) {
+            o.failure = std::string(to_string(e.code())) + " | " + e.what() + " | op " +
+                        (e.op() ? describe(*e.op()) : "-") + " | rule " + e.rule();
+        }
+        return o;
+    }
+};
+
+// Returns what both gave, for further checks.
+outcome expect_same(const std::string &text) {
+    const outcome streamed = outcome::of(read_graph_json, text);
+    const outcome whole = outcome::of(detail::read_graph_json_whole, text);
+    EXPECT_EQ(streamed.failure, whole.failure) << text.substr(0, 300);
+    EXPECT_EQ(streamed.g.has_value(), whole.g.has_value()) << text.substr(0, 300);
+    if (streamed.g && whole.g) {
+        EXPECT_EQ(*streamed.g, *whole.g) << text.substr(0, 300);
+        EXPECT_EQ(streamed.g->warnings, whole.g->warnings);
+    }
+    return streamed;
+}
+
+std::string tensor(int id, const std::string &extra = "") {
+    return R"({"id": )" + std::to_string(id) +
+           R"(, "dtype": "f32", "shape": [2, 3], "layout_type": "strided", "property_type": "undef")" + extra + "}";
+}
+
+// One StaticTranspose from tensor `in` to `in + 1`; `extra` goes into the op.
+std::string op_json(int id, int in, const std::string &extra = "") {
+    return R"({"id": )" + std::to_string(id) + R"(, "name": "t)" + std::to_string(id) +
+           R"(", "kind": "StaticTranspose", "attrs": {"order": {"type": "s64[]", "value": [0, 1]}}, "inputs": [)" +
+           tensor(in) + R"(], "outputs": [)" + tensor(in + 1) + "]" + extra + "}";
+}
+
+std::string file(const std::string &ops, const std::string &before = "", const std::string &after = "") {
+    return "{" + before + R"("version": "3.3.0", "engine_kind": "cpu", "graph": [)" + ops + "]" + after + "}";
+}
+
+} // namespace
+
+TEST(GraphJsonStream, PlainFilesGiveTheSameGraph) {
+    const outcome o = expect_same(file(op_json(0, 0) + ", " + op_json(1, 1) + ", " + op_json(2, 2)));
+    ASSERT_TRUE(o.g);
+    EXPECT_EQ(o.g->ops.size(), 3u);
+    EXPECT_EQ(o.g->tensors.size(), 4u);
+}
+
+TEST(GraphJsonStream, RepeatedKeysTakeTheLastValue) {
+    // "graph" twice: the last one holds the ops, whatever the first was.
+    const std::string two = file(op_json(0, 0), "", R"(, "graph": [)" + op_json(5, 5) + ", " + op_json(6, 6) + "]");
+    const outcome o = expect_same(two);
+    ASSERT_TRUE(o.g);
+    ASSERT_EQ(o.g->ops.size(), 2u);
+    EXPECT_EQ(o.g->ops[0].id, 5);
+    expect_same(file(op_json(0, 0), "", R"(, "graph": 7)"));                      // not an array in the end
+    expect_same(file(op_json(0, 0), R"("graph": 7, )"));                          // an array in the end
+    expect_same(file(op_json(0, 0, R"(, "kind": 3)"), "", R"(, "graph": [])"));  // a bad op replaced
+    expect_same(file(op_json(0, 0), "", R"(, "graph": [)" + op_json(0, 0, R"(, "id": -1)") + "]"));
+    // Inside ops and tensors, and the other top-level fields.
+    expect_same(file(op_json(0, 0, R"(, "id": 4, "name": "again")")));
+    expect_same(file(op_json(0, 0, R"(, "inputs": [)" + tensor(0, R"(, "shape": [3, 2], "id": 9)") + "]")));
+    expect_same(file(op_json(0, 0), R"("version": 1, )"));
+    expect_same(file(op_json(0, 0), "", R"(, "version": 1, "version": "3.4")"));
+    // Two ops with one id.
+    expect_same(file(op_json(0, 0) + ", " + op_json(0, 1)));
+}
+
+TEST(GraphJsonStream, UnknownKeysAreKeptOrIgnoredAlike) {
+    const outcome o = expect_same(file(op_json(0, 0, R"(, "colour": {"deep": [1, [2, {"x": null}]]})"),
+                                       R"("zeta": [1, 2.5, "s"], )", R"(, "alpha": {"b": true})"));
+    ASSERT_TRUE(o.g);
+    EXPECT_EQ(o.g->extra_fields.size(), 2u);
+    expect_same(file(op_json(0, 0, R"(, "inputs": [)" + tensor(0, R"(, "note": "x")") + "]")));
+}
+
+TEST(GraphJsonStream, NestingLimitsAnywhere) {
+    const scoped_env depth("RESHAPER_MAX_JSON_DEPTH", "8");
+    const std::string deep = std::string(6, '[') + std::string(6, ']');
+    expect_same(file(op_json(0, 0, R"(, "x": )" + deep)));                       // 9 levels in an op
+    expect_same(file(op_json(0, 0), "", R"(, "x": )" + deep));                    // 7 at the top level
+    expect_same(file(op_json(0, 0, R"(, "kind": 3)") + ", " + op_json(1, 1, R"(, "x": )" + deep)));
+    expect_same(file(op_json(0, 0, R"(, "x": [[[1]]])")));                        // within the limit
+}
+
+TEST(GraphJsonStream, NumbersAtTheEdges) {
+    const char *values[] = {"18446744073709551615", "9223372036854775807", "-9223372036854775808",
+                            "-9223372036854775809", "1e308", "-0", "-0.0", "2.0", "1e400", "0.1e-400",
+                            "3.4028235677973366e38", "1.00000005960464477550", "00", "1.", "-"};
+    for (const char *v : values) {
+        SCOPED_TRACE(v);
+        expect_same(file(op_json(0, 0, std::string(R"(, "version": )") + v)));
+        expect_same(file(R"({"id": )" + std::string(v) + R"(, "kind": "StaticTranspose", "inputs": [], "outputs": []})"));
+        expect_same(file(op_json(0, 0), "", std::string(R"(, "x": [)") + v + "]"));
+        expect_same(file(R"({"id": 0, "kind": "StaticTranspose", "attrs": {"order": {"type": "f32", "value": )" +
+                         std::string(v) + R"(}}, "inputs": [], "outputs": []})"));
+    }
+}
+
+TEST(GraphJsonStream, EscapesInNamesKeysAndStrings) {
+    const outcome o = expect_same(file(R"({"id": 0, "name": "caf\u00e9 \ud83d\ude00 \"q\" \\ \/", "kind": "StaticTranspose",
+        "attrs": {"order": {"type": "s64[]", "value": [0, 1]}}, "inputs": [)" + tensor(0) + R"(], "outputs": [)" +
+                                       tensor(1) + "]}", R"("\u0076ersion": "2", )"));
+    ASSERT_TRUE(o.g);
+    EXPECT_EQ(o.g->ops[0].name, "caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\" \\ /");
+    expect_same(file(R"({"id": 0, "kind": "Static\u0054ranspose", "inputs": [], "outputs": []})"));
+    expect_same(file(R"({"id": 0, "name": "\ud83d", "kind": "X", "inputs": [], "outputs": []})"));
+    expect_same(file(R"({"id": 0, "name": "\u0000", "kind": "X", "inputs": [], "outputs": []})"));
+}
+
+TEST(GraphJsonStream, EmptyListsAndObjects) {
+    expect_same(file(""));
+    expect_same("{\"graph\": []}");
+    expect_same("{}");
+    expect_same("[]");
+    expect_same("{\"graph\": {}}");
+    expect_same(file(R"({"id": 0, "kind": "StaticTranspose", "attrs": {}, "inputs": [], "outputs": []})"));
+    expect_same(file(R"({})"));
+    expect_same(file(R"([])"));
+    expect_same(file(R"({"id": 0, "kind": "StaticTranspose", "inputs": [{}], "outputs": []})"));
+    expect_same(file(op_json(0, 0), "", R"(, "input_ports": [], "output_ports": [])"));
+}
+
+TEST(GraphJsonStream, TheFirstErrorWinsAsBefore) {
+    const std::string bad_op = op_json(0, 0, R"(, "kind": 3)");
+    expect_same(file(bad_op + ", " + op_json(1, 1)) + " x");                 // a syntax error after a bad op
+    expect_same(file(bad_op + ", " + op_json(1, 1, R"(, "id": "one")")));     // two bad ops
+    expect_same(file(op_json(0, 0) + ", " + op_json(1, 5, R"(, "inputs": [)" + tensor(0, R"(, "dtype": "s8")") + "]")));
+    expect_same(file(bad_op, R"("version": 2, )"));                      // a bad op and a bad top-level field
+    expect_same(file(op_json(0, 0), R"("input_ports": [77], "output_ports": "x", )"));
+    expect_same(file(op_json(0, 0), "", R"(, "input_ports": [0, 77], "output_ports": [1])"));
+    {
+        const scoped_env ops("RESHAPER_MAX_OPS", "2");
+        expect_same(file(bad_op + ", " + op_json(1, 1) + ", " + op_json(2, 2)));   // the op limit before any op
+        expect_same(file(op_json(0, 0) + ", " + op_json(1, 1)));
+        expect_same(file(op_json(0, 0) + ", " + op_json(1, 1) + ", 3, 4"));
+    }
+    {
+        const scoped_env bytes("RESHAPER_MAX_GRAPH_BYTES", "100");
+        expect_same(file(op_json(0, 0)));
+    }
+}
+
+TEST(GraphJsonStream, EveryByteChangeOfASmallFileReadsAlike) {
+    const std::string text = file(op_json(0, 0) + ", " + op_json(1, 1, R"(, "attrs": {"order": {"type": "s64[]", "value": [1, 0]}})"),
+                                  R"("fpmath_mode": "strict", )", R"(, "input_ports": [0], "output_ports": [2])");
+    const char replacements[] = {'0', '-', '"', '[', ']', '{', '}', ',', ':', 'x', ' '};
+    for (std::size_t i = 0; i < text.size(); ++i)
+        for (char r : replacements) {
+            if (text[i] == r) continue;
+            std::string mutated = text;
+            mutated[i] = r;
+            expect_same(mutated);
+            if (::testing::Test::HasFailure()) return; // one report, not thousands
+        }
+}
+
+TEST(GraphJsonStream, EveryCorpusFileReadsAlike) {
+    const std::filesystem::path dir = std::filesystem::path(RESHAPER_SHARED_DIR) / "corpus" / "onednn-graph";
+    if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no corpus at " << dir;
+    int files = 0;
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(dir)) {
+        if (entry.path().extension() != ".json") continue;
+        SCOPED_TRACE(entry.path().string());
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        const outcome o = expect_same(text.str());
+        EXPECT_TRUE(o.g) << o.failure; // every corpus file loads
+        ++files;
+    }
+    EXPECT_GT(files, 0);
+}
