@@ -62,9 +62,10 @@ private:
         for (const strided_box &b : boxes.copies)
             strided_copy(type_, b.dims, strided_tensor{from, b.src_offset, b.src_strides},
                          strided_tensor{to, b.dst_offset, b.dst_strides});
-        static const std::string no_string;
-        alignas(16) static const std::uint8_t zero_bytes[16] = {};
-        void *zero = type_ == data_type::string ? static_cast<void *>(const_cast<std::string *>(&no_string))
+        // padding_zero_run zero elements of any dtype (16 bytes at most each).
+        static const std::string no_string[padding_zero_run];
+        alignas(64) static const std::uint8_t zero_bytes[padding_zero_run * 16] = {};
+        void *zero = type_ == data_type::string ? static_cast<void *>(const_cast<std::string *>(no_string))
                                                 : static_cast<void *>(const_cast<std::uint8_t *>(zero_bytes));
         for (const strided_box &b : boxes.padding)
             strided_copy(type_, b.dims, strided_tensor{zero, 0, b.src_strides},

@@ -335,7 +335,12 @@ std::optional<padded_boxes> padded_step_as_boxes(const movement_step &step) {
                 std::vector<const range *> parts(rank);
                 for (std::size_t e = 0; e < rank; ++e) parts[e] = e == d ? &p : &whole[e];
                 strided_box box = box_of(parts);
-                box.src_strides.assign(box.dims.size(), 0); // the padding reads one zero
+                // Zeroes from a run of them: along the destination's
+                // contiguous dim (the innermost block), so the padding of
+                // each block is one short run, not an element walk.
+                box.src_strides.assign(box.dims.size(), 0);
+                for (std::size_t k = 0; k < box.dims.size(); ++k)
+                    if (box.dst_strides[k] == 1 && box.dims[k] <= padding_zero_run) box.src_strides[k] = 1;
                 box.src_offset = 0;
                 result.padding.push_back(std::move(box));
             }

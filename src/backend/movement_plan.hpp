@@ -99,12 +99,15 @@ struct strided_box {
 // copies (k padded dims). `padding`: when the blocked side is the
 // destination, the boxes of its padding (dst side only; a padded dim's
 // last B - D % B positions by every other dim's padded extent), which the
-// copy zeroes as oneDNN's reorder does. Nothing for anything else (both
+// copy zeroes as oneDNN's reorder does. A padding box reads a run of
+// padding_zero_run zero elements: source stride 1 along the destination's
+// contiguous dim when it is no longer than that (a run copy), else 0. Nothing for anything else (both
 // sides blocked, a padded dim with two levels of blocks, a zero dim).
 struct padded_boxes {
     std::vector<strided_box> copies;
     std::vector<strided_box> padding;
 };
+inline constexpr dim_t padding_zero_run = 64;
 std::optional<padded_boxes> padded_step_as_boxes(const movement_step &step);
 
 // The coarsest dims that refine both `a` and `b` (both of the same positive
