@@ -1,5 +1,6 @@
 #include "core/graph.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <unordered_set>
 
@@ -21,9 +22,9 @@ std::size_t op_on_cycle(const graph &g, const graph_topology &t, const std::vect
     while (!seen[current]) {
         seen[current] = true;
         for (tensor_id in : g.ops[current].inputs) {
-            auto p = t.producer.find(in);
-            if (p != t.producer.end() && !ordered[p->second]) {
-                current = p->second;
+            const std::size_t p = t.producer(in);
+            if (p != graph_topology::none && !ordered[p]) {
+                current = p;
                 break;
             }
         }
@@ -45,28 +46,82 @@ logical_tensor &graph::tensor(tensor_id id) {
     return it->second;
 }
 
+std::size_t graph_topology::slot(tensor_id t) const {
+    if (!direct_.empty() || sorted_ids_.empty()) {
+        if (t < first_id_ || static_cast<std::uint64_t>(t - first_id_) >= direct_.size()) return none;
+        const std::uint32_t s = direct_[static_cast<std::size_t>(t - first_id_)];
+        return s == 0 ? none : s - 1;
+    }
+    const auto it = std::lower_bound(sorted_ids_.begin(), sorted_ids_.end(), t);
+    return it != sorted_ids_.end() && *it == t ? static_cast<std::size_t>(it - sorted_ids_.begin()) : none;
+}
+
+std::size_t graph_topology::producer(tensor_id t) const {
+    const std::size_t s = slot(t);
+    return s == none ? none : producer_[s];
+}
+
+std::span<const std::size_t> graph_topology::consumers(tensor_id t) const {
+    const std::size_t s = slot(t);
+    if (s == none) return {};
+    return {consumer_ops_.data() + consumer_begin_[s], consumer_begin_[s + 1] - consumer_begin_[s]};
+}
+
 graph_topology graph_topology::build(const graph &g) {
     graph_topology t;
-    t.producer.reserve(g.ops.size());
-    t.consumers.reserve(g.ops.size());
+    // Slots: every id the ops name, sorted; looked up directly by id when
+    // the ids span at most four times their number (no overflow: the span
+    // is computed only when it fits).
+    std::vector<tensor_id> ids;
+    for (const op &o : g.ops) {
+        ids.insert(ids.end(), o.inputs.begin(), o.inputs.end());
+        ids.insert(ids.end(), o.outputs.begin(), o.outputs.end());
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    const std::size_t slots = ids.size();
+    if (!ids.empty()) {
+        tensor_id span = 0;
+        const bool fits = !__builtin_sub_overflow(ids.back(), ids.front(), &span);
+        if (fits && static_cast<std::uint64_t>(span) < 4 * static_cast<std::uint64_t>(slots) + 64 &&
+            slots < (std::size_t{1} << 31)) {
+            t.first_id_ = ids.front();
+            t.direct_.assign(static_cast<std::size_t>(span) + 1, 0);
+            for (std::size_t s = 0; s < slots; ++s)
+                t.direct_[static_cast<std::size_t>(ids[s] - t.first_id_)] = static_cast<std::uint32_t>(s + 1);
+        } else {
+            t.sorted_ids_ = std::move(ids);
+        }
+    }
+
+    t.producer_.assign(slots, none);
+    t.consumer_begin_.assign(slots + 1, 0);
     for (std::size_t i = 0; i < g.ops.size(); ++i) {
         for (tensor_id out : g.ops[i].outputs) {
-            auto [it, inserted] = t.producer.emplace(out, i);
-            if (!inserted)
+            std::size_t &p = t.producer_[t.slot(out)];
+            if (p != none)
                 throw error(status::invalid_graph,
                             "tensor " + std::to_string(out) + " is produced by " +
-                                describe(g.ops[it->second]) + " and " + describe(g.ops[i]) +
+                                describe(g.ops[p]) + " and " + describe(g.ops[i]) +
                                 " [single_producer]",
                             g.ops[i].ref());
+            p = i;
         }
-        for (tensor_id in : g.ops[i].inputs) t.consumers[in].push_back(i);
+        for (tensor_id in : g.ops[i].inputs) ++t.consumer_begin_[t.slot(in) + 1];
+    }
+    for (std::size_t s = 0; s < slots; ++s) t.consumer_begin_[s + 1] += t.consumer_begin_[s];
+    t.consumer_ops_.resize(t.consumer_begin_[slots]);
+    {
+        std::vector<std::size_t> filled(t.consumer_begin_.begin(), t.consumer_begin_.end() - 1);
+        for (std::size_t i = 0; i < g.ops.size(); ++i) // op order within each tensor
+            for (tensor_id in : g.ops[i].inputs) t.consumer_ops_[filled[t.slot(in)]++] = i;
     }
 
     // Kahn's algorithm; an op waits once per input an op produces.
     std::vector<std::size_t> waiting(g.ops.size(), 0);
     for (std::size_t i = 0; i < g.ops.size(); ++i)
         for (tensor_id in : g.ops[i].inputs)
-            if (t.producer.count(in)) ++waiting[i];
+            if (t.producer(in) != none) ++waiting[i];
     std::deque<std::size_t> ready;
     for (std::size_t i = 0; i < g.ops.size(); ++i)
         if (waiting[i] == 0) ready.push_back(i);
@@ -77,12 +132,9 @@ graph_topology graph_topology::build(const graph &g) {
         ready.pop_front();
         ordered[i] = true;
         t.topological_order.push_back(i);
-        for (tensor_id out : g.ops[i].outputs) {
-            auto c = t.consumers.find(out);
-            if (c == t.consumers.end()) continue;
-            for (std::size_t consumer : c->second)
+        for (tensor_id out : g.ops[i].outputs)
+            for (std::size_t consumer : t.consumers(out))
                 if (--waiting[consumer] == 0) ready.push_back(consumer);
-        }
     }
     if (t.topological_order.size() != g.ops.size()) {
         const op &culprit = g.ops[op_on_cycle(g, t, ordered)];

@@ -3,8 +3,10 @@
 // its producer and every consumer; the reader checks they agree).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,18 +42,37 @@ struct graph {
     logical_tensor &tensor(tensor_id id);
 };
 
-// Connectivity, computed once and queried in O(1).
-struct graph_topology {
-    // tensor id -> index (into graph::ops) of the op that produces it
-    std::unordered_map<tensor_id, std::size_t> producer;
-    // tensor id -> indices of the ops that consume it (in op order, repeated
-    // when one op consumes it twice)
-    std::unordered_map<tensor_id, std::vector<std::size_t>> consumers;
-    // op indices with producers before consumers
-    std::vector<std::size_t> topological_order;
+// Connectivity, computed once. Flat arrays over a slot per tensor id, not a
+// hash node and a vector per tensor: a 100,000-op graph's topology was
+// mostly allocator work and cache misses (perf, issue 7).
+class graph_topology {
+public:
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
 
     // Throws invalid_graph on a tensor produced twice or a cycle.
     static graph_topology build(const graph &g);
+
+    // Index (into graph::ops) of the op that produces `t`, or none.
+    std::size_t producer(tensor_id t) const;
+    // Indices of the ops that consume `t`, in op order (repeated when one op
+    // consumes it twice); empty for a tensor no op reads.
+    std::span<const std::size_t> consumers(tensor_id t) const;
+
+    // Op indices with producers before consumers.
+    std::vector<std::size_t> topological_order;
+
+private:
+    // Slot of a tensor id: ids are looked up in the sorted list of every id
+    // the ops name, or, when they are dense enough (as graph files number
+    // them), directly by id - first_id.
+    std::size_t slot(tensor_id t) const;
+
+    std::vector<tensor_id> sorted_ids_;   // when sparse
+    std::vector<std::uint32_t> direct_;   // when dense: slot + 1, 0 = absent
+    tensor_id first_id_ = 0;
+    std::vector<std::size_t> producer_;   // per slot
+    std::vector<std::size_t> consumer_begin_; // per slot, and one past the last
+    std::vector<std::size_t> consumer_ops_;
 };
 
 // The graph's inputs and outputs: the ports when given, else the tensors no

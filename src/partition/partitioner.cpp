@@ -32,12 +32,18 @@ std::string unsupported_reason(const graph &g, const op &o, const std::string &e
 std::vector<partition> get_partitions(const graph &g, partition_policy policy,
                                       const std::string &engine_kind) {
     const graph_topology topo = graph_topology::build(g);
-    const auto outputs = graph_outputs(g);
-    const std::unordered_set<tensor_id> graph_output_set(outputs.begin(), outputs.end());
+    // Graph outputs are the ports when given, else the tensors no op reads
+    // (which the boundary rule below treats as used outside anyway).
+    std::vector<tensor_id> output_ports = g.output_ports.value_or(std::vector<tensor_id>{});
+    std::sort(output_ports.begin(), output_ports.end());
 
     std::vector<partition> parts;
     std::vector<std::size_t> part_of_op(g.ops.size());
     std::vector<std::size_t> tail_position; // topological index of each part's last op
+    // At most one partition per op: no regrowth (moves and large frees that
+    // made the allocator consolidate at 100,000 ops).
+    parts.reserve(g.ops.size());
+    tail_position.reserve(g.ops.size());
 
     for (std::size_t pos = 0; pos < topo.topological_order.size(); ++pos) {
         const std::size_t index = topo.topological_order[pos];
@@ -52,13 +58,10 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
         std::optional<std::size_t> chain;
         if (policy == partition_policy::fusion && supported && !o.inputs.empty()) {
             const tensor_id data = o.inputs[0];
-            const auto producer = topo.producer.find(data);
-            const auto consumers = topo.consumers.find(data);
-            if (producer != topo.producer.end() && consumers != topo.consumers.end() &&
-                consumers->second.size() == 1) {
-                const std::size_t p = part_of_op[producer->second];
-                if (parts[p].supported && parts[p].op_indices.back() == producer->second)
-                    chain = p;
+            const std::size_t producer = topo.producer(data);
+            if (producer != graph_topology::none && topo.consumers(data).size() == 1) {
+                const std::size_t p = part_of_op[producer];
+                if (parts[p].supported && parts[p].op_indices.back() == producer) chain = p;
             }
         }
         if (chain) {
@@ -102,17 +105,16 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
         };
         for (std::size_t index : p.op_indices) {
             for (tensor_id t : g.ops[index].inputs) {
-                const auto producer = topo.producer.find(t);
-                const bool inside = producer != topo.producer.end() && member(producer->second);
+                const std::size_t producer = topo.producer(t);
+                const bool inside = producer != graph_topology::none && member(producer);
                 if (!inside && first_time(seen_in, p.inputs, t)) p.inputs.push_back(t);
             }
             for (tensor_id t : g.ops[index].outputs) {
-                bool used_outside = graph_output_set.count(t) > 0;
-                const auto consumers = topo.consumers.find(t);
-                if (consumers == topo.consumers.end() || consumers->second.empty()) used_outside = true;
-                else
-                    for (std::size_t c : consumers->second)
-                        if (!member(c)) used_outside = true;
+                bool used_outside = std::binary_search(output_ports.begin(), output_ports.end(), t);
+                const auto consumers = topo.consumers(t);
+                if (consumers.empty()) used_outside = true;
+                for (std::size_t c : consumers)
+                    if (!member(c)) used_outside = true;
                 if (used_outside && first_time(seen_out, p.outputs, t)) p.outputs.push_back(t);
             }
         }

@@ -1,5 +1,6 @@
 // Whole graphs: topology, structural validation, ops of unknown kinds, and
 // inference in topological order across several reshapes.
+#include <limits>
 #include <gtest/gtest.h>
 
 #include "ops/graph_inference.hpp"
@@ -42,15 +43,41 @@ TEST(GraphTensor, MissingIdIsInvalidGraph) {
     expect_error([&] { cg.tensor(9); }, status::invalid_graph, "tensor 9");
 }
 
+// Ids far apart (looked up in the sorted list, not by offset), at both
+// ends of int64 (their span overflows): the same answers as dense ids.
+TEST(GraphTopology, SparseAndExtremeIdsGiveTheSameAnswers) {
+    const tensor_id lowest = std::numeric_limits<tensor_id>::min(), highest = std::numeric_limits<tensor_id>::max();
+    for (const std::vector<tensor_id> &ids : {std::vector<tensor_id>{0, 1, 2, 3},
+                                              std::vector<tensor_id>{5, 1000000, 7, 123456789012},
+                                              std::vector<tensor_id>{lowest, highest, -1, 0}}) {
+        graph g;
+        for (tensor_id id : ids) g.tensors[id].id = id;
+        // ids[0] -> op 0 -> ids[1] -> op 1 -> ids[2]; op 2 reads ids[1] and ids[3].
+        g.ops = {make_op(10, "Abs", {ids[0]}, {ids[1]}), make_op(11, "Abs", {ids[1]}, {ids[2]}),
+                 make_op(12, "Add", {ids[1], ids[3]}, {})};
+        const graph_topology t = graph_topology::build(g);
+        EXPECT_EQ(t.producer(ids[0]), graph_topology::none);
+        EXPECT_EQ(t.producer(ids[1]), 0u);
+        EXPECT_EQ(t.producer(ids[2]), 1u);
+        EXPECT_EQ(t.producer(ids[3]), graph_topology::none);
+        EXPECT_EQ(t.producer(ids[3] == 0 ? 42 : 0), graph_topology::none) << "an id no op names";
+        const auto c = t.consumers(ids[1]);
+        EXPECT_EQ(std::vector<std::size_t>(c.begin(), c.end()), (std::vector<std::size_t>{1, 2}));
+        EXPECT_TRUE(t.consumers(ids[2]).empty());
+        EXPECT_EQ(t.topological_order.front(), 0u);
+    }
+}
+
 TEST(GraphTopology, ProducersConsumersAndOrder) {
     graph g = with_tensors(4);
     // File order is consumer first.
     g.ops = {make_op(10, "Add", {1, 1}, {2}), make_op(11, "Abs", {0}, {1}),
              make_op(12, "Abs", {1}, {3})};
     const graph_topology t = graph_topology::build(g);
-    EXPECT_EQ(t.producer.at(1), 1u);
-    EXPECT_EQ(t.producer.count(0), 0u);
-    EXPECT_EQ(t.consumers.at(1), (std::vector<std::size_t>{0, 0, 2}));
+    EXPECT_EQ(t.producer(1), 1u);
+    EXPECT_EQ(t.producer(0), graph_topology::none);
+    const auto c = t.consumers(1);
+    EXPECT_EQ(std::vector<std::size_t>(c.begin(), c.end()), (std::vector<std::size_t>{0, 0, 2}));
     ASSERT_EQ(t.topological_order.size(), 3u);
     EXPECT_EQ(t.topological_order[0], 1u);
     auto pos = [&](std::size_t op_index) {
