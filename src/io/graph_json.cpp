@@ -776,6 +776,10 @@ graph read_graph_file(const std::string &path) {
     // such as /dev/zero stops at its first chunk instead of filling memory.
     const std::uint64_t limit = current_limits().max_graph_bytes;
     std::string text;
+    // A regular file's size is known: one allocation of exactly that, not a
+    // doubling string (whose last growth held twice the file at its peak).
+    if (const auto size = std::filesystem::file_size(path, ec); !ec && size <= limit)
+        text.reserve(static_cast<std::size_t>(size));
     std::array<char, 1 << 16> chunk;
     while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
         const auto n = static_cast<std::size_t>(in.gcount());
