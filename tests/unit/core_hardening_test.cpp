@@ -16,6 +16,7 @@
 #include "core/limits.hpp"
 #include "io/decimal_text.hpp"
 #include "io/graph_json.hpp"
+#include "scoped_env.hpp"
 #include "io/json_dom.hpp"
 
 using namespace reshaper::impl;
@@ -23,22 +24,7 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-// Sets an environment variable for one scope.
-class scoped_env {
-public:
-    scoped_env(const char *name, const std::string &value) : name_(name) {
-        if (const char *old = std::getenv(name)) old_ = old;
-        setenv(name, value.c_str(), 1);
-    }
-    ~scoped_env() {
-        if (old_) setenv(name_, old_->c_str(), 1);
-        else unsetenv(name_);
-    }
-
-private:
-    const char *name_;
-    std::optional<std::string> old_;
-};
+using reshaper::impl::testing::scoped_env;
 
 // One StaticReshape [2,3] -> [6] whose input has `values`, as JSON text.
 std::string graph_with_values(const std::string &dtype, const std::string &values_text) {

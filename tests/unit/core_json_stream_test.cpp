@@ -15,26 +15,13 @@
 #include <vector>
 
 #include "io/graph_json.hpp"
+#include "scoped_env.hpp"
 
 using namespace reshaper::impl;
 
 namespace {
 
-class scoped_env {
-public:
-    scoped_env(const char *name, const std::string &value) : name_(name) {
-        if (const char *old = std::getenv(name)) old_ = old;
-        setenv(name, value.c_str(), 1);
-    }
-    ~scoped_env() {
-        if (old_) setenv(name_, old_->c_str(), 1);
-        else unsetenv(name_);
-    }
-
-private:
-    const char *name_;
-    std::optional<std::string> old_;
-};
+using reshaper::impl::testing::scoped_env;
 
 // What a read gave: the graph, or the error as the outside sees it.
 struct outcome {
