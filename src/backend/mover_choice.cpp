@@ -1,5 +1,7 @@
 #include "backend/mover_choice.hpp"
 
+#include <algorithm>
+
 #include "backend/dnnl_mapping.hpp"
 #include "kernels/strided_copy.hpp"
 
@@ -18,13 +20,10 @@ fast_path common_fast_path(data_type type, const movement_plan &plan) {
             // (the whole blocks); the edge boxes are the smaller part.
             const auto boxes = padded_step_as_boxes(step);
             if (!boxes) return fast_path::none;
-            const strided_box *largest = nullptr;
-            dim_t largest_volume = -1;
-            for (const strided_box &b : boxes->copies) {
-                dim_t v = 1;
-                for (dim_t d : b.dims) v *= d;
-                if (v > largest_volume) largest_volume = v, largest = &b;
-            }
+            const auto volume = [](const strided_box &b) { return checked_volume(b.dims).value_or(0); };
+            const strided_box *largest = &*std::max_element(
+                boxes->copies.begin(), boxes->copies.end(),
+                [&](const strided_box &x, const strided_box &y) { return volume(x) < volume(y); });
             p = strided_copy_path(type, largest->dims, largest->src_strides, largest->dst_strides);
         } else {
             p = strided_copy_path(type, step.dims, step.src.strides, step.dst.strides);

@@ -160,16 +160,19 @@ double median_ms(std::vector<double> samples) {
     return samples[samples.size() / 2];
 }
 
+// Wall time of one run, in milliseconds.
+template <typename F>
+double elapsed_ms(F &&run) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 template <typename F>
 double time_median(int reps, F &&run_once) {
     for (int i = 0; i < 2; ++i) run_once(); // warm-up
     std::vector<double> samples;
-    for (int i = 0; i < reps; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        run_once();
-        const auto stop = std::chrono::steady_clock::now();
-        samples.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
-    }
+    for (int i = 0; i < reps; ++i) samples.push_back(elapsed_ms(run_once));
     return median_ms(std::move(samples));
 }
 
@@ -178,14 +181,9 @@ template <typename A, typename B>
 std::pair<double, double> time_medians_in_turn(int reps, A &&run_a, B &&run_b) {
     for (int i = 0; i < 2; ++i) run_a(), run_b();
     std::vector<double> a, b;
-    const auto ms = [](auto &&run) {
-        const auto start = std::chrono::steady_clock::now();
-        run();
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    };
     for (int i = 0; i < reps; ++i) {
-        a.push_back(ms(run_a));
-        b.push_back(ms(run_b));
+        a.push_back(elapsed_ms(run_a));
+        b.push_back(elapsed_ms(run_b));
     }
     return {median_ms(std::move(a)), median_ms(std::move(b))};
 }
