@@ -34,10 +34,25 @@ fast_path common_fast_path(data_type type, const movement_plan &plan) {
     return common;
 }
 
+// Whether oneDNN's reorder moves the bits of every step. 2-byte elements have
+// no oneDNN type whose reorder only copies: a strided step goes as byte pairs
+// (u8), but a blocked side cannot be written that way, and bf16 -> bf16
+// converts through f32 in some kernels (oneDNN 2.6's AVX2 reorder into
+// nChw8c changed NaN payloads: backend_blocked's f16/bf16 cases on an AVX2
+// machine). Our kernel moves those steps instead.
+bool reorder_moves_bits(data_type type, const movement_plan &plan) {
+    if (!dnnl_reorder_type(type)) return false;
+    if (element_bits(type) != 16) return true;
+    return std::none_of(plan.steps.begin(), plan.steps.end(),
+                        [](const movement_step &step) { return step.src.opaque() || step.dst.opaque(); });
+}
+
 } // namespace
 
 mover_choice choose_mover(engine_kind engine, data_type type, const movement_plan &plan) {
-    const bool reorder_takes = dnnl_reorder_type(type).has_value();
+    // The GPU has no mover but oneDNN's.
+    const bool reorder_takes =
+        engine == engine_kind::gpu ? dnnl_reorder_type(type).has_value() : reorder_moves_bits(type, plan);
     if (engine == engine_kind::cpu) {
         if (const fast_path p = common_fast_path(type, plan); p != fast_path::none)
             return {lowering_kind::kernel,
@@ -48,6 +63,9 @@ mover_choice choose_mover(engine_kind engine, data_type type, const movement_pla
         return {lowering_kind::reorder, engine == engine_kind::gpu
                                             ? "the GPU engine moves data through oneDNN"
                                             : "no fast path of the kernel fits this layout"};
+    if (dnnl_reorder_type(type))
+        return {lowering_kind::kernel, "oneDNN's reorder does not move 2-byte elements into or out of a "
+                                       "blocked layout bit-exactly"};
     return {lowering_kind::kernel, "oneDNN's reorder does not take this dtype"};
 }
 
