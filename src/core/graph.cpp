@@ -1,7 +1,6 @@
 #include "core/graph.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <unordered_set>
 
 namespace reshaper::impl {
@@ -69,14 +68,24 @@ std::span<const std::size_t> graph_topology::consumers(tensor_id t) const {
 
 graph_topology graph_topology::build(const graph &g) {
     graph_topology t;
+    const std::size_t op_count = g.ops.size();
+    // The ports, copied op by op into one list (sized first: no regrowth).
+    std::size_t port_count = 0;
+    for (const op &o : g.ops) port_count += o.inputs.size() + o.outputs.size();
+    t.ports_.reserve(port_count);
+    t.port_begin_.reserve(2 * op_count + 1);
+    for (const op &o : g.ops) {
+        t.port_begin_.push_back(t.ports_.size());
+        t.ports_.insert(t.ports_.end(), o.inputs.begin(), o.inputs.end());
+        t.port_begin_.push_back(t.ports_.size());
+        t.ports_.insert(t.ports_.end(), o.outputs.begin(), o.outputs.end());
+    }
+    t.port_begin_.push_back(t.ports_.size());
+
     // Slots: every id the ops name, sorted; looked up directly by id when
     // the ids span at most four times their number (no overflow: the span
     // is computed only when it fits).
-    std::vector<tensor_id> ids;
-    for (const op &o : g.ops) {
-        ids.insert(ids.end(), o.inputs.begin(), o.inputs.end());
-        ids.insert(ids.end(), o.outputs.begin(), o.outputs.end());
-    }
+    std::vector<tensor_id> ids = t.ports_;
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     const std::size_t slots = ids.size();
@@ -93,56 +102,74 @@ graph_topology graph_topology::build(const graph &g) {
             t.sorted_ids_ = std::move(ids);
         }
     }
+    t.port_slots_.resize(t.ports_.size());
+    for (std::size_t k = 0; k < t.ports_.size(); ++k) t.port_slots_[k] = t.slot(t.ports_[k]);
+    const auto input_slots = [&](std::size_t i) {
+        return std::span<const std::size_t>(t.port_slots_.data() + t.port_begin_[2 * i],
+                                            t.port_begin_[2 * i + 1] - t.port_begin_[2 * i]);
+    };
+    const auto output_slots = [&](std::size_t i) {
+        return std::span<const std::size_t>(t.port_slots_.data() + t.port_begin_[2 * i + 1],
+                                            t.port_begin_[2 * i + 2] - t.port_begin_[2 * i + 1]);
+    };
 
     t.producer_.assign(slots, none);
     t.consumer_begin_.assign(slots + 1, 0);
-    for (std::size_t i = 0; i < g.ops.size(); ++i) {
-        for (tensor_id out : g.ops[i].outputs) {
-            std::size_t &p = t.producer_[t.slot(out)];
+    for (std::size_t i = 0; i < op_count; ++i) {
+        const auto outs = output_slots(i);
+        for (std::size_t k = 0; k < outs.size(); ++k) {
+            std::size_t &p = t.producer_[outs[k]];
             if (p != none)
                 throw error(status::invalid_graph,
-                            "tensor " + std::to_string(out) + " is produced by " +
+                            "tensor " + std::to_string(g.ops[i].outputs[k]) + " is produced by " +
                                 describe(g.ops[p]) + " and " + describe(g.ops[i]) +
                                 " [single_producer]",
                             g.ops[i].ref());
             p = i;
         }
-        for (tensor_id in : g.ops[i].inputs) ++t.consumer_begin_[t.slot(in) + 1];
+        for (std::size_t in : input_slots(i)) ++t.consumer_begin_[in + 1];
     }
     for (std::size_t s = 0; s < slots; ++s) t.consumer_begin_[s + 1] += t.consumer_begin_[s];
     t.consumer_ops_.resize(t.consumer_begin_[slots]);
     {
         std::vector<std::size_t> filled(t.consumer_begin_.begin(), t.consumer_begin_.end() - 1);
-        for (std::size_t i = 0; i < g.ops.size(); ++i) // op order within each tensor
-            for (tensor_id in : g.ops[i].inputs) t.consumer_ops_[filled[t.slot(in)]++] = i;
+        for (std::size_t i = 0; i < op_count; ++i) // op order within each tensor
+            for (std::size_t in : input_slots(i)) t.consumer_ops_[filled[in]++] = i;
     }
 
-    // Kahn's algorithm; an op waits once per input an op produces.
-    std::vector<std::size_t> waiting(g.ops.size(), 0);
-    for (std::size_t i = 0; i < g.ops.size(); ++i)
-        for (tensor_id in : g.ops[i].inputs)
-            if (t.producer(in) != none) ++waiting[i];
-    std::deque<std::size_t> ready;
-    for (std::size_t i = 0; i < g.ops.size(); ++i)
-        if (waiting[i] == 0) ready.push_back(i);
-    std::vector<bool> ordered(g.ops.size(), false);
-    t.topological_order.reserve(g.ops.size());
-    while (!ready.empty()) {
-        const std::size_t i = ready.front();
-        ready.pop_front();
-        ordered[i] = true;
-        t.topological_order.push_back(i);
-        for (tensor_id out : g.ops[i].outputs)
-            for (std::size_t consumer : t.consumers(out))
-                if (--waiting[consumer] == 0) ready.push_back(consumer);
+    // Kahn's algorithm; an op waits once per input an op produces. The order
+    // itself is the queue: ops are appended when ready, taken from `next`.
+    std::vector<std::size_t> waiting(op_count, 0);
+    for (std::size_t i = 0; i < op_count; ++i)
+        for (std::size_t in : input_slots(i))
+            if (t.producer_[in] != none) ++waiting[i];
+    t.topological_order.reserve(op_count);
+    for (std::size_t i = 0; i < op_count; ++i)
+        if (waiting[i] == 0) t.topological_order.push_back(i);
+    for (std::size_t next = 0; next < t.topological_order.size(); ++next) {
+        const std::size_t i = t.topological_order[next];
+        for (std::size_t out : output_slots(i))
+            for (std::size_t c = t.consumer_begin_[out]; c < t.consumer_begin_[out + 1]; ++c)
+                if (--waiting[t.consumer_ops_[c]] == 0) t.topological_order.push_back(t.consumer_ops_[c]);
     }
-    if (t.topological_order.size() != g.ops.size()) {
+    if (t.topological_order.size() != op_count) {
+        std::vector<bool> ordered(op_count, false);
+        for (std::size_t i : t.topological_order) ordered[i] = true;
         const op &culprit = g.ops[op_on_cycle(g, t, ordered)];
         throw error(status::invalid_graph,
                     "the graph has a cycle through " + describe(culprit) + " [acyclic]",
                     culprit.ref());
     }
     return t;
+}
+
+std::span<const tensor_id> graph_topology::inputs(std::size_t op_index) const {
+    return {ports_.data() + port_begin_[2 * op_index], port_begin_[2 * op_index + 1] - port_begin_[2 * op_index]};
+}
+
+std::span<const tensor_id> graph_topology::outputs(std::size_t op_index) const {
+    return {ports_.data() + port_begin_[2 * op_index + 1],
+            port_begin_[2 * op_index + 2] - port_begin_[2 * op_index + 1]};
 }
 
 std::vector<tensor_id> graph_inputs(const graph &g) {

@@ -44,7 +44,9 @@ struct graph {
 
 // Connectivity, computed once. Flat arrays over a slot per tensor id, not a
 // hash node and a vector per tensor: a 100,000-op graph's topology was
-// mostly allocator work and cache misses (perf, issue 7).
+// mostly allocator work and cache misses (perf, issue 7). Each op's ports are
+// copied once into two flat lists, so the walks over them (here and in the
+// partitioner) do not follow every op's own vectors through the heap.
 class graph_topology {
 public:
     static constexpr std::size_t none = static_cast<std::size_t>(-1);
@@ -58,6 +60,11 @@ public:
     // consumes it twice); empty for a tensor no op reads.
     std::span<const std::size_t> consumers(tensor_id t) const;
 
+    // The tensors op `op_index` reads / writes, as in graph::ops, from the
+    // flat lists.
+    std::span<const tensor_id> inputs(std::size_t op_index) const;
+    std::span<const tensor_id> outputs(std::size_t op_index) const;
+
     // Op indices with producers before consumers.
     std::vector<std::size_t> topological_order;
 
@@ -70,6 +77,12 @@ private:
     std::vector<tensor_id> sorted_ids_;   // when sparse
     std::vector<std::uint32_t> direct_;   // when dense: slot + 1, 0 = absent
     tensor_id first_id_ = 0;
+    // Every op's inputs, then its outputs, op after op; op i's inputs are
+    // ports_[port_begin_[2i], port_begin_[2i+1]), its outputs up to
+    // port_begin_[2i+2]. port_slots_ holds each port's slot.
+    std::vector<tensor_id> ports_;
+    std::vector<std::size_t> port_slots_;
+    std::vector<std::size_t> port_begin_;
     std::vector<std::size_t> producer_;   // per slot
     std::vector<std::size_t> consumer_begin_; // per slot, and one past the last
     std::vector<std::size_t> consumer_ops_;

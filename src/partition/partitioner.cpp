@@ -56,8 +56,9 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
         // op (it may also be a graph output: the partition then produces it
         // too, from the same data input).
         std::optional<std::size_t> chain;
-        if (policy == partition_policy::fusion && supported && !o.inputs.empty()) {
-            const tensor_id data = o.inputs[0];
+        const auto inputs = topo.inputs(index);
+        if (policy == partition_policy::fusion && supported && !inputs.empty()) {
+            const tensor_id data = inputs[0];
             const std::size_t producer = topo.producer(data);
             if (producer != graph_topology::none && topo.consumers(data).size() == 1) {
                 const std::size_t p = part_of_op[producer];
@@ -104,12 +105,12 @@ std::vector<partition> get_partitions(const graph &g, partition_policy policy,
             return std::find(listed.begin(), listed.end(), t) == listed.end();
         };
         for (std::size_t index : p.op_indices) {
-            for (tensor_id t : g.ops[index].inputs) {
+            for (tensor_id t : topo.inputs(index)) {
                 const std::size_t producer = topo.producer(t);
                 const bool inside = producer != graph_topology::none && member(producer);
                 if (!inside && first_time(seen_in, p.inputs, t)) p.inputs.push_back(t);
             }
-            for (tensor_id t : g.ops[index].outputs) {
+            for (tensor_id t : topo.outputs(index)) {
                 bool used_outside = std::binary_search(output_ports.begin(), output_ports.end(), t);
                 const auto consumers = topo.consumers(t);
                 if (consumers.empty()) used_outside = true;
