@@ -37,9 +37,10 @@ fast_path common_fast_path(data_type type, const movement_plan &plan) {
 // Whether oneDNN's reorder moves the bits of every step. 2-byte elements have
 // no oneDNN type whose reorder only copies: a strided step goes as byte pairs
 // (u8), but a blocked side cannot be written that way, and bf16 -> bf16
-// converts through f32 in some kernels (oneDNN 2.6's AVX2 reorder into
-// nChw8c changed NaN payloads: backend_blocked's f16/bf16 cases on an AVX2
-// machine). Our kernel moves those steps instead.
+// converts through f32 in some kernels (oneDNN 2.6.3's simple:any reorder,
+// which nchw -> nChw8c gets on an AVX2 machine, quiets signalling NaNs,
+// flushes denormals to zero and turns -0 into +0). Our kernel moves those
+// steps instead.
 bool reorder_moves_bits(data_type type, const movement_plan &plan) {
     if (!dnnl_reorder_type(type)) return false;
     if (element_bits(type) != 16) return true;
