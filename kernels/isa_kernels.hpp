@@ -23,17 +23,36 @@ inline constexpr std::ptrdiff_t tile_bytes = 64;
 using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch,
                                    std::uint8_t *dst, std::ptrdiff_t dst_pitch, bool stream);
 
-// Tiles side by side in a wide tile, by log2 of the element size: one
-// wide_tile call does the transposes of wide_tiles[.] tile calls on source
-// rows T apart and destination bytes 64 apart, writing each destination
-// row wide_tiles[.] * 64 bytes at a time. Measured on NHWC as NCHW, 64 MiB
-// (paired runs in one process, on a shared machine): runs of 4 lines lift
+// How a level walks a transpose of elements of one size, chosen by
+// measurement on each level's machines.
+// - wide: tiles side by side in a wide tile: one wide_tile call does the
+//   transposes of `wide` tile calls on source rows T apart and destination
+//   bytes 64 apart, writing each destination row wide * 64 bytes at a time
+//   (streamed: runs of whole lines).
+// - strip_tiles: tiles per strip of destination rows, the unit a thread
+//   walks along the columns; 0: as many rows as keep a column block of the
+//   source (strip rows x wide * T source rows) within column_block_bytes,
+//   so the block is read from memory once, in order, and transposed from
+//   the cache.
+struct tile_walk {
+    int wide;
+    int strip_tiles;
+};
+inline constexpr int max_wide_tiles = 4;
+inline constexpr std::ptrdiff_t column_block_bytes = std::ptrdiff_t{64} << 10;
+
+// The AVX-512 machine this was tuned on (Intel, NHWC as NCHW, 64 MiB,
+// paired runs in one process on a shared machine): runs of 4 lines lift
 // 1-byte elements by 15-60% (their tiles write 64 rows a line each, 4 KiB
-// apart); 2-byte elements gained 10-15% with runs of 2 lines on a quiet
-// machine (0-5% lost under load) and nothing with 4; 4-byte elements lose
-// 25-30% with runs of 2 lines and 8- and 16-byte ones gain nothing, so
-// they keep single tiles.
-inline constexpr int wide_tiles[5] = {4, 2, 1, 1, 1};
+// apart); 2-byte elements gained 10-15% with runs of 2 lines and nothing
+// with 4; 4-byte elements lose 25-30% with runs of 2 lines and 8- and
+// 16-byte ones gain nothing, so they keep single tiles. Strips one tile
+// high for 2- and 4-byte elements (2, 4 and 8 tiles measured 5-40% slower);
+// 4 tiles for 8- and 16-byte elements, whose tiles have only 8 and 4 rows
+// (c128 rows a page apart: 10-13 -> 18-37 GB/s), and for 1-byte wide
+// tiles (3-10% faster). The scalar level walks the same way.
+inline constexpr tile_walk tuned_walk_avx512[5] = {{4, 4}, {2, 1}, {1, 1}, {1, 4}, {1, 4}};
+
 
 // Copies `bytes` from src to dst (not overlapping); with `stream`, the
 // 64-byte-aligned body of the destination is written with non-temporal
@@ -58,7 +77,8 @@ using tile_partial_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pit
 struct isa_kernels {
     cpu_isa isa;
     tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
-    tile_transpose_fn wide_tile[5]; // wide_tiles[.] tiles at once (the tile itself where that is 1)
+    tile_walk walk[5];              // by log2 of the element size
+    tile_transpose_fn wide_tile[5]; // walk[.].wide tiles at once (the tile itself where that is 1)
     run_copy_fn copy;
     runs_copy_fn copy_runs;
     // Where the level has masked loads and stores; null elsewhere (the

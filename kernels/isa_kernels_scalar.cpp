@@ -8,7 +8,7 @@
 namespace reshaper::impl {
 namespace {
 
-// W tiles side by side (see wide_tiles): source row r of tile w lands at
+// W tiles side by side (see tile_walk): source row r of tile w lands at
 // element w * T + r of the destination rows.
 template <int E, int W>
 void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
@@ -28,15 +28,20 @@ void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *s
         std::memcpy(dst, src, run_bytes);
 }
 
+// Walked as the AVX-512 level was tuned (the scalar level is the
+// reference, not a speed target).
+constexpr const tile_walk (&walk)[5] = tuned_walk_avx512;
+
 } // namespace
 
 const isa_kernels &scalar_kernels() {
     static const isa_kernels table{cpu_isa::scalar,
                                    {&transpose_tiles<1, 1>, &transpose_tiles<2, 1>, &transpose_tiles<4, 1>,
                                     &transpose_tiles<8, 1>, &transpose_tiles<16, 1>},
-                                   {&transpose_tiles<1, wide_tiles[0]>, &transpose_tiles<2, wide_tiles[1]>,
-                                    &transpose_tiles<4, wide_tiles[2]>, &transpose_tiles<8, wide_tiles[3]>,
-                                    &transpose_tiles<16, wide_tiles[4]>},
+                                   {walk[0], walk[1], walk[2], walk[3], walk[4]},
+                                   {&transpose_tiles<1, walk[0].wide>, &transpose_tiles<2, walk[1].wide>,
+                                    &transpose_tiles<4, walk[2].wide>, &transpose_tiles<8, walk[3].wide>,
+                                    &transpose_tiles<16, walk[4].wide>},
                                    &run_copy, &copy_runs, {}};
     return table;
 }

@@ -64,7 +64,7 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
 // T destination rows. Each tile is built from (64 / Ops::bytes)^2
 // register blocks; each destination row's W * 64 bytes are then stored
 // back to back, so streaming stores leave as runs of whole lines (see
-// wide_tiles).
+// tile_walk).
 template <class Ops, int E, int W>
 void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                      std::ptrdiff_t dst_pitch, bool stream) {
@@ -145,14 +145,19 @@ void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *s
                 Ops::stream(dst + b + v * Ops::bytes, Ops::load(src + b + v * Ops::bytes));
 }
 
+// Ops::walk (tile_walk per element size) picks the wide tiles.
 template <class Ops>
 isa_kernels make_simd_kernels(cpu_isa isa) {
+    static_assert(Ops::walk[0].wide <= max_wide_tiles && Ops::walk[1].wide <= max_wide_tiles &&
+                  Ops::walk[2].wide <= max_wide_tiles && Ops::walk[3].wide <= max_wide_tiles &&
+                  Ops::walk[4].wide <= max_wide_tiles);
     return isa_kernels{isa,
                        {&transpose_tiles<Ops, 1, 1>, &transpose_tiles<Ops, 2, 1>, &transpose_tiles<Ops, 4, 1>,
                         &transpose_tiles<Ops, 8, 1>, &transpose_tiles<Ops, 16, 1>},
-                       {&transpose_tiles<Ops, 1, wide_tiles[0]>, &transpose_tiles<Ops, 2, wide_tiles[1]>,
-                        &transpose_tiles<Ops, 4, wide_tiles[2]>, &transpose_tiles<Ops, 8, wide_tiles[3]>,
-                        &transpose_tiles<Ops, 16, wide_tiles[4]>},
+                       {Ops::walk[0], Ops::walk[1], Ops::walk[2], Ops::walk[3], Ops::walk[4]},
+                       {&transpose_tiles<Ops, 1, Ops::walk[0].wide>, &transpose_tiles<Ops, 2, Ops::walk[1].wide>,
+                        &transpose_tiles<Ops, 4, Ops::walk[2].wide>, &transpose_tiles<Ops, 8, Ops::walk[3].wide>,
+                        &transpose_tiles<Ops, 16, Ops::walk[4].wide>},
                        &run_copy<Ops>, &copy_runs<Ops>, {}};
 }
 

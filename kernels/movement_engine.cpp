@@ -233,7 +233,7 @@ void transpose_strip(const transpose_shape &sh, const byte *src, byte *dst, dim_
             column_step(std::min<dim_t>(n, head), false);
     }
     // Wide steps: whole tiles side by side, so each destination row gets
-    // runs of w lines (see wide_tiles).
+    // runs of w lines (see tile_walk).
     if (sh.wide)
         while (n >= sh.w * sh.t) {
             for (dim_t r = 0; r < rows; r += sh.t) {
@@ -261,23 +261,21 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     const std::size_t inner = plan.dims.size() - 1;
     const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
     const int log2e = log2_of(static_cast<std::size_t>(e));
-    transpose_shape sh{&k, k.tile[log2e], wide_tiles[log2e] > 1 ? k.wide_tile[log2e] : nullptr,
-                       wide_tiles[log2e], k.tile_partial[log2e], e, tile_bytes / e, row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
+    const tile_walk walk = k.walk[log2e];
+    transpose_shape sh{&k, k.tile[log2e], walk.wide > 1 ? k.wide_tile[log2e] : nullptr,
+                       walk.wide, k.tile_partial[log2e], e, tile_bytes / e, row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
     outer_dims outer;
     for (std::size_t d = 0; d < inner; ++d)
         if (d != k_dim) outer.add(plan.dims[d], e);
 
-    // A strip is one tile high for 2- and 4-byte elements: 2, 4 and 8
-    // tiles (reading neighbouring lines of each source row back to back)
-    // measured 5-40% slower. 8- and 16-byte tiles have only 8 and 4 rows,
-    // so a one-tile strip reads a single line per source row, each row
-    // on its own page when rows are long (c128 NHWC as NCHW: 4 KiB
-    // apart); 4 tiles, 256 bytes per source row, were faster in every
-    // paired run (c128, 64 MiB: 10-13 -> 18-37 GB/s on a shared machine;
-    // s64 16 -> 18). 1-byte wide tiles with 4-tile strips (the 256 bytes
-    // of an NHWC pixel's channels read at once) measured 3-10% faster.
-    const dim_t strip_tiles = e >= 8 || e == 1 ? 4 : 1;
-    const dim_t strip_rows = strip_tiles * sh.t;
+    // Strips as the level walks (tile_walk): a fixed number of tiles, or
+    // the rows whose column block fits column_block_bytes (at least a tile,
+    // at most every row).
+    dim_t strip_rows = walk.strip_tiles * sh.t;
+    if (walk.strip_tiles == 0) {
+        const dim_t fit = column_block_bytes / (walk.wide * sh.t * e);
+        strip_rows = std::min(std::max(sh.t, fit / sh.t * sh.t), (sh.rows + sh.t - 1) / sh.t * sh.t);
+    }
     const dim_t row_tiles = (sh.rows + strip_rows - 1) / strip_rows;
     const dim_t col_tiles = (sh.cols + sh.t - 1) / sh.t;
     // Units: a strip of t destination rows, cut along the columns only when
@@ -338,15 +336,16 @@ void split_nibbles(const byte *x, std::size_t out_bytes, byte *low, byte *high) 
 template <>
 void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
                      std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols) {
-    // A step is wide_tiles[0] byte tiles side by side: 64 * w source rows,
+    // A step is w byte tiles side by side (the level's 1-byte wide tile,
+    // at most max_wide_tiles): 64 * w source rows,
     // so each destination row gets 32 * w bytes at once (w = 4: two whole
     // lines). With one tile a step wrote half lines, 128 rows apart in
     // time (perf: half the time on those stores; with 4 tiles, s4 64 MiB
     // NHWC as NCHW went from 9-10 to 10-17 GB/s in alternating benchmark
     // runs, and measured even, 7.2 vs 7.4 GB/s, in one process under load).
-    constexpr dim_t w = wide_tiles[0], step_rows = tile_bytes * w;
-    alignas(64) byte in[step_rows * tile_bytes];
-    alignas(64) byte out[tile_bytes * step_rows];
+    const dim_t w = k.walk[0].wide, step_rows = tile_bytes * w;
+    alignas(64) byte in[tile_bytes * max_wide_tiles * tile_bytes];
+    alignas(64) byte out[tile_bytes * tile_bytes * max_wide_tiles];
     const dim_t strip_bytes = rows / 2; // source bytes per source row in this strip
     src += row / 2;
     dst += row * dst_pitch;

@@ -128,6 +128,9 @@ std::vector<move_case> cases() {
         {"transpose_large_bytes", {2048, 2112}, {1, 0}, {0, 1}, {0, 0}, {0, 0}, 0, 0},
         {"transpose_large_bytes_odd", {2050, 2111}, {1, 0}, {0, 1}, {0, 0}, {0, 1}, 0, 64},
         {"transpose_large_wide_elements", {600, 610}, {1, 0}, {0, 1}, {0, 0}, {0, 2}, 0, 4},
+        // Column blocks (tile_walk strip_tiles 0): more rows than one block
+        // holds (a ragged last strip), ragged columns, streamed.
+        {"nhwc_large_column_blocks", {2, 300, 37, 41}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
         // Runs contiguous on both sides: one dense run, short runs, long
         // padded runs, a misaligned start.
         {"dense_copy", {3, 1000, 700}, {0, 1, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
@@ -200,7 +203,7 @@ TEST(movement_engine, tile_kernels_agree_with_the_scalar_level) {
         }
 }
 
-// The wide tiles (wide_tiles[.] tiles side by side) at every level, plain
+// The wide tiles (walk[.].wide tiles side by side) at every level, plain
 // and streamed: destination row c, element r = source row r, element c,
 // for every one of the w * t source rows, and no byte of the destination
 // rows' gaps or past them written.
@@ -212,7 +215,7 @@ TEST(movement_engine, wide_tiles_transpose_at_every_level) {
     for (cpu_isa isa : levels_here())
         for (int log2e = 0; log2e < 5; ++log2e)
             for (bool stream : {false, true}) {
-                const int e = 1 << log2e, t = 64 / e, w = wide_tiles[log2e];
+                const int e = 1 << log2e, t = 64 / e, w = kernels_for(isa).walk[log2e].wide;
                 ASSERT_TRUE(w >= 1 && w <= 4);
                 alignas(64) std::uint8_t got[64 * 5 * 64];
                 std::memset(got, 0xA5, sizeof got);
