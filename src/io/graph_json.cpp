@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <new>
+#include <unordered_map>
 #include <unordered_set>
 #include <system_error>
 
@@ -496,13 +497,15 @@ public:
     void add(logical_tensor lt, const context &place) {
         const bool is_output = place.text == "output";
         const port_place here{ops_->size(), is_output, static_cast<std::size_t>(place.number)};
-        auto it = entries_.find(lt.id);
-        if (it == entries_.end()) {
+        auto it = tensors_.lower_bound(lt.id);
+        if (it == tensors_.end() || it->first != lt.id) {
             const tensor_id id = lt.id;
-            entries_.emplace(id, entry{std::move(lt), here, is_output, {}});
+            tensors_.emplace_hint(it, id, std::move(lt));
+            places_.emplace(id, place_seen{here, is_output, {}});
             return;
         }
-        entry &seen = it->second;
+        logical_tensor &seen_lt = it->second;
+        place_seen &seen = places_.at(lt.id);
         const auto seen_where = [&] { return where(seen.place, *place.blamed); };
         const auto disagree = [&](const std::string &what, const std::string &a, const std::string &b) {
             throw error(status::invalid_graph,
@@ -510,78 +513,77 @@ public:
                             " but " + b + " at " + place.where() + " [tensor_agreement]",
                         place.blame());
         };
-        if (seen.lt.dtype != lt.dtype)
-            disagree("dtype", std::string(to_string(seen.lt.dtype)), std::string(to_string(lt.dtype)));
+        if (seen_lt.dtype != lt.dtype)
+            disagree("dtype", std::string(to_string(seen_lt.dtype)), std::string(to_string(lt.dtype)));
         // Contract section 1: only a shape may differ; a layout or property
         // conflict stays an error, as a dtype conflict does. Layout any or
         // undef and property undef state nothing, so they conflict with
         // nothing (the producer's description stands, below).
         const auto stated = [](layout_type l) { return l == layout_type::strided || l == layout_type::opaque; };
-        if (stated(seen.lt.layout) && stated(lt.layout) && seen.lt.layout != lt.layout)
-            disagree("layout_type", std::string(to_string(seen.lt.layout)), std::string(to_string(lt.layout)));
-        if (seen.lt.property != property_type::undef && lt.property != property_type::undef &&
-            seen.lt.property != lt.property)
-            disagree("property_type", std::string(to_string(seen.lt.property)),
+        if (stated(seen_lt.layout) && stated(lt.layout) && seen_lt.layout != lt.layout)
+            disagree("layout_type", std::string(to_string(seen_lt.layout)), std::string(to_string(lt.layout)));
+        if (seen_lt.property != property_type::undef && lt.property != property_type::undef &&
+            seen_lt.property != lt.property)
+            disagree("property_type", std::string(to_string(seen_lt.property)),
                      std::string(to_string(lt.property)));
-        if (seen.lt.layout == layout_type::opaque && lt.layout == layout_type::opaque && seen.lt.format != lt.format)
-            disagree("format", in_quotes(seen.lt.format), in_quotes(lt.format));
-        if (auto merged = merge_known_dims(seen.lt.shape, lt.shape)) {
+        if (seen_lt.layout == layout_type::opaque && lt.layout == layout_type::opaque && seen_lt.format != lt.format)
+            disagree("format", in_quotes(seen_lt.format), in_quotes(lt.format));
+        if (auto merged = merge_known_dims(seen_lt.shape, lt.shape)) {
             // One shape, so one layout: the strides must agree too (an empty
             // list is dense row-major, comparable once every dim is known).
-            if (seen.lt.layout == layout_type::strided && lt.layout == layout_type::strided &&
-                seen.lt.strides != lt.strides) {
+            if (seen_lt.layout == layout_type::strided && lt.layout == layout_type::strided &&
+                seen_lt.strides != lt.strides) {
                 const auto dense = dense_strides(*merged);
-                const dims_t a = seen.lt.strides.empty() && dense ? *dense : seen.lt.strides;
+                const dims_t a = seen_lt.strides.empty() && dense ? *dense : seen_lt.strides;
                 const dims_t b = lt.strides.empty() && dense ? *dense : lt.strides;
                 if (!a.empty() && !b.empty() && a != b)
                     disagree("stride", dims_to_string(a) + " for shape " + dims_to_string(*merged),
                              dims_to_string(b));
             }
-            seen.lt.shape = std::move(*merged);
+            seen_lt.shape = std::move(*merged);
         } else {
             // Contract section 1: the producer's shape stands (benchdnn
             // re-infers consumers' shapes), with a warning; two consumers of
             // a graph input that disagree stay an error (see take()).
             const std::string note = "tensor " + std::to_string(lt.id) + " has shape " +
-                                     dims_to_string(seen.lt.shape) + " at " + seen_where() + " but " +
+                                     dims_to_string(seen_lt.shape) + " at " + seen_where() + " but " +
                                      dims_to_string(lt.shape) + " at " + place.where();
             if (is_output && !seen.from_output) {
-                if (seen.lt.values) disagree("shape", dims_to_string(seen.lt.shape), dims_to_string(lt.shape));
-                seen.lt.shape = lt.shape;
+                if (seen_lt.values) disagree("shape", dims_to_string(seen_lt.shape), dims_to_string(lt.shape));
+                seen_lt.shape = lt.shape;
                 seen.place = here;
             }
             seen.conflicts.push_back(note);
         }
-        if (seen.lt.values && lt.values && *seen.lt.values != *lt.values)
-            disagree("values", "(" + std::to_string(seen.lt.values->count) + " elements)",
+        if (seen_lt.values && lt.values && *seen_lt.values != *lt.values)
+            disagree("values", "(" + std::to_string(seen_lt.values->count) + " elements)",
                      "other values");
-        if (!seen.lt.values) seen.lt.values = std::move(lt.values);
+        if (!seen_lt.values) seen_lt.values = std::move(lt.values);
         if (is_output && !seen.from_output) {
-            seen.lt.layout = lt.layout;
-            seen.lt.strides = std::move(lt.strides);
-            seen.lt.format = std::move(lt.format);
-            seen.lt.property = lt.property;
+            seen_lt.layout = lt.layout;
+            seen_lt.strides = std::move(lt.strides);
+            seen_lt.format = std::move(lt.format);
+            seen_lt.property = lt.property;
             seen.from_output = true;
         }
     }
 
-    bool contains(tensor_id id) const { return entries_.count(id) != 0; }
+    bool contains(tensor_id id) const { return tensors_.count(id) != 0; }
 
     // Throws for shapes that disagree where no producer decides.
     std::map<tensor_id, logical_tensor> take(std::vector<std::string> &warnings) {
-        std::map<tensor_id, logical_tensor> out;
-        for (auto &[id, e] : entries_) {
+        for (auto &[id, lt] : tensors_) {
+            const place_seen &e = places_.at(id);
             for (const std::string &note : e.conflicts) {
                 if (!e.from_output)
                     throw error(status::invalid_graph, note + ", and no op produces it [tensor_agreement]");
-                warnings.push_back(note + "; the producer's shape " + dims_to_string(e.lt.shape) +
+                warnings.push_back(note + "; the producer's shape " + dims_to_string(lt.shape) +
                                    " stands [tensor_agreement]");
             }
             // A dim filled in by another place can make given strides dense.
-            if (!e.lt.strides.empty() && dense_strides(e.lt.shape) == e.lt.strides) e.lt.strides.clear();
-            out.emplace(id, std::move(e.lt));
+            if (!lt.strides.empty() && dense_strides(lt.shape) == lt.strides) lt.strides.clear();
         }
-        return out;
+        return std::move(tensors_);
     }
 
 private:
@@ -590,8 +592,9 @@ private:
         bool output;
         std::size_t position;
     };
-    struct entry {
-        logical_tensor lt;
+    // Where a tensor was met: kept beside the tensors, which become the
+    // graph's as they are (one map of every tensor, not two, at the peak).
+    struct place_seen {
         port_place place;
         bool from_output;
         std::vector<std::string> conflicts; // shapes that did not merge
@@ -604,7 +607,8 @@ private:
     }
 
     const std::vector<op> *ops_;
-    std::map<tensor_id, entry> entries_;
+    std::map<tensor_id, logical_tensor> tensors_;
+    std::unordered_map<tensor_id, place_seen> places_;
 };
 
 // ---- ops and graphs ----------------------------------------------------------
@@ -813,15 +817,22 @@ ojson op_to_ojson(const op &o, const graph &g) {
 
 } // namespace
 
-graph read_graph_json(std::string_view text) {
+namespace {
+// `owned`, when given, holds `text` and is released once the text is read,
+// before the graph is finished (a file's text is its size again in memory).
+graph read_streamed(std::string_view text, std::string *owned) {
     const resource_limits limits = current_limits();
     if (text.size() > limits.max_graph_bytes)
         too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
     graph_builder builder;
     const streamed_array ops{"graph", [&] { builder.start(); }, [&](json_view j) { builder.add(j); }};
     const json_tree tree = parse_json_tree(text, limits.max_json_depth, &ops);
+    if (owned) std::string().swap(*owned);
     return builder.finish(tree.root(), true);
 }
+} // namespace
+
+graph read_graph_json(std::string_view text) { return read_streamed(text, nullptr); }
 
 namespace detail {
 graph read_graph_json_whole(std::string_view text) {
@@ -863,7 +874,7 @@ graph read_graph_file(const std::string &path) {
         text.append(chunk.data(), n);
     }
     if (in.bad()) throw error(status::invalid_arguments, "cannot read graph file '" + path + "' [file_readable]");
-    return read_graph_json(text);
+    return read_streamed(text, &text);
 }
 
 std::string write_graph_json(const graph &g, int indent) {

@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -209,23 +210,39 @@ private:
     // Events come in the text's order, so one forward scan finds each
     // number's token (nlohmann does not pass the text of integers).
     std::string_view next_number_token() {
-        const std::size_t n = text_.size();
-        while (pos_ < n) {
-            const char c = text_[pos_];
+        const char *p = text_.data() + pos_;
+        const char *const end = text_.data() + text_.size();
+        const auto in_number = [](char c) {
+            return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+        };
+        while (p < end) {
+            const char c = *p;
             if (c == '"') {
-                for (++pos_; pos_ < n && text_[pos_] != '"'; ++pos_)
-                    if (text_[pos_] == '\\') ++pos_;
-                ++pos_;
+                // To the closing quote: the first one after an even run of
+                // backslashes (the text up to here is valid JSON).
+                for (++p;;) {
+                    const auto *quote = static_cast<const char *>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
+                    if (!quote) {
+                        p = end;
+                        break;
+                    }
+                    std::size_t backslashes = 0;
+                    while (quote - backslashes > p && quote[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\')
+                        ++backslashes;
+                    p = quote + 1;
+                    if (backslashes % 2 == 0) break;
+                }
                 continue;
             }
             if (c == '-' || (c >= '0' && c <= '9')) {
-                const std::size_t start = pos_;
-                while (pos_ < n && std::string_view("0123456789+-.eE").find(text_[pos_]) != std::string_view::npos)
-                    ++pos_;
-                return text_.substr(start, pos_ - start);
+                const char *start = p;
+                while (p < end && in_number(*p)) ++p;
+                pos_ = static_cast<std::size_t>(p - text_.data());
+                return {start, static_cast<std::size_t>(p - start)};
             }
-            ++pos_;
+            ++p;
         }
+        pos_ = text_.size();
         return {};
     }
 
