@@ -1,5 +1,6 @@
 #include "io/json_dom.hpp"
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -190,20 +191,21 @@ private:
     }
 
     bool key_repeats(std::size_t object) const {
-        const json_tree::node &o = tree_.nodes_[object];
-        std::vector<std::string_view> keys;
-        keys.reserve(o.children);
-        for (json_view m : json_view(tree_, object).elements()) keys.push_back(m.key());
+        const json_view members(tree_, object);
         constexpr std::size_t scan_limit = 16;
-        if (keys.size() <= scan_limit) {
-            for (std::size_t i = 0; i < keys.size(); ++i)
-                for (std::size_t j = 0; j < i; ++j)
-                    if (keys[i] == keys[j]) return true;
+        if (tree_.nodes_[object].children <= scan_limit) {
+            std::array<std::string_view, scan_limit> keys;
+            std::size_t n = 0;
+            for (json_view m : members.elements()) {
+                for (std::size_t j = 0; j < n; ++j)
+                    if (keys[j] == m.key()) return true;
+                keys[n++] = m.key();
+            }
             return false;
         }
         std::unordered_set<std::string_view> seen;
-        for (std::string_view k : keys)
-            if (!seen.insert(k).second) return true;
+        for (json_view m : members.elements())
+            if (!seen.insert(m.key()).second) return true;
         return false;
     }
 
