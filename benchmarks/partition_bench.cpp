@@ -10,6 +10,7 @@
 #include "backend/compiled_partition.hpp"
 #include "backend/engine.hpp"
 #include "io/graph_json.hpp"
+#include "large_graph.hpp"
 #include "ops/graph_inference.hpp"
 #include "partition/partitioner.hpp"
 
@@ -71,64 +72,13 @@ BENCHMARK(BM_InferGraphShapes)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillise
 
 
 // ---- large graph files (issue 7) ----------------------------------------------
-// n ops as n/2 independent two-op chains in the JSON text a oneDNN graph
-// dump has (scripts/make_large_graph.py writes the same file): even chains
-// StaticReshape [4,8] -> [8,4] then StaticTranspose [1,0] (a kernel
-// partition), odd chains two StaticReshapes [4,8] -> [32] -> [8,4] (an alias).
-// Goals: a 100,000-op file loaded and checked in 1 s, partitioned in 100 ms,
-// every stage linear (10x the ops at most 11x the time).
-
-std::string dims_json(const std::vector<int> &d) {
-    std::string s = "[";
-    for (std::size_t k = 0; k < d.size(); ++k) s += (k ? ", " : "") + std::to_string(d[k]);
-    return s + "]";
-}
-
-std::string tensor_json(std::int64_t id, const std::vector<int> &shape) {
-    std::vector<int> strides(shape.size());
-    int step = 1;
-    for (std::size_t k = shape.size(); k-- > 0;) {
-        strides[k] = step;
-        step *= shape[k];
-    }
-    return "{\"id\": " + std::to_string(id) + ", \"dtype\": \"f32\", \"shape\": " + dims_json(shape) +
-           ", \"stride\": " + dims_json(strides) + ", \"layout_type\": \"strided\", \"property_type\": \"undef\"}";
-}
-
-std::string reshape_op_json(std::int64_t id, std::int64_t src, const std::vector<int> &from,
-                            const std::vector<int> &to) {
-    return "{\"id\": " + std::to_string(id) + ", \"name\": \"reshape_" + std::to_string(id) +
-           "\", \"kind\": \"StaticReshape\", \"attrs\": {\"special_zero\": {\"type\": \"bool\", \"value\": 0}, "
-           "\"shape\": {\"type\": \"s64[]\", \"value\": " + dims_json(to) + "}}, \"inputs\": [" +
-           tensor_json(src, from) + "], \"outputs\": [" + tensor_json(src + 1, to) + "]}";
-}
-
-std::string transpose_op_json(std::int64_t id, std::int64_t src, const std::vector<int> &from,
-                              const std::vector<int> &to) {
-    return "{\"id\": " + std::to_string(id) + ", \"name\": \"transpose_" + std::to_string(id) +
-           "\", \"kind\": \"StaticTranspose\", \"attrs\": {\"order\": {\"type\": \"s64[]\", \"value\": [1, 0]}}, "
-           "\"inputs\": [" + tensor_json(src, from) + "], \"outputs\": [" + tensor_json(src + 1, to) + "]}";
-}
-
-std::string make_chains_json(std::int64_t n) {
-    std::string text = "{\"version\": \"3.3.0\", \"engine_kind\": \"cpu\", \"fpmath_mode\": \"strict\", \"graph\": [\n";
-    for (std::int64_t c = 0; c < n / 2; ++c) {
-        const std::int64_t t = 3 * c;
-        if (c > 0) text += ",\n";
-        if (c % 2 == 0)
-            text += reshape_op_json(2 * c, t, {4, 8}, {8, 4}) + ",\n" +
-                    transpose_op_json(2 * c + 1, t + 1, {8, 4}, {4, 8});
-        else
-            text += reshape_op_json(2 * c, t, {4, 8}, {32}) + ",\n" +
-                    reshape_op_json(2 * c + 1, t + 1, {32}, {8, 4});
-    }
-    return text + "\n]}\n";
-}
+// The file reshaper-run is measured on (large_graph.hpp: its goals), read
+// from memory.
 
 const std::string &chains_json(std::int64_t n) {
     static std::map<std::int64_t, std::string> texts;
     auto it = texts.find(n);
-    if (it == texts.end()) it = texts.emplace(n, make_chains_json(n)).first;
+    if (it == texts.end()) it = texts.emplace(n, reshaper::bench::large_graph_json(n)).first;
     return it->second;
 }
 

@@ -114,7 +114,19 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                                                dims_to_string(data.shape) + " at compile [input_shape_known]");
     dims_t current = data.shape;
     tensor_id current_id = data.id;
+    const std::size_t length = p.op_indices.size();
+    chain.shapes.reserve(length + 1);
+    chain.steps.reserve(length);
+    chain.op_names.reserve(length);
     chain.shapes.push_back(current);
+    // The ops as resolved, copied into chain.ops only if the chain is dynamic.
+    struct resolved_op {
+        const op *o;
+        movement_request request;
+        std::optional<std::size_t> runtime;
+    };
+    std::vector<resolved_op> resolved;
+    resolved.reserve(length);
 
     for (std::size_t index : p.op_indices) {
         const op &o = g.ops.at(index);
@@ -130,9 +142,10 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                                                    " is not handled by this backend [partition_supported]",
                         o.ref());
         chain.op_names.push_back(schema->versioned_name());
-        const movement_request request = read_movement_request(*schema, o, tensors_of);
+        // (`resolved` holds every op without growing: the reference stays.)
+        resolved.push_back(resolved_op{&o, read_movement_request(*schema, o, tensors_of), std::nullopt});
+        const movement_request &request = resolved.back().request;
         const dims_t &declared = tensors_of.tensor(o.outputs[0]).shape;
-        chain.ops.push_back(chain_op{o, request, std::nullopt});
         chain_step step;
         if (request.values || !request.values_input) {
             movement_transform t = resolve_movement(o, current, request);
@@ -169,7 +182,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
             logical_tensor &values_lt = chain.inputs[*position];
             if (request.reshape && values_lt.shape.size() == 1 && values_lt.shape[0] == unknown_dim)
                 values_lt.shape[0] = static_cast<dim_t>(declared.size());
-            chain.ops.back().runtime = chain.runtime_shapes.size();
+            resolved.back().runtime = chain.runtime_shapes.size();
             chain.runtime_shapes.push_back(runtime_shape_input{
                 o, request, *position, chain.inputs[*position], current, declared});
         }
@@ -195,6 +208,8 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
                                                ", not at the partition's last output " +
                                                std::to_string(p.outputs.back()) + " [reshape_chain]");
     if (chain.dynamic) {
+        chain.ops.reserve(resolved.size());
+        for (resolved_op &r : resolved) chain.ops.push_back(chain_op{*r.o, std::move(r.request), r.runtime});
         const bool permutes = std::any_of(chain.steps.begin(), chain.steps.end(),
                                           [](const chain_step &s) { return !s.permutation.empty(); });
         if (permutes || p.outputs.size() > 1)

@@ -49,7 +49,9 @@ struct resolved_chain {
     std::vector<dims_t> shapes;         // the data input's, then each op output's
     std::vector<chain_step> steps;      // what each op does, in chain order
     std::vector<runtime_shape_input> runtime_shapes;
-    // Every op, in chain order (for dynamic chains: see resolve_at_execute).
+    // Every op, in chain order, for a dynamic chain (see resolve_at_execute);
+    // empty otherwise (nothing re-resolves a static chain, and copying every
+    // op of a large graph was a cost of compiling it, issue 7).
     std::vector<chain_op> ops;
     // Some output dims depend on shape values that arrive only at execute
     // and were not given at compile: they stay unknown (-1) until then.

@@ -10,7 +10,8 @@
 #include <fstream>
 #include <limits>
 #include <new>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <system_error>
 
 #include "core/element_codec.hpp"
@@ -31,9 +32,9 @@ std::string dump(const ojson &j, int indent = -1) {
 }
 
 // A JSON value, shortened for messages.
-std::string excerpt(const ojson &j) {
+std::string excerpt(json_view j) {
     constexpr std::size_t limit = 80;
-    std::string s = dump(unboxed(j));
+    std::string s = dump(unboxed(to_ojson(j)));
     if (s.size() > limit) s = s.substr(0, limit) + "...";
     return s;
 }
@@ -45,28 +46,55 @@ std::string in_quotes(std::string_view s) {
 }
 
 // Where a field is read from: the prefix of messages and the op to blame.
+// Its text is made only for a message: a large file's fields are read by
+// the million and almost never fail (issue 7).
 struct context {
-    std::string where;
-    std::optional<op_ref> op;
+    enum class form { text, op_at_index, op_id, op, port, tensor, attr };
+    form shape = form::text;
+    std::string_view text;          // form text; port: "input" or "output"; attr: its name
+    std::int64_t number = 0;        // an index, an id or a port's position
+    const op *blamed = nullptr;     // form op and the places inside it
+    const context *outer = nullptr; // port, tensor and attr: where they are
+
+    static context of(std::string_view text) { return {form::text, text}; }
+    static context of_op(const op &o) { return {form::op, {}, 0, &o}; }
+    context port(bool output, std::size_t position) const {
+        return {form::port, output ? "output" : "input", static_cast<std::int64_t>(position), blamed, this};
+    }
+    context tensor(tensor_id id) const { return {form::tensor, {}, id, blamed, this}; }
+    context attr(std::string_view name) const { return {form::attr, name, 0, blamed, this}; }
+
+    std::string where() const {
+        switch (shape) {
+        case form::text: break;
+        case form::op_at_index: return "op at index " + std::to_string(number) + " of \"graph\"";
+        case form::op_id: return "op " + std::to_string(number);
+        case form::op: return describe(blamed->ref());
+        case form::port: return std::string(text) + " " + std::to_string(number) + " of " + outer->where();
+        case form::tensor: return "tensor " + std::to_string(number) + " at " + outer->where();
+        case form::attr: return outer->where() + ": attr " + std::string(text);
+        }
+        return std::string(text);
+    }
+    std::optional<op_ref> blame() const { return blamed ? std::optional<op_ref>(blamed->ref()) : std::nullopt; }
 
     [[noreturn]] void fail(status s, const std::string &what, std::string_view rule) const {
-        throw error(s, where + ": " + what + " [" + std::string(rule) + "]", op);
+        throw error(s, where() + ": " + what + " [" + std::string(rule) + "]", blame());
     }
-    context inner(const std::string &sub) const { return {sub + " of " + where, op}; }
 };
 
 // ---- scalar fields ---------------------------------------------------------
 
 // An integer-valued JSON number (2 and 2.0 alike) as int64; nothing for
 // anything else, fractions and integers outside int64.
-std::optional<std::int64_t> exact_int64(const ojson &j) {
-    if (j.is_number_unsigned()) {
-        const auto u = j.get<std::uint64_t>();
+std::optional<std::int64_t> exact_int64(json_view j) {
+    if (j.type() == json_tree::kind::unsigned_integer) {
+        const auto u = j.unsigned_integer();
         if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
         return static_cast<std::int64_t>(u);
     }
-    if (j.is_number_integer()) return j.get<std::int64_t>();
-    if (j.is_number_float()) {
+    if (j.type() == json_tree::kind::integer) return j.integer();
+    if (j.type() == json_tree::kind::floating) {
         const auto [d, beyond] = *number_of(j);
         if (beyond == 0 && std::isfinite(d) && d == std::floor(d) && d >= -0x1p63 && d < 0x1p63)
             return static_cast<std::int64_t>(d);
@@ -74,59 +102,59 @@ std::optional<std::int64_t> exact_int64(const ojson &j) {
     return std::nullopt;
 }
 
-const ojson *find_field(const ojson &object, const char *key) {
-    auto it = object.find(key);
-    return it == object.end() ? nullptr : &*it;
-}
+std::optional<json_view> find_field(json_view object, std::string_view key) { return object.find(key); }
 
-const ojson &require_field(const ojson &object, const char *key, const context &ctx) {
-    if (const ojson *f = find_field(object, key)) return *f;
+json_view require_field(json_view object, std::string_view key, const context &ctx) {
+    if (auto f = object.find(key)) return *f;
     ctx.fail(status::invalid_graph, "missing field " + in_quotes(key), "required_field");
 }
 
-[[noreturn]] void wrong_json_type(const ojson &v, std::string_view field, std::string_view expected,
+[[noreturn]] void wrong_json_type(json_view v, std::string_view field, std::string_view expected,
                                   const context &ctx) {
     ctx.fail(status::invalid_graph,
              "field " + in_quotes(field) + " must be " + std::string(expected) + ", got " + excerpt(v),
              "field_type");
 }
 
-std::int64_t as_int(const ojson &v, std::string_view field, const context &ctx) {
+std::int64_t as_int(json_view v, std::string_view field, const context &ctx) {
     if (auto i = exact_int64(v)) return *i;
     wrong_json_type(v, field, "an integer within int64", ctx);
 }
 
-std::int64_t as_id(const ojson &v, std::string_view field, const context &ctx) {
+std::int64_t as_id(json_view v, std::string_view field, const context &ctx) {
     auto i = exact_int64(v);
     if (!i || *i < 0) wrong_json_type(v, field, "a non-negative integer", ctx);
     return *i;
 }
 
-const std::string &as_string(const ojson &v, std::string_view field, const context &ctx) {
+std::string_view as_string(json_view v, std::string_view field, const context &ctx) {
     if (!v.is_string()) wrong_json_type(v, field, "a string", ctx);
-    return v.get_ref<const std::string &>();
+    return v.string();
 }
 
-const ojson &as_array(const ojson &v, std::string_view field, const context &ctx) {
+json_view as_array(json_view v, std::string_view field, const context &ctx) {
     if (!v.is_array()) wrong_json_type(v, field, "an array", ctx);
     return v;
 }
 
-dims_t as_int_list(const ojson &v, std::string_view field, const context &ctx) {
+dims_t as_int_list(json_view v, std::string_view field, const context &ctx) {
     dims_t out;
     out.reserve(as_array(v, field, ctx).size());
-    for (std::size_t i = 0; i < v.size(); ++i)
-        out.push_back(as_int(v[i], std::string(field) + "[" + std::to_string(i) + "]", ctx));
+    for (json_view e : v.elements()) {
+        const auto i = exact_int64(e);
+        if (!i) as_int(e, std::string(field) + "[" + std::to_string(out.size()) + "]", ctx); // throws
+        out.push_back(*i);
+    }
     return out;
 }
 
 // ---- floats ----------------------------------------------------------------
 
 // JSON has no NaN or inf: they travel as strings.
-std::optional<json_number> float_from_json(const ojson &j) {
+std::optional<json_number> float_from_json(json_view j) {
     if (j.is_number()) return number_of(j);
     if (j.is_string()) {
-        const auto &s = j.get_ref<const std::string &>();
+        const std::string_view s = j.string();
         if (s == "nan") return json_number{std::numeric_limits<double>::quiet_NaN()};
         if (s == "inf") return json_number{std::numeric_limits<double>::infinity()};
         if (s == "-inf") return json_number{-std::numeric_limits<double>::infinity()};
@@ -154,7 +182,7 @@ ojson float_to_json(double v, bool single_precision) {
 
 // A JSON number or special string as an f32; nothing when it is neither or
 // a finite number too large for f32.
-std::optional<float> f32_from_json(const ojson &j) {
+std::optional<float> f32_from_json(json_view j) {
     const auto d = float_from_json(j);
     if (!d) return std::nullopt;
     const auto f =
@@ -165,21 +193,21 @@ std::optional<float> f32_from_json(const ojson &j) {
 
 // ---- values ----------------------------------------------------------------
 
-[[noreturn]] void bad_value(const ojson &v, std::size_t index, data_type t, std::string_view why) {
+[[noreturn]] void bad_value(json_view v, std::size_t index, data_type t, std::string_view why) {
     throw error(status::invalid_data_type,
                 "values[" + std::to_string(index) + "] = " + excerpt(v) + " cannot be held by dtype " +
                     std::string(to_string(t)) + ": " + std::string(why) + " [value_fits_dtype]");
 }
 
-std::uint64_t integer_bits(const ojson &v, std::size_t index, data_type t) {
+std::uint64_t integer_bits(json_view v, std::size_t index, data_type t) {
     std::optional<std::uint64_t> bits;
     if (v.is_boolean() && t == data_type::boolean) {
-        bits = v.get<bool>() ? 1 : 0;
-    } else if (v.is_number_unsigned()) {
-        bits = encode_unsigned(t, v.get<std::uint64_t>());
-    } else if (v.is_number_integer()) {
-        bits = encode_signed(t, v.get<std::int64_t>());
-    } else if (v.is_number_float()) {
+        bits = v.boolean() ? 1 : 0;
+    } else if (v.type() == json_tree::kind::unsigned_integer) {
+        bits = encode_unsigned(t, v.unsigned_integer());
+    } else if (v.type() == json_tree::kind::integer) {
+        bits = encode_signed(t, v.integer());
+    } else if (v.type() == json_tree::kind::floating) {
         const auto [d, beyond] = *number_of(v);
         if (beyond != 0 || d != std::floor(d)) bad_value(v, index, t, "not an integer");
         if (d >= -0x1p63 && d < 0x1p63) bits = encode_signed(t, static_cast<std::int64_t>(d));
@@ -192,7 +220,7 @@ std::uint64_t integer_bits(const ojson &v, std::size_t index, data_type t) {
 }
 
 // `t` is the tensor's dtype, whose component the value becomes.
-std::uint64_t float_bits(const ojson &v, std::size_t index, data_type t) {
+std::uint64_t float_bits(json_view v, std::size_t index, data_type t) {
     const auto d = float_from_json(v);
     if (!d) bad_value(v, index, t, "not a number");
     const auto bits = encode_float(component_type(t), d->value, d->beyond);
@@ -200,11 +228,9 @@ std::uint64_t float_bits(const ojson &v, std::size_t index, data_type t) {
     return *bits;
 }
 
-template <typename Json>
-tensor_values values_from(const Json &list, data_type type, std::size_t count) {
+tensor_values values_from(json_view list, data_type type, std::size_t count) {
     if (!list.is_array())
-        throw error(status::invalid_graph, "values must be an array, got " + excerpt(ojson(list)) +
-                                               " [field_type]");
+        throw error(status::invalid_graph, "values must be an array, got " + excerpt(list) + " [field_type]");
     if (list.size() != count)
         throw error(status::invalid_shape, "values hold " + std::to_string(list.size()) +
                                                " elements, the shape has " + std::to_string(count) +
@@ -214,9 +240,11 @@ tensor_values values_from(const Json &list, data_type type, std::size_t count) {
     out.count = count;
     if (type == data_type::string) {
         out.strings.reserve(count);
-        for (std::size_t i = 0; i < count; ++i) {
-            if (!list[i].is_string()) bad_value(ojson(list[i]), i, type, "not a string");
-            out.strings.push_back(list[i].template get<std::string>());
+        std::size_t i = 0;
+        for (json_view v : list.elements()) {
+            if (!v.is_string()) bad_value(v, i, type, "not a string");
+            out.strings.emplace_back(v.string());
+            ++i;
         }
         return out;
     }
@@ -224,17 +252,19 @@ tensor_values values_from(const Json &list, data_type type, std::size_t count) {
         throw error(status::invalid_data_type, "values need a defined dtype, got undef [value_fits_dtype]");
     out.bytes.assign(dense_bytes(type, count), 0);
     const data_type part = component_type(type);
-    for (std::size_t i = 0; i < count; ++i) {
-        const ojson v = list[i];
+    std::size_t i = 0;
+    for (json_view v : list.elements()) {
         if (is_complex(type)) {
             if (!v.is_array() || v.size() != 2) bad_value(v, i, type, "not a [re, im] pair");
-            store_bits(part, out.bytes.data(), 2 * i, float_bits(v[0], i, type));
-            store_bits(part, out.bytes.data(), 2 * i + 1, float_bits(v[1], i, type));
+            auto pair = v.elements().begin();
+            store_bits(part, out.bytes.data(), 2 * i, float_bits(*pair, i, type));
+            store_bits(part, out.bytes.data(), 2 * i + 1, float_bits(*++pair, i, type));
         } else if (is_floating_point(type)) {
             store_bits(type, out.bytes.data(), i, float_bits(v, i, type));
         } else {
             store_bits(type, out.bytes.data(), i, integer_bits(v, i, type));
         }
+        ++i;
     }
     return out;
 }
@@ -272,10 +302,10 @@ ojson values_to_ojson(const tensor_values &v) {
 
 // ---- attributes ------------------------------------------------------------
 
-std::optional<attribute_value> attribute_from_json(attr_kind kind, const ojson &v) {
+std::optional<attribute_value> attribute_from_json(attr_kind kind, json_view v) {
     switch (kind) {
     case attr_kind::boolean: {
-        if (v.is_boolean()) return v.get<bool>();
+        if (v.is_boolean()) return v.boolean();
         const auto i = exact_int64(v);
         if (i && (*i == 0 || *i == 1)) return *i == 1;
         return std::nullopt;
@@ -286,7 +316,8 @@ std::optional<attribute_value> attribute_from_json(attr_kind kind, const ojson &
     case attr_kind::s64_list: {
         if (!v.is_array()) return std::nullopt;
         std::vector<std::int64_t> list;
-        for (const auto &e : v) {
+        list.reserve(v.size());
+        for (json_view e : v.elements()) {
             const auto i = exact_int64(e);
             if (!i) return std::nullopt;
             list.push_back(*i);
@@ -299,7 +330,8 @@ std::optional<attribute_value> attribute_from_json(attr_kind kind, const ojson &
     case attr_kind::f32_list: {
         if (!v.is_array()) return std::nullopt;
         std::vector<float> list;
-        for (const auto &e : v) {
+        list.reserve(v.size());
+        for (json_view e : v.elements()) {
             const auto f = f32_from_json(e);
             if (!f) return std::nullopt;
             list.push_back(*f);
@@ -307,19 +339,19 @@ std::optional<attribute_value> attribute_from_json(attr_kind kind, const ojson &
         return list;
     }
     case attr_kind::string:
-        if (v.is_string()) return v.get<std::string>();
+        if (v.is_string()) return std::string(v.string());
         return std::nullopt;
     }
     return std::nullopt;
 }
 
-attribute_value read_attribute(const std::string &name, const ojson &j, const context &op_ctx) {
-    const context ctx{op_ctx.where + ": attr " + name, op_ctx.op};
+attribute_value read_attribute(std::string_view name, json_view j, const context &op_ctx) {
+    const context ctx = op_ctx.attr(name);
     if (!j.is_object())
         ctx.fail(status::invalid_graph,
                  "must be an object {\"type\": ..., \"value\": ...}, got " + excerpt(j), "field_type");
-    const std::string &type = as_string(require_field(j, "type", ctx), "type", ctx);
-    const ojson &value = require_field(j, "value", ctx);
+    const std::string_view type = as_string(require_field(j, "type", ctx), "type", ctx);
+    const json_view value = require_field(j, "value", ctx);
     const auto kind = attr_kind_from_string(type);
     if (!kind)
         ctx.fail(status::invalid_graph_op,
@@ -327,7 +359,7 @@ attribute_value read_attribute(const std::string &name, const ojson &j, const co
                  "known_attr_type");
     auto parsed = attribute_from_json(*kind, value);
     if (!parsed)
-        ctx.fail(status::invalid_graph_op, "type " + type + " cannot hold value " + excerpt(value),
+        ctx.fail(status::invalid_graph_op, "type " + std::string(type) + " cannot hold value " + excerpt(value),
                  "attr_value_type");
     return std::move(*parsed);
 }
@@ -368,7 +400,7 @@ void check_shape(const dims_t &shape, data_type dtype, const context &ctx) {
 }
 
 // The strides to store: empty for dense, unknown or ignored ones (see header).
-dims_t read_strides(const ojson *field, const logical_tensor &lt, const context &ctx) {
+dims_t read_strides(std::optional<json_view> field, const logical_tensor &lt, const context &ctx) {
     if (lt.layout != layout_type::strided || !field) return {};
     dims_t strides = as_int_list(*field, "stride", ctx);
     if (strides.empty()) return {};
@@ -389,14 +421,14 @@ dims_t read_strides(const ojson *field, const logical_tensor &lt, const context 
     return strides;
 }
 
-logical_tensor read_tensor(const ojson &j, const context &place) {
+logical_tensor read_tensor(json_view j, const context &place) {
     if (!j.is_object())
         place.fail(status::invalid_graph, "a logical tensor must be an object, got " + excerpt(j), "field_type");
     logical_tensor lt;
     lt.id = as_id(require_field(j, "id", place), "id", place);
-    const context ctx{"tensor " + std::to_string(lt.id) + " at " + place.where, place.op};
+    const context ctx = place.tensor(lt.id);
 
-    const std::string &dtype = as_string(require_field(j, "dtype", ctx), "dtype", ctx);
+    const std::string_view dtype = as_string(require_field(j, "dtype", ctx), "dtype", ctx);
     const auto type = data_type_from_string(dtype);
     if (!type) ctx.fail(status::invalid_data_type, "unknown dtype " + in_quotes(dtype), "known_dtype");
     lt.dtype = *type;
@@ -404,16 +436,16 @@ logical_tensor read_tensor(const ojson &j, const context &place) {
     lt.shape = as_int_list(require_field(j, "shape", ctx), "shape", ctx);
     check_shape(lt.shape, lt.dtype, ctx);
 
-    if (const ojson *f = find_field(j, "layout_type")) {
-        const std::string &name = as_string(*f, "layout_type", ctx);
+    if (const auto f = find_field(j, "layout_type")) {
+        const std::string_view name = as_string(*f, "layout_type", ctx);
         const auto layout = layout_type_from_string(name);
         if (!layout)
             ctx.fail(status::invalid_graph,
                      "unknown layout_type " + in_quotes(name) + " (strided, any, undef, opaque)", "known_layout");
         lt.layout = *layout;
     }
-    if (const ojson *f = find_field(j, "property_type")) {
-        const std::string &name = as_string(*f, "property_type", ctx);
+    if (const auto f = find_field(j, "property_type")) {
+        const std::string_view name = as_string(*f, "property_type", ctx);
         const auto property = property_type_from_string(name);
         if (!property)
             ctx.fail(status::invalid_graph,
@@ -421,10 +453,10 @@ logical_tensor read_tensor(const ojson &j, const context &place) {
         lt.property = *property;
     }
     lt.strides = read_strides(find_field(j, "stride"), lt, ctx);
-    if (const ojson *f = find_field(j, "format"); f && lt.layout == layout_type::opaque)
+    if (const auto f = find_field(j, "format"); f && lt.layout == layout_type::opaque)
         lt.format = as_string(*f, "format", ctx);
 
-    if (const ojson *f = find_field(j, "values")) {
+    if (const auto f = find_field(j, "values")) {
         if (!lt.shape_known())
             ctx.fail(status::invalid_shape,
                      "values given for shape " + dims_to_string(lt.shape) + " with unknown dims",
@@ -432,7 +464,7 @@ logical_tensor read_tensor(const ojson &j, const context &place) {
         try {
             lt.values = values_from(*f, lt.dtype, static_cast<std::size_t>(*checked_volume(lt.shape)));
         } catch (const error &e) {
-            throw error(e.code(), ctx.where + ": " + e.what(), ctx.op);
+            throw error(e.code(), ctx.where() + ": " + e.what(), ctx.blame());
         }
     }
     return lt;
@@ -455,140 +487,171 @@ ojson tensor_to_ojson(const logical_tensor &lt) {
 }
 
 // Each tensor once, merged over its producer and consumers (see header).
+// Tensors are named where they are met: a port of an op, given by the
+// op's index in `ops` (the op being read is the next one).
 class tensor_table {
 public:
-    void add(logical_tensor lt, const context &place, bool is_output) {
-        auto it = entries_.find(lt.id);
-        if (it == entries_.end()) {
+    explicit tensor_table(const std::vector<op> &ops) : ops_(&ops) {}
+
+    // `place` is a port of the op being read (context::port).
+    void add(logical_tensor lt, const context &place) {
+        const bool is_output = place.text == "output";
+        const port_place here{ops_->size(), is_output, static_cast<std::size_t>(place.number)};
+        auto it = tensors_.lower_bound(lt.id);
+        if (it == tensors_.end() || it->first != lt.id) {
             const tensor_id id = lt.id;
-            entries_.emplace(id, entry{std::move(lt), place.where, is_output, {}});
+            tensors_.emplace_hint(it, id, std::move(lt));
+            places_.emplace(id, place_seen{here, is_output, {}});
             return;
         }
-        entry &seen = it->second;
+        logical_tensor &seen_lt = it->second;
+        place_seen &seen = places_.at(lt.id);
+        const auto seen_where = [&] { return where(seen.place, *place.blamed); };
         const auto disagree = [&](const std::string &what, const std::string &a, const std::string &b) {
             throw error(status::invalid_graph,
-                        "tensor " + std::to_string(lt.id) + " has " + what + " " + a + " at " + seen.where +
-                            " but " + b + " at " + place.where + " [tensor_agreement]",
-                        place.op);
+                        "tensor " + std::to_string(lt.id) + " has " + what + " " + a + " at " + seen_where() +
+                            " but " + b + " at " + place.where() + " [tensor_agreement]",
+                        place.blame());
         };
-        if (seen.lt.dtype != lt.dtype)
-            disagree("dtype", std::string(to_string(seen.lt.dtype)), std::string(to_string(lt.dtype)));
+        if (seen_lt.dtype != lt.dtype)
+            disagree("dtype", std::string(to_string(seen_lt.dtype)), std::string(to_string(lt.dtype)));
         // Contract section 1: only a shape may differ; a layout or property
         // conflict stays an error, as a dtype conflict does. Layout any or
         // undef and property undef state nothing, so they conflict with
         // nothing (the producer's description stands, below).
         const auto stated = [](layout_type l) { return l == layout_type::strided || l == layout_type::opaque; };
-        if (stated(seen.lt.layout) && stated(lt.layout) && seen.lt.layout != lt.layout)
-            disagree("layout_type", std::string(to_string(seen.lt.layout)), std::string(to_string(lt.layout)));
-        if (seen.lt.property != property_type::undef && lt.property != property_type::undef &&
-            seen.lt.property != lt.property)
-            disagree("property_type", std::string(to_string(seen.lt.property)),
+        if (stated(seen_lt.layout) && stated(lt.layout) && seen_lt.layout != lt.layout)
+            disagree("layout_type", std::string(to_string(seen_lt.layout)), std::string(to_string(lt.layout)));
+        if (seen_lt.property != property_type::undef && lt.property != property_type::undef &&
+            seen_lt.property != lt.property)
+            disagree("property_type", std::string(to_string(seen_lt.property)),
                      std::string(to_string(lt.property)));
-        if (seen.lt.layout == layout_type::opaque && lt.layout == layout_type::opaque && seen.lt.format != lt.format)
-            disagree("format", in_quotes(seen.lt.format), in_quotes(lt.format));
-        if (auto merged = merge_known_dims(seen.lt.shape, lt.shape)) {
+        if (seen_lt.layout == layout_type::opaque && lt.layout == layout_type::opaque && seen_lt.format != lt.format)
+            disagree("format", in_quotes(seen_lt.format), in_quotes(lt.format));
+        if (auto merged = merge_known_dims(seen_lt.shape, lt.shape)) {
             // One shape, so one layout: the strides must agree too (an empty
             // list is dense row-major, comparable once every dim is known).
-            if (seen.lt.layout == layout_type::strided && lt.layout == layout_type::strided &&
-                seen.lt.strides != lt.strides) {
+            if (seen_lt.layout == layout_type::strided && lt.layout == layout_type::strided &&
+                seen_lt.strides != lt.strides) {
                 const auto dense = dense_strides(*merged);
-                const dims_t a = seen.lt.strides.empty() && dense ? *dense : seen.lt.strides;
+                const dims_t a = seen_lt.strides.empty() && dense ? *dense : seen_lt.strides;
                 const dims_t b = lt.strides.empty() && dense ? *dense : lt.strides;
                 if (!a.empty() && !b.empty() && a != b)
                     disagree("stride", dims_to_string(a) + " for shape " + dims_to_string(*merged),
                              dims_to_string(b));
             }
-            seen.lt.shape = std::move(*merged);
+            seen_lt.shape = std::move(*merged);
         } else {
             // Contract section 1: the producer's shape stands (benchdnn
             // re-infers consumers' shapes), with a warning; two consumers of
             // a graph input that disagree stay an error (see take()).
             const std::string note = "tensor " + std::to_string(lt.id) + " has shape " +
-                                     dims_to_string(seen.lt.shape) + " at " + seen.where + " but " +
-                                     dims_to_string(lt.shape) + " at " + place.where;
+                                     dims_to_string(seen_lt.shape) + " at " + seen_where() + " but " +
+                                     dims_to_string(lt.shape) + " at " + place.where();
             if (is_output && !seen.from_output) {
-                if (seen.lt.values) disagree("shape", dims_to_string(seen.lt.shape), dims_to_string(lt.shape));
-                seen.lt.shape = lt.shape;
-                seen.where = place.where;
+                if (seen_lt.values) disagree("shape", dims_to_string(seen_lt.shape), dims_to_string(lt.shape));
+                seen_lt.shape = lt.shape;
+                seen.place = here;
             }
             seen.conflicts.push_back(note);
         }
-        if (seen.lt.values && lt.values && *seen.lt.values != *lt.values)
-            disagree("values", "(" + std::to_string(seen.lt.values->count) + " elements)",
+        if (seen_lt.values && lt.values && *seen_lt.values != *lt.values)
+            disagree("values", "(" + std::to_string(seen_lt.values->count) + " elements)",
                      "other values");
-        if (!seen.lt.values) seen.lt.values = std::move(lt.values);
+        if (!seen_lt.values) seen_lt.values = std::move(lt.values);
         if (is_output && !seen.from_output) {
-            seen.lt.layout = lt.layout;
-            seen.lt.strides = std::move(lt.strides);
-            seen.lt.format = std::move(lt.format);
-            seen.lt.property = lt.property;
+            seen_lt.layout = lt.layout;
+            seen_lt.strides = std::move(lt.strides);
+            seen_lt.format = std::move(lt.format);
+            seen_lt.property = lt.property;
             seen.from_output = true;
         }
     }
 
-    bool contains(tensor_id id) const { return entries_.count(id) != 0; }
+    bool contains(tensor_id id) const { return tensors_.count(id) != 0; }
 
     // Throws for shapes that disagree where no producer decides.
     std::map<tensor_id, logical_tensor> take(std::vector<std::string> &warnings) {
-        std::map<tensor_id, logical_tensor> out;
-        for (auto &[id, e] : entries_) {
+        for (auto &[id, lt] : tensors_) {
+            const place_seen &e = places_.at(id);
             for (const std::string &note : e.conflicts) {
                 if (!e.from_output)
                     throw error(status::invalid_graph, note + ", and no op produces it [tensor_agreement]");
-                warnings.push_back(note + "; the producer's shape " + dims_to_string(e.lt.shape) +
+                warnings.push_back(note + "; the producer's shape " + dims_to_string(lt.shape) +
                                    " stands [tensor_agreement]");
             }
             // A dim filled in by another place can make given strides dense.
-            if (!e.lt.strides.empty() && dense_strides(e.lt.shape) == e.lt.strides) e.lt.strides.clear();
-            out.emplace(id, std::move(e.lt));
+            if (!lt.strides.empty() && dense_strides(lt.shape) == lt.strides) lt.strides.clear();
         }
-        return out;
+        return std::move(tensors_);
     }
 
 private:
-    struct entry {
-        logical_tensor lt;
-        std::string where;
+    struct port_place {
+        std::size_t op_index;
+        bool output;
+        std::size_t position;
+    };
+    // Where a tensor was met: kept beside the tensors, which become the
+    // graph's as they are (one map of every tensor, not two, at the peak).
+    struct place_seen {
+        port_place place;
         bool from_output;
         std::vector<std::string> conflicts; // shapes that did not merge
     };
 
-    std::map<tensor_id, entry> entries_;
+    // "input 0 of op 3 't3' StaticTranspose"; `current` is the op being read.
+    std::string where(const port_place &p, const op &current) const {
+        const context of_op = context::of_op(p.op_index < ops_->size() ? (*ops_)[p.op_index] : current);
+        return of_op.port(p.output, p.position).where();
+    }
+
+    const std::vector<op> *ops_;
+    std::map<tensor_id, logical_tensor> tensors_;
+    std::unordered_map<tensor_id, place_seen> places_;
 };
 
 // ---- ops and graphs ----------------------------------------------------------
 
-op read_op(const ojson &j, std::size_t index, tensor_table &tensors) {
-    const context at_index{"op at index " + std::to_string(index) + " of \"graph\"", std::nullopt};
+op read_op(json_view j, std::size_t index, tensor_table &tensors) {
+    const context at_index{context::form::op_at_index, {}, static_cast<std::int64_t>(index)};
     if (!j.is_object()) at_index.fail(status::invalid_graph, "must be an object, got " + excerpt(j), "field_type");
     op o;
     o.id = as_id(require_field(j, "id", at_index), "id", at_index);
-    const context with_id{"op " + std::to_string(o.id), std::nullopt};
-    if (const ojson *f = find_field(j, "name")) o.name = as_string(*f, "name", with_id);
+    const context with_id{context::form::op_id, {}, o.id};
+    if (const auto f = find_field(j, "name")) o.name = as_string(*f, "name", with_id);
     o.kind = as_string(require_field(j, "kind", with_id), "kind", with_id);
-    const context ctx{describe(o.ref()), o.ref()};
+    const context ctx = context::of_op(o);
 
-    if (const ojson *f = find_field(j, "domain")) o.domain = as_string(*f, "domain", ctx);
-    if (const ojson *f = find_field(j, "version")) o.version = as_int(*f, "version", ctx);
-    if (const ojson *f = find_field(j, "attrs")) {
+    if (const auto f = find_field(j, "domain")) o.domain = as_string(*f, "domain", ctx);
+    if (const auto f = find_field(j, "version")) o.version = as_int(*f, "version", ctx);
+    if (const auto f = find_field(j, "attrs")) {
         if (!f->is_object()) wrong_json_type(*f, "attrs", "an object", ctx);
-        for (auto it = f->begin(); it != f->end(); ++it)
-            o.attrs[it.key()] = read_attribute(it.key(), it.value(), ctx);
+        f->for_each_member([&](std::string_view key, json_view value) {
+            o.attrs[std::string(key)] = read_attribute(key, value, ctx);
+        });
     }
 
     const auto read_side = [&](const char *field, bool outputs, std::vector<tensor_id> &ids) {
-        const ojson &list = as_array(require_field(j, field, ctx), field, ctx);
-        std::set<tensor_id> seen;
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const context place =
-                ctx.inner(std::string(outputs ? "output " : "input ") + std::to_string(i));
-            logical_tensor lt = read_tensor(list[i], place);
-            if (outputs && !seen.insert(lt.id).second)
+        const json_view list = as_array(require_field(j, field, ctx), field, ctx);
+        ids.reserve(list.size());
+        std::unordered_set<tensor_id> listed; // of a long list of outputs
+        constexpr std::size_t scan_limit = 16;
+        const auto listed_before = [&](tensor_id id) {
+            if (ids.size() < scan_limit) return std::find(ids.begin(), ids.end(), id) != ids.end();
+            if (listed.empty()) listed.insert(ids.begin(), ids.end());
+            return !listed.insert(id).second;
+        };
+        std::size_t i = 0;
+        for (json_view e : list.elements()) {
+            const context place = ctx.port(outputs, i++);
+            logical_tensor lt = read_tensor(e, place);
+            if (outputs && listed_before(lt.id))
                 place.fail(status::invalid_graph,
                            "tensor " + std::to_string(lt.id) + " is listed twice among the outputs",
                            "unique_outputs");
             ids.push_back(lt.id);
-            tensors.add(std::move(lt), place, outputs);
+            tensors.add(std::move(lt), place);
         }
     };
     read_side("inputs", false, o.inputs);
@@ -598,13 +661,14 @@ op read_op(const ojson &j, std::size_t index, tensor_table &tensors) {
 
 // Contract section 1: a port naming a tensor no op uses is ignored, with a
 // warning (real benchdnn files have them).
-std::vector<tensor_id> read_ports(const ojson &v, const char *field, const tensor_table &tensors,
+std::vector<tensor_id> read_ports(json_view v, const char *field, const tensor_table &tensors,
                                   const context &ctx, std::vector<std::string> &warnings) {
     std::vector<tensor_id> ids;
-    const ojson &list = as_array(v, field, ctx);
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        const std::string item = std::string(field) + "[" + std::to_string(i) + "]";
-        const tensor_id id = as_id(list[i], item, ctx);
+    const json_view list = as_array(v, field, ctx);
+    std::size_t i = 0;
+    for (json_view e : list.elements()) {
+        const std::string item = std::string(field) + "[" + std::to_string(i++) + "]";
+        const tensor_id id = as_id(e, item, ctx);
         if (tensors.contains(id))
             ids.push_back(id);
         else
@@ -640,11 +704,11 @@ public:
         ops_seen_ = 0;
         failure_ = nullptr;
         g_.ops.clear();
-        tensors_ = tensor_table();
+        tensors_ = tensor_table(g_.ops);
         op_ids_.clear();
     }
 
-    void add(const ojson &j) {
+    void add(json_view j) {
         const std::size_t index = ops_seen_++;
         // Past the limit or a bad op, the ops are only counted (the limit's
         // error names the count; the first error wins).
@@ -652,7 +716,7 @@ public:
         try {
             reading([&] {
                 op o = read_op(j, index, tensors_);
-                if (!op_ids_.insert(o.id).second)
+                if (id_repeats(o.id))
                     throw error(status::invalid_graph,
                                 describe(o.ref()) + ": op id " + std::to_string(o.id) +
                                     " is used twice [unique_op_id]",
@@ -667,16 +731,16 @@ public:
 
     // `root` is the DOM of the whole text with "graph" read already, or
     // else `streamed` is false and its elements are read now.
-    graph finish(const ojson &root, bool streamed) {
+    graph finish(json_view root, bool streamed) {
         return reading([&] {
-            const context ctx{"graph file", std::nullopt};
+            const context ctx = context::of("graph file");
             if (!root.is_object())
                 ctx.fail(status::invalid_graph, std::string("must hold a JSON object, got ") + root.type_name(),
                          "top_level_object");
-            const ojson &ops = as_array(require_field(root, "graph", ctx), "graph", ctx);
+            const json_view ops = as_array(require_field(root, "graph", ctx), "graph", ctx);
             if (!streamed) {
                 start();
-                for (const ojson &j : ops) add(j);
+                for (json_view j : ops.elements()) add(j);
             }
             if (ops_seen_ > max_ops_)
                 ctx.fail(status::invalid_graph,
@@ -684,27 +748,36 @@ public:
                              std::to_string(max_ops_) + " (RESHAPER_MAX_OPS)",
                          "max_ops");
             if (failure_) std::rethrow_exception(failure_);
-            for (auto it = root.begin(); it != root.end(); ++it) {
-                const std::string &key = it.key();
-                if (key == "version") g_.version = as_string(*it, key, ctx);
-                else if (key == "engine_kind") g_.engine_kind = as_string(*it, key, ctx);
-                else if (key == "fpmath_mode") g_.fpmath_mode = as_string(*it, key, ctx);
+            root.for_each_member([&](std::string_view key, json_view value) {
+                if (key == "version") g_.version = as_string(value, key, ctx);
+                else if (key == "engine_kind") g_.engine_kind = as_string(value, key, ctx);
+                else if (key == "fpmath_mode") g_.fpmath_mode = as_string(value, key, ctx);
                 else if (key == "input_ports")
-                    g_.input_ports = read_ports(*it, "input_ports", tensors_, ctx, g_.warnings);
+                    g_.input_ports = read_ports(value, "input_ports", tensors_, ctx, g_.warnings);
                 else if (key == "output_ports")
-                    g_.output_ports = read_ports(*it, "output_ports", tensors_, ctx, g_.warnings);
-                else if (key != "graph") g_.extra_fields[key] = dump(unboxed(*it));
-            }
+                    g_.output_ports = read_ports(value, "output_ports", tensors_, ctx, g_.warnings);
+                else if (key != "graph") g_.extra_fields[std::string(key)] = dump(unboxed(to_ojson(value)));
+            });
             g_.tensors = tensors_.take(g_.warnings);
             return std::move(g_);
         });
     }
 
 private:
+    // Files number their ops in increasing order: an id above every earlier
+    // one needs no look-up, and the set is made at the first that is not.
+    bool id_repeats(std::int64_t id) {
+        if (op_ids_.empty()) {
+            if (g_.ops.empty() || id > g_.ops.back().id) return false;
+            for (const op &o : g_.ops) op_ids_.insert(o.id);
+        }
+        return !op_ids_.insert(id).second;
+    }
+
     std::uint64_t max_ops_ = current_limits().max_ops;
     graph g_;
-    tensor_table tensors_;
-    std::set<std::int64_t> op_ids_;
+    tensor_table tensors_{g_.ops};
+    std::unordered_set<std::int64_t> op_ids_; // once the ids are out of order
     std::size_t ops_seen_ = 0;
     std::exception_ptr failure_; // of the first op that failed
 };
@@ -744,23 +817,30 @@ ojson op_to_ojson(const op &o, const graph &g) {
 
 } // namespace
 
-graph read_graph_json(std::string_view text) {
+namespace {
+// `owned`, when given, holds `text` and is released once the text is read,
+// before the graph is finished (a file's text is its size again in memory).
+graph read_streamed(std::string_view text, std::string *owned) {
     const resource_limits limits = current_limits();
     if (text.size() > limits.max_graph_bytes)
         too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
     graph_builder builder;
-    const streamed_array ops{"graph", [&] { builder.start(); }, [&](ojson &&j) { builder.add(j); }};
-    const ojson root = parse_json(text, limits.max_json_depth, &ops);
-    return builder.finish(root, true);
+    const streamed_array ops{"graph", [&] { builder.start(); }, [&](json_view j) { builder.add(j); }};
+    const json_tree tree = parse_json_tree(text, limits.max_json_depth, &ops);
+    if (owned) std::string().swap(*owned);
+    return builder.finish(tree.root(), true);
 }
+} // namespace
+
+graph read_graph_json(std::string_view text) { return read_streamed(text, nullptr); }
 
 namespace detail {
 graph read_graph_json_whole(std::string_view text) {
     const resource_limits limits = current_limits();
     if (text.size() > limits.max_graph_bytes)
         too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
-    const ojson root = parse_json(text, limits.max_json_depth);
-    return graph_builder().finish(root, false);
+    const json_tree tree = parse_json_tree(text, limits.max_json_depth);
+    return graph_builder().finish(tree.root(), false);
 }
 } // namespace detail
 
@@ -794,7 +874,7 @@ graph read_graph_file(const std::string &path) {
         text.append(chunk.data(), n);
     }
     if (in.bad()) throw error(status::invalid_arguments, "cannot read graph file '" + path + "' [file_readable]");
-    return read_graph_json(text);
+    return read_streamed(text, &text);
 }
 
 std::string write_graph_json(const graph &g, int indent) {
@@ -825,7 +905,8 @@ nlohmann::json logical_tensor_to_json(const logical_tensor &lt) { return nlohman
 nlohmann::json values_to_json(const tensor_values &values) { return nlohmann::json(values_to_ojson(values)); }
 
 tensor_values values_from_json(const nlohmann::json &list, data_type type, std::size_t count) {
-    return values_from(list, type, count);
+    // Through its text: the one reader of values reads a json_tree.
+    return values_from(parse_json_tree(list.dump(), current_limits().max_json_depth).root(), type, count);
 }
 
 } // namespace reshaper::impl

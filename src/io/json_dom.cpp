@@ -1,10 +1,13 @@
 #include "io/json_dom.hpp"
 
+#include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/status.hpp"
@@ -48,42 +51,58 @@ std::optional<json_number> unbox(double boxed) {
 
 // ---- the reader -------------------------------------------------------------------
 
-// nlohmann's SAX events build the DOM. Each value is handled a bounded
-// number of times, so reading is linear: no callback parser (nlohmann's
-// walks the parent at every closing brace), and objects are assembled here
-// (nlohmann's ordered_map looks a key up by a linear scan at each insertion
-// and copies every member when it grows, its keys being const).
-class dom_builder {
+} // namespace
+
+// nlohmann's SAX events append nodes. Each value is handled a bounded number
+// of times, so reading is linear: no callback parser (nlohmann's walks the
+// parent at every closing brace) and no nlohmann objects (its ordered_map
+// looks a key up by a linear scan at each insertion); a repeated key is
+// only flagged here, and resolved where the object is read (json_view).
+class tree_builder {
 public:
-    dom_builder(std::string_view text, std::uint64_t max_depth, const streamed_array *stream)
+    tree_builder(std::string_view text, std::uint64_t max_depth, const streamed_array *stream)
         : text_(text), max_depth_(max_depth), stream_(stream) {}
 
-    bool null() { return add(nullptr); }
-    bool boolean(bool b) { return add(b); }
+    bool null() { return add(json_tree::kind::null); }
+    bool boolean(bool b) {
+        add_node(json_tree::kind::boolean).flag = b;
+        return added();
+    }
     bool number_integer(std::int64_t v) {
         // "-0" is read as the integer 0: keep its sign as the float -0.0.
         const std::string_view token = next_number_token();
-        if (v == 0 && !token.empty() && token.front() == '-') return add(-0.0);
-        return add(v);
+        if (v == 0 && !token.empty() && token.front() == '-') return add_float(-0.0);
+        add_node(json_tree::kind::integer).integer = v;
+        return added();
     }
     bool number_unsigned(std::uint64_t v) {
         next_number_token();
-        return add(v);
+        add_node(json_tree::kind::unsigned_integer).unsigned_integer = v;
+        return added();
     }
     bool number_float(double d, const std::string &token) {
         next_number_token();
         if (boxable(d) && may_be_narrow_tie(d)) {
-            if (const int beyond = compare_decimal(token, d); beyond != 0) return add(box(d, beyond));
+            if (const int beyond = compare_decimal(token, d); beyond != 0) return add_float(box(d, beyond));
         }
-        return add(d);
+        return add_float(d);
     }
-    bool string(std::string &s) { return add(std::move(s)); }
-    bool binary(ojson::binary_t &b) { return add(std::move(b)); }
+    bool string(std::string &s) {
+        const std::size_t at = tree_.pool_.size();
+        tree_.pool_.append(s);
+        json_tree::node &n = add_node(json_tree::kind::string, at);
+        n.string_at = at;
+        n.string_size = s.size();
+        return added();
+    }
+    bool binary(ojson::binary_t &) { return add(json_tree::kind::null); } // never in JSON text
 
-    bool start_object(std::size_t) { return open(true); }
-    bool start_array(std::size_t) { return open(false); }
+    bool start_object(std::size_t) { return open(json_tree::kind::object); }
+    bool start_array(std::size_t) { return open(json_tree::kind::array); }
     bool key(std::string &k) {
-        key_ = std::move(k);
+        key_at_ = tree_.pool_.size();
+        key_size_ = k.size();
+        tree_.pool_.append(k);
         return true;
     }
     bool end_object() { return close(); }
@@ -95,105 +114,137 @@ public:
     }
 
     const std::string &error_text() const { return error_; }
-    ojson take() { return std::move(root_); }
+    json_tree take() { return std::move(tree_); }
 
 private:
-    // An open array (its elements so far) or object (its members in order,
-    // indexed by key once there are many: a repeated key keeps its first
-    // place and takes the last value, as nlohmann does).
-    struct frame {
-        std::string key; // its own, when it is a member of an object
-        bool is_object = false;
-        bool streamed = false; // an array whose elements go to stream_
-        ojson array;
-        std::vector<std::pair<std::string, ojson>> members;
-        std::unique_ptr<std::unordered_map<std::string, std::size_t>> index;
-
-        void add_member(std::string key, ojson v) {
-            constexpr std::size_t scan_limit = 16;
-            if (index) {
-                if (auto it = index->find(key); it != index->end()) {
-                    members[it->second].second = std::move(v);
-                    return;
-                }
-                index->emplace(key, members.size());
-            } else {
-                for (auto &m : members)
-                    if (m.first == key) {
-                        m.second = std::move(v);
-                        return;
-                    }
-                if (members.size() == scan_limit) {
-                    index = std::make_unique<std::unordered_map<std::string, std::size_t>>();
-                    for (std::size_t i = 0; i < members.size(); ++i) index->emplace(members[i].first, i);
-                    index->emplace(key, members.size());
-                }
-            }
-            members.emplace_back(std::move(key), std::move(v));
-        }
-
-        ojson finish() {
-            if (!is_object) return std::move(array);
-            ojson object(ojson::value_t::object);
-            // ordered_map is a vector of its members: filled directly, once.
-            auto &list = static_cast<std::vector<std::pair<const std::string, ojson>> &>(
-                object.get_ref<ojson::object_t &>());
-            list.reserve(members.size());
-            for (auto &[k, v] : members) list.emplace_back(std::move(k), std::move(v));
-            return object;
-        }
+    // An open container: its node, where the pool stood before it (an
+    // element of a streamed array gives its nodes and text back once handed
+    // over), and whether its elements are streamed.
+    struct open_container {
+        std::size_t index;
+        std::size_t pool_mark;
+        bool streamed;
     };
 
-    bool add(ojson v) {
-        if (frames_.empty()) root_ = std::move(v);
-        else if (frames_.back().streamed) stream_->element(std::move(v));
-        else if (frames_.back().is_object) frames_.back().add_member(std::move(key_), std::move(v));
-        else frames_.back().array.push_back(std::move(v));
-        return true;
+    // `text_at`: where the value's own text starts in the pool, when it has one.
+    json_tree::node &add_node(json_tree::kind type, std::size_t text_at = std::string::npos) {
+        value_pool_mark_ = text_at == std::string::npos ? tree_.pool_.size() : text_at;
+        const std::size_t index = tree_.nodes_.size();
+        json_tree::node &n = tree_.nodes_.emplace_back();
+        n.type = type;
+        n.end = index + 1;
+        if (!open_.empty()) {
+            const open_container &parent = open_.back();
+            json_tree::node &p = tree_.nodes_[parent.index];
+            if (p.type == json_tree::kind::object) {
+                n.key_at = key_at_;
+                n.key_size = key_size_;
+                // The key came before the value: the pool mark is the key's.
+                value_pool_mark_ = key_at_;
+            }
+            if (!parent.streamed) ++p.children;
+        }
+        return tree_.nodes_.back();
     }
 
-    bool open(bool is_object) {
-        if (frames_.size() >= max_depth_)
+    bool add_float(double d) {
+        add_node(json_tree::kind::floating).floating = d;
+        return added();
+    }
+    bool add(json_tree::kind type) {
+        add_node(type);
+        return added();
+    }
+
+    // A value is complete: the last node, or the container closed last.
+    bool added(std::size_t index, std::size_t pool_mark) {
+        if (!open_.empty() && open_.back().streamed) {
+            stream_->element(json_view(tree_, index));
+            tree_.nodes_.resize(index);
+            tree_.pool_.resize(pool_mark);
+        }
+        return true;
+    }
+    bool added() { return added(tree_.nodes_.size() - 1, value_pool_mark_); }
+
+    bool open(json_tree::kind type) {
+        if (open_.size() >= max_depth_)
             throw error(status::invalid_graph,
                         "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
                             " levels (RESHAPER_MAX_JSON_DEPTH) [json_syntax]");
-        frame f;
-        if (!frames_.empty() && frames_.back().is_object) f.key = std::move(key_);
-        f.is_object = is_object;
-        f.streamed = stream_ && !is_object && frames_.size() == 1 && frames_[0].is_object && f.key == stream_->key;
-        if (f.streamed) stream_->start();
-        if (!is_object) f.array = ojson::array();
-        frames_.push_back(std::move(f));
+        const bool member_of_top = open_.size() == 1 && tree_.nodes_[open_[0].index].type == json_tree::kind::object;
+        const bool streamed = stream_ && type == json_tree::kind::array && member_of_top &&
+                              std::string_view(tree_.pool_).substr(key_at_, key_size_) == stream_->key;
+        add_node(type);
+        open_.push_back({tree_.nodes_.size() - 1, value_pool_mark_, streamed});
+        if (streamed) stream_->start();
         return true;
     }
 
     bool close() {
-        ojson done = frames_.back().finish();
-        key_ = std::move(frames_.back().key);
-        frames_.pop_back();
-        return add(std::move(done));
+        const open_container done = open_.back();
+        open_.pop_back();
+        json_tree::node &n = tree_.nodes_[done.index];
+        n.end = tree_.nodes_.size();
+        if (n.type == json_tree::kind::object) n.flag = key_repeats(done.index);
+        return added(done.index, done.pool_mark);
+    }
+
+    bool key_repeats(std::size_t object) const {
+        const json_view members(tree_, object);
+        constexpr std::size_t scan_limit = 16;
+        if (tree_.nodes_[object].children <= scan_limit) {
+            std::array<std::string_view, scan_limit> keys;
+            std::size_t n = 0;
+            for (json_view m : members.elements()) {
+                for (std::size_t j = 0; j < n; ++j)
+                    if (keys[j] == m.key()) return true;
+                keys[n++] = m.key();
+            }
+            return false;
+        }
+        std::unordered_set<std::string_view> seen;
+        for (json_view m : members.elements())
+            if (!seen.insert(m.key()).second) return true;
+        return false;
     }
 
     // Events come in the text's order, so one forward scan finds each
     // number's token (nlohmann does not pass the text of integers).
     std::string_view next_number_token() {
-        const std::size_t n = text_.size();
-        while (pos_ < n) {
-            const char c = text_[pos_];
+        const char *p = text_.data() + pos_;
+        const char *const end = text_.data() + text_.size();
+        const auto in_number = [](char c) {
+            return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+        };
+        while (p < end) {
+            const char c = *p;
             if (c == '"') {
-                for (++pos_; pos_ < n && text_[pos_] != '"'; ++pos_)
-                    if (text_[pos_] == '\\') ++pos_;
-                ++pos_;
+                // To the closing quote: the first one after an even run of
+                // backslashes (the text up to here is valid JSON).
+                for (++p;;) {
+                    const auto *quote = static_cast<const char *>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
+                    if (!quote) {
+                        p = end;
+                        break;
+                    }
+                    std::size_t backslashes = 0;
+                    while (quote - backslashes > p && quote[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\')
+                        ++backslashes;
+                    p = quote + 1;
+                    if (backslashes % 2 == 0) break;
+                }
                 continue;
             }
             if (c == '-' || (c >= '0' && c <= '9')) {
-                const std::size_t start = pos_;
-                while (pos_ < n && std::string_view("0123456789+-.eE").find(text_[pos_]) != std::string_view::npos)
-                    ++pos_;
-                return text_.substr(start, pos_ - start);
+                const char *start = p;
+                while (p < end && in_number(*p)) ++p;
+                pos_ = static_cast<std::size_t>(p - text_.data());
+                return {start, static_cast<std::size_t>(p - start)};
             }
-            ++pos_;
+            ++p;
         }
+        pos_ = text_.size();
         return {};
     }
 
@@ -201,16 +252,15 @@ private:
     std::size_t pos_ = 0;
     std::uint64_t max_depth_;
     const streamed_array *stream_;
-    ojson root_;
-    std::vector<frame> frames_; // the open containers, innermost last
-    std::string key_;           // of the object member that comes next
+    json_tree tree_;
+    std::vector<open_container> open_; // innermost last
+    std::size_t key_at_ = 0, key_size_ = 0; // of the object member that comes next
+    std::size_t value_pool_mark_ = 0;       // where the pool stood before the last value
     std::string error_;
 };
 
-} // namespace
-
-ojson parse_json(std::string_view text, std::uint64_t max_depth, const streamed_array *stream) {
-    dom_builder builder(text, max_depth, stream);
+json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const streamed_array *stream) {
+    tree_builder builder(text, max_depth, stream);
     if (!ojson::sax_parse(text.begin(), text.end(), &builder)) {
         // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." minus the tag.
         std::string what = builder.error_text();
@@ -219,6 +269,90 @@ ojson parse_json(std::string_view text, std::uint64_t max_depth, const streamed_
         throw error(status::invalid_graph, "malformed JSON: " + what + " [json_syntax]");
     }
     return builder.take();
+}
+
+ojson parse_json(std::string_view text, std::uint64_t max_depth) {
+    return to_ojson(parse_json_tree(text, max_depth).root());
+}
+
+// ---- reading a tree ---------------------------------------------------------------
+
+const char *json_view::type_name() const {
+    switch (type()) {
+    case json_tree::kind::null: return "null";
+    case json_tree::kind::boolean: return "boolean";
+    case json_tree::kind::string: return "string";
+    case json_tree::kind::array: return "array";
+    case json_tree::kind::object: return "object";
+    default: return "number";
+    }
+}
+
+std::size_t json_view::size() const {
+    if (is_object() && at().flag) return deduplicated_members().size();
+    return at().children;
+}
+
+std::optional<json_view> json_view::find(std::string_view key) const {
+    // Without a repeated key the first match is the only one; with one,
+    // the last value wins.
+    std::optional<json_view> found;
+    for (json_view m : elements())
+        if (m.key() == key) {
+            found = m;
+            if (!at().flag) break;
+        }
+    return found;
+}
+
+std::vector<std::size_t> json_view::deduplicated_members() const {
+    std::vector<std::size_t> members;
+    std::unordered_map<std::string_view, std::size_t> place; // key -> position in members
+    for (json_view m : elements()) {
+        auto [it, first] = place.emplace(m.key(), members.size());
+        if (first) members.push_back(m.index_);
+        else members[it->second] = m.index_;
+    }
+    return members;
+}
+
+ojson to_ojson(json_view v) {
+    switch (v.type()) {
+    case json_tree::kind::null: return nullptr;
+    case json_tree::kind::boolean: return v.boolean();
+    case json_tree::kind::integer: return v.integer();
+    case json_tree::kind::unsigned_integer: return v.unsigned_integer();
+    case json_tree::kind::floating: return v.floating();
+    case json_tree::kind::string: return std::string(v.string());
+    case json_tree::kind::array: {
+        ojson out = ojson::array();
+        out.get_ref<ojson::array_t &>().reserve(v.size());
+        for (json_view e : v.elements()) out.push_back(to_ojson(e));
+        return out;
+    }
+    case json_tree::kind::object: break;
+    }
+    ojson out(ojson::value_t::object);
+    // ordered_map is a vector of its members: filled directly, once (its
+    // own insertion scans every key).
+    auto &list = static_cast<std::vector<std::pair<const std::string, ojson>> &>(out.get_ref<ojson::object_t &>());
+    list.reserve(v.size());
+    v.for_each_member([&](std::string_view key, json_view value) { list.emplace_back(key, to_ojson(value)); });
+    return out;
+}
+
+std::optional<json_number> number_of(json_view v) {
+    switch (v.type()) {
+    case json_tree::kind::floating: {
+        const double d = v.floating();
+        if (std::isnan(d))
+            if (auto boxed = unbox(d)) return boxed;
+        return json_number{d, 0};
+    }
+    case json_tree::kind::unsigned_integer: return json_number{static_cast<double>(v.unsigned_integer()), 0};
+    case json_tree::kind::integer: return json_number{static_cast<double>(v.integer()), 0};
+    default: return std::nullopt;
+    }
 }
 
 std::optional<json_number> number_of(const ojson &j) {

@@ -9,6 +9,14 @@
 // JSON text never yields) whose payload carries the double and the
 // direction. Read numbers through number_of(); write DOM parts back out
 // through unboxed().
+//
+// The DOM is flat (json_tree): every value one node in a vector, in text
+// order, a container followed by its elements; strings in one pool. Reading
+// a graph file builds one small tree per op and reuses its storage for the
+// next, so an op costs no allocation of the DOM's own (issue 7: the per-op
+// nlohmann DOM, a heap block per value, was a third of loading a large
+// file). json_view reads a tree the way an nlohmann value is read;
+// to_ojson() gives the nlohmann value where one is needed (messages, dumps).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,24 +32,136 @@ namespace reshaper::impl {
 
 using ojson = nlohmann::ordered_json;
 
+class json_view;
+
+// The nodes of one JSON value (see above).
+class json_tree {
+public:
+    enum class kind : std::uint8_t { null, boolean, integer, unsigned_integer, floating, string, array, object };
+    struct node {
+        kind type = kind::null;
+        // A boolean's value; for an object, whether a key repeats in it.
+        bool flag = false;
+        std::size_t end = 0;      // index one past the value's last node
+        std::size_t children = 0; // of a container
+        std::size_t key_at = 0, key_size = 0; // an object member's key, in the pool
+        union {
+            std::int64_t integer;
+            std::uint64_t unsigned_integer;
+            double floating;
+            std::size_t string_at; // the string's text in the pool (its size in string_size)
+        };
+        std::size_t string_size = 0;
+        node() : integer(0) {}
+    };
+
+    json_view root() const;
+    bool empty() const { return nodes_.empty(); }
+
+private:
+    friend class json_view;
+    friend class tree_builder;
+    std::vector<node> nodes_;
+    std::string pool_;
+};
+
+// One value of a json_tree. An object whose key repeats reads as nlohmann's
+// DOM holds it: one member per key, at the key's first place, with its last
+// value.
+class json_view {
+public:
+    json_view(const json_tree &t, std::size_t index) : tree_(&t), index_(index) {}
+
+    json_tree::kind type() const { return at().type; }
+    bool is_null() const { return type() == json_tree::kind::null; }
+    bool is_boolean() const { return type() == json_tree::kind::boolean; }
+    bool is_string() const { return type() == json_tree::kind::string; }
+    bool is_array() const { return type() == json_tree::kind::array; }
+    bool is_object() const { return type() == json_tree::kind::object; }
+    bool is_number() const {
+        return type() == json_tree::kind::integer || type() == json_tree::kind::unsigned_integer ||
+               type() == json_tree::kind::floating;
+    }
+    // nlohmann's names: "null", "boolean", "number", "string", "array", "object".
+    const char *type_name() const;
+
+    bool boolean() const { return at().flag; }
+    std::int64_t integer() const { return at().integer; }
+    std::uint64_t unsigned_integer() const { return at().unsigned_integer; }
+    double floating() const { return at().floating; } // boxed: see number_of
+    std::string_view string() const { return {tree_->pool_.data() + at().string_at, at().string_size}; }
+
+    // Elements of an array; members of an object (each key once).
+    std::size_t size() const;
+
+    // An array's elements in order: for (json_view e : v.elements()).
+    class iterator {
+    public:
+        iterator(const json_tree &t, std::size_t i) : tree_(&t), i_(i) {}
+        json_view operator*() const { return {*tree_, i_}; }
+        iterator &operator++() {
+            i_ = tree_->nodes_[i_].end;
+            return *this;
+        }
+        bool operator!=(const iterator &o) const { return i_ != o.i_; }
+
+    private:
+        const json_tree *tree_;
+        std::size_t i_;
+    };
+    struct range {
+        iterator b, e;
+        iterator begin() const { return b; }
+        iterator end() const { return e; }
+    };
+    range elements() const { return {{*tree_, index_ + 1}, {*tree_, at().end}}; }
+
+    // A member of an object by key.
+    std::optional<json_view> find(std::string_view key) const;
+    // The member's key, for a member of an object.
+    std::string_view key() const { return {tree_->pool_.data() + at().key_at, at().key_size}; }
+    // Each member of an object once, in order: f(key, value).
+    template <typename F>
+    void for_each_member(F &&f) const {
+        if (!at().flag) {
+            for (json_view m : elements()) f(m.key(), m);
+            return;
+        }
+        for (std::size_t i : deduplicated_members()) f(json_view(*tree_, i).key(), json_view(*tree_, i));
+    }
+
+private:
+    // For an object whose key repeats: the node of each key's last value,
+    // in the order of the keys' first places.
+    std::vector<std::size_t> deduplicated_members() const;
+    const json_tree::node &at() const { return tree_->nodes_[index_]; }
+    const json_tree *tree_;
+    std::size_t index_;
+};
+
+inline json_view json_tree::root() const { return {*this, 0}; }
+
 // The elements of one array member of the top-level object, handed over
 // one by one as each is read instead of being kept: a graph file's "graph"
 // (its ops), so that reading it needs the memory of one op's DOM, not of
-// the whole file's (issue 7). The DOM keeps the member, as an empty array.
+// the whole file's (issue 7). The tree keeps the member, as an empty array.
 struct streamed_array {
     std::string key;
     // Called as such an array opens. A repeated key opens another one, whose
     // elements replace the earlier ones' (the last value wins, as for any key).
     std::function<void()> start;
-    // Each element, complete, in order.
-    std::function<void(ojson &&)> element;
+    // Each element, complete, in order; valid during the call only.
+    std::function<void(json_view)> element;
 };
 
 // Throws error(invalid_graph, "malformed JSON: ... [json_syntax]") for
 // malformed text (with line and column) and for nesting deeper than
 // `max_depth` arrays and objects. Exceptions from `stream`'s functions go
 // through.
-ojson parse_json(std::string_view text, std::uint64_t max_depth, const streamed_array *stream = nullptr);
+json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const streamed_array *stream = nullptr);
+// The same, as nlohmann's ordered DOM.
+ojson parse_json(std::string_view text, std::uint64_t max_depth);
+ojson to_ojson(json_view v);
 
 // A JSON number: its nearest double, and the sign of (text - value): 0 when
 // the double is the text's exact value or when the difference cannot change
@@ -51,6 +172,7 @@ struct json_number {
 };
 // For any number (boxed or not); nothing for other JSON types.
 std::optional<json_number> number_of(const ojson &j);
+std::optional<json_number> number_of(json_view v);
 
 // A copy with boxed numbers back as plain doubles, for dumping.
 ojson unboxed(const ojson &j);
