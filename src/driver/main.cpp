@@ -10,6 +10,7 @@
 #include "driver/graph_run.hpp"
 #include "driver/options.hpp"
 #include "driver/report.hpp"
+#include "kernels/cpu_isa.hpp"
 
 using namespace reshaper;
 
@@ -27,8 +28,13 @@ int main(int argc, char **argv) {
     }
     if (opts.version) {
         const dnnl_version_t *dnnl = dnnl_version();
-        std::printf("reshaper-run: reshaper %s, oneDNN %d.%d.%d (%s)\n", RESHAPER_VERSION_STRING,
-                    dnnl->major, dnnl->minor, dnnl->patch, dnnl->hash);
+        // The kernels' SIMD level too: speeds differ by level and CPU, so a
+        // figure is only comparable with the level it ran at.
+        const std::string level(impl::to_string(impl::active_cpu_isa()));
+        const std::string detected(impl::to_string(impl::detected_cpu_isa()));
+        std::printf("reshaper-run: reshaper %s, oneDNN %d.%d.%d (%s), kernels %s (CPU: %s)\n",
+                    RESHAPER_VERSION_STRING, dnnl->major, dnnl->minor, dnnl->patch, dnnl->hash,
+                    level.c_str(), detected.c_str());
         return 0;
     }
     std::unique_ptr<tbb::global_control> thread_limit;

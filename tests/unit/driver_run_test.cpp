@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/cpu_isa.hpp"
+
 using nlohmann::json;
 
 namespace {
@@ -624,6 +626,9 @@ TEST(DriverNewcomer, VersionNamesTheLibraryAndOneDnn) {
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("reshaper 0."), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("oneDNN "), std::string::npos) << r.out;
+    // The kernels' SIMD level: the one this CPU has unless capped.
+    const std::string detected(reshaper::impl::to_string(reshaper::impl::detected_cpu_isa()));
+    EXPECT_NE(r.out.find("kernels " + detected + " (CPU: " + detected + ")"), std::string::npos) << r.out;
 }
 
 TEST(DriverNewcomer, TheTextReportEndsWithASummaryLine) {
