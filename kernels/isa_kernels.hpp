@@ -79,6 +79,11 @@ struct isa_kernels {
     tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
     tile_walk walk[5];              // by log2 of the element size
     tile_transpose_fn wide_tile[5]; // walk[.].wide tiles at once (the tile itself where that is 1)
+    // Half tiles, walk[.].wide side by side: T/2 destination rows, 32 bytes
+    // read per source row (nChw8c's 8 f32 channels, nChw16c's 16 bf16
+    // ones); where a level's registers make them whole blocks (AVX2), null
+    // elsewhere (the engine then takes partial tiles).
+    tile_transpose_fn half_wide_tile[5];
     run_copy_fn copy;
     runs_copy_fn copy_runs;
     // Where the level has masked loads and stores; null elsewhere (the

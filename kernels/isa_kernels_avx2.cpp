@@ -48,10 +48,21 @@ struct avx2_ops {
     }
 };
 
+isa_kernels make_avx2_kernels() {
+    isa_kernels table = make_simd_kernels<avx2_ops>(cpu_isa::avx2);
+    const auto &walk = avx2_ops::walk;
+    table.half_wide_tile[0] = &transpose_half_tiles<avx2_ops, 1, walk[0].wide>;
+    table.half_wide_tile[1] = &transpose_half_tiles<avx2_ops, 2, walk[1].wide>;
+    table.half_wide_tile[2] = &transpose_half_tiles<avx2_ops, 4, walk[2].wide>;
+    table.half_wide_tile[3] = &transpose_half_tiles<avx2_ops, 8, walk[3].wide>;
+    table.half_wide_tile[4] = &transpose_half_tiles<avx2_ops, 16, walk[4].wide>;
+    return table;
+}
+
 } // namespace
 
 const isa_kernels &avx2_kernels() {
-    static const isa_kernels table = make_simd_kernels<avx2_ops>(cpu_isa::avx2);
+    static const isa_kernels table = make_avx2_kernels();
     return table;
 }
 

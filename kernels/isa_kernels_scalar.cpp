@@ -42,7 +42,7 @@ const isa_kernels &scalar_kernels() {
                                    {&transpose_tiles<1, walk[0].wide>, &transpose_tiles<2, walk[1].wide>,
                                     &transpose_tiles<4, walk[2].wide>, &transpose_tiles<8, walk[3].wide>,
                                     &transpose_tiles<16, walk[4].wide>},
-                                   &run_copy, &copy_runs, {}};
+                                   {}, &run_copy, &copy_runs, {}};
     return table;
 }
 

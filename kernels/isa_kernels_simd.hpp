@@ -105,6 +105,33 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     }
 }
 
+// W half-height tiles side by side, for 32-byte registers: source rows w*T
+// .. w*T + T-1, 32 bytes (T/2 elements) each, make bytes w*64 .. w*64 + 63
+// of T/2 destination rows: one row of register blocks of each tile, each
+// destination row's W * 64 bytes stored back to back.
+template <class Ops, int E, int W>
+void transpose_half_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                          std::ptrdiff_t dst_pitch, bool stream) {
+    static_assert(2 * Ops::bytes == static_cast<int>(tile_bytes));
+    using vec = typename Ops::vec;
+    constexpr int B = Ops::bytes / E; // T / 2
+    vec out[W][2][B];
+    for (int w = 0; w < W; ++w)
+        for (int a = 0; a < 2; ++a)
+            transpose_block<Ops, E>(src + (w * 2 + a) * B * src_pitch, src_pitch, out[w][a]);
+    for (int c = 0; c < B; ++c) {
+        std::uint8_t *row = dst + c * dst_pitch;
+        for (int w = 0; w < W; ++w)
+            for (int a = 0; a < 2; ++a) {
+                std::uint8_t *to = row + w * tile_bytes + a * Ops::bytes;
+                if (stream)
+                    Ops::stream(to, out[w][a][c]);
+                else
+                    Ops::store(to, out[w][a][c]);
+            }
+    }
+}
+
 // memcpy, or with `stream` a copy whose 64-byte-aligned body goes through
 // non-temporal stores (head and tail, under a line each, through memcpy,
 // so no byte is written twice).
@@ -158,7 +185,7 @@ isa_kernels make_simd_kernels(cpu_isa isa) {
                        {&transpose_tiles<Ops, 1, Ops::walk[0].wide>, &transpose_tiles<Ops, 2, Ops::walk[1].wide>,
                         &transpose_tiles<Ops, 4, Ops::walk[2].wide>, &transpose_tiles<Ops, 8, Ops::walk[3].wide>,
                         &transpose_tiles<Ops, 16, Ops::walk[4].wide>},
-                       &run_copy<Ops>, &copy_runs<Ops>, {}};
+                       {}, &run_copy<Ops>, &copy_runs<Ops>, {}};
 }
 
 } // namespace

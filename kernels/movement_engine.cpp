@@ -166,6 +166,7 @@ struct transpose_shape {
     const isa_kernels *k;
     tile_transpose_fn tile;
     tile_transpose_fn wide;    // w tiles side by side, or null (single tiles only)
+    tile_transpose_fn half_wide; // w half tiles side by side, or null
     int w;                     // tiles in a wide tile
     tile_partial_fn partial;   // null: partial tiles go through buffers
     std::ptrdiff_t e;          // element bytes
@@ -244,6 +245,10 @@ void transpose_strip(const transpose_shape &sh, const byte *src, byte *dst, dim_
                     sh.wide(s, sh.src_pitch, d, sh.dst_pitch, aligned_rows);
                     continue;
                 }
+                if (part == sh.t / 2 && sh.half_wide) {
+                    sh.half_wide(s, sh.src_pitch, d, sh.dst_pitch, aligned_rows);
+                    continue;
+                }
                 for (int w = 0; w < sh.w; ++w) // the last rows: tile by tile
                     partial_tile(sh, s + w * sh.t * sh.src_pitch, d + w * sh.t * sh.e, sh.t, part,
                                  aligned_rows);
@@ -263,7 +268,7 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     const int log2e = log2_of(static_cast<std::size_t>(e));
     const tile_walk walk = k.walk[log2e];
     transpose_shape sh{&k, k.tile[log2e], walk.wide > 1 ? k.wide_tile[log2e] : nullptr,
-                       walk.wide, k.tile_partial[log2e], e, tile_bytes / e, row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
+                       walk.wide > 1 ? k.half_wide_tile[log2e] : nullptr, walk.wide, k.tile_partial[log2e], e, tile_bytes / e, row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
     outer_dims outer;
     for (std::size_t d = 0; d < inner; ++d)
         if (d != k_dim) outer.add(plan.dims[d], e);

@@ -131,6 +131,15 @@ std::vector<move_case> cases() {
         // Column blocks (tile_walk strip_tiles 0): more rows than one block
         // holds (a ragged last strip), ragged columns, streamed.
         {"nhwc_large_column_blocks", {2, 300, 37, 41}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        // Half tiles (destination rows T/2 of the element size's tile side
+        // T: nChw8c's 8 f32 channels, nChw16c's 16 bf16 ones) and other
+        // short strips, ragged columns; streamed ones too.
+        {"strip_4_rows", {3, 4, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"strip_8_rows", {3, 8, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"strip_16_rows", {3, 16, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"strip_32_rows", {3, 32, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"strip_large_8_rows", {40, 8, 4100}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"strip_large_16_rows", {40, 16, 4100}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         // Runs contiguous on both sides: one dense run, short runs, long
         // padded runs, a misaligned start.
         {"dense_copy", {3, 1000, 700}, {0, 1, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
