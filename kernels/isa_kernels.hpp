@@ -38,7 +38,7 @@ struct tile_walk {
     int wide;
     int strip_tiles;
 };
-inline constexpr int max_wide_tiles = 4;
+inline constexpr int max_wide_tiles = 8;
 inline constexpr std::ptrdiff_t column_block_bytes = std::ptrdiff_t{64} << 10;
 
 // The AVX-512 machine this was tuned on (Intel, NHWC as NCHW, 64 MiB,

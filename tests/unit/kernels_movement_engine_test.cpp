@@ -218,15 +218,15 @@ TEST(movement_engine, tile_kernels_agree_with_the_scalar_level) {
 // rows' gaps or past them written.
 TEST(movement_engine, wide_tiles_transpose_at_every_level) {
     std::mt19937 rng(13);
-    constexpr std::ptrdiff_t src_pitch = 100, dst_pitch = 5 * 64; // lines apart: streamable
-    std::vector<std::uint8_t> src(src_pitch * 64 * 4 + 64);
+    constexpr std::ptrdiff_t src_pitch = 100, dst_pitch = (max_wide_tiles + 1) * 64; // lines apart: streamable
+    std::vector<std::uint8_t> src(src_pitch * 64 * max_wide_tiles + 64);
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     for (cpu_isa isa : levels_here())
         for (int log2e = 0; log2e < 5; ++log2e)
             for (bool stream : {false, true}) {
                 const int e = 1 << log2e, t = 64 / e, w = kernels_for(isa).walk[log2e].wide;
-                ASSERT_TRUE(w >= 1 && w <= 4);
-                alignas(64) std::uint8_t got[64 * 5 * 64];
+                ASSERT_TRUE(w >= 1 && w <= max_wide_tiles);
+                alignas(64) std::uint8_t got[64 * (max_wide_tiles + 1) * 64];
                 std::memset(got, 0xA5, sizeof got);
                 kernels_for(isa).wide_tile[log2e](src.data(), src_pitch, got, dst_pitch, stream);
                 if (stream) store_fence();
