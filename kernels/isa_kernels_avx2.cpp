@@ -1,42 +1,9 @@
-// AVX2 level: compiled with -mavx2; only called when the CPU has it.
-#include <immintrin.h>
-
+// AVX2 level: compiled with -mavx2; only called when the CPU has it. Its
+// vector ops (avx2_ops) live in isa_kernels_simd.hpp: the AVX-512 level
+// uses them too, for 32-byte block rows.
 #include "kernels/isa_kernels_simd.hpp"
 
 namespace reshaper::impl {
-namespace {
-
-struct avx2_ops {
-    using vec = __m256i;
-    static constexpr int bytes = 32;
-    static constexpr int lanes = 2;
-
-    static vec load(const std::uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const vec *>(p)); }
-    static void store(std::uint8_t *p, vec v) { _mm256_storeu_si256(reinterpret_cast<vec *>(p), v); }
-    static void stream(std::uint8_t *p, vec v) { _mm256_stream_si256(reinterpret_cast<vec *>(p), v); }
-
-    template <int E> static vec unpacklo(vec a, vec b) {
-        if constexpr (E == 1) return _mm256_unpacklo_epi8(a, b);
-        else if constexpr (E == 2) return _mm256_unpacklo_epi16(a, b);
-        else if constexpr (E == 4) return _mm256_unpacklo_epi32(a, b);
-        else return _mm256_unpacklo_epi64(a, b);
-    }
-    template <int E> static vec unpackhi(vec a, vec b) {
-        if constexpr (E == 1) return _mm256_unpackhi_epi8(a, b);
-        else if constexpr (E == 2) return _mm256_unpackhi_epi16(a, b);
-        else if constexpr (E == 4) return _mm256_unpackhi_epi32(a, b);
-        else return _mm256_unpackhi_epi64(a, b);
-    }
-    // v[l] := the l-th 128-bit lanes of v[0..1].
-    static void lane_transpose(vec *v) {
-        const vec lo = _mm256_permute2x128_si256(v[0], v[1], 0x20);
-        const vec hi = _mm256_permute2x128_si256(v[0], v[1], 0x31);
-        v[0] = lo;
-        v[1] = hi;
-    }
-};
-
-} // namespace
 
 const isa_kernels &avx2_kernels() {
     static const isa_kernels table = make_simd_kernels<avx2_ops>(cpu_isa::avx2);

@@ -28,6 +28,17 @@ void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *s
         std::memcpy(dst, src, run_bytes);
 }
 
+// Block rows of R bytes (see block_rows_fn): element c of destination row
+// i is element i of source row c.
+template <int E, int R>
+void block_rows(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::size_t rows,
+                bool /*stream*/) {
+    constexpr int C = R / E;
+    for (std::size_t i = 0; i < rows; ++i)
+        for (int c = 0; c < C; ++c)
+            std::memcpy(dst + i * R + c * E, src + c * src_pitch + static_cast<std::ptrdiff_t>(i) * E, E);
+}
+
 } // namespace
 
 const isa_kernels &scalar_kernels() {
@@ -37,7 +48,10 @@ const isa_kernels &scalar_kernels() {
                                    {&transpose_tiles<1, wide_tiles[0]>, &transpose_tiles<2, wide_tiles[1]>,
                                     &transpose_tiles<4, wide_tiles[2]>, &transpose_tiles<8, wide_tiles[3]>,
                                     &transpose_tiles<16, wide_tiles[4]>},
-                                   &run_copy, &copy_runs, {}};
+                                   &run_copy, &copy_runs, {},
+                                   {{&block_rows<1, 16>, &block_rows<2, 16>, &block_rows<4, 16>, nullptr, nullptr},
+                                    {&block_rows<1, 32>, &block_rows<2, 32>, &block_rows<4, 32>, &block_rows<8, 32>,
+                                     nullptr}}};
     return table;
 }
 

@@ -13,10 +13,68 @@
 #include <cstdint>
 #include <cstring>
 
+#include <immintrin.h>
+
 #include "kernels/isa_kernels.hpp"
 
 namespace reshaper::impl {
 namespace {
+
+// The vector ops transpose_rows needs, for 128-bit and 256-bit vectors
+// (each including file's ISA has both: AVX2 and AVX-512 include them).
+struct sse_ops {
+    using vec = __m128i;
+    static constexpr int bytes = 16;
+    static constexpr int lanes = 1;
+
+    static vec load(const std::uint8_t *p) { return _mm_loadu_si128(reinterpret_cast<const vec *>(p)); }
+    static void store(std::uint8_t *p, vec v) { _mm_storeu_si128(reinterpret_cast<vec *>(p), v); }
+    static void stream(std::uint8_t *p, vec v) { _mm_stream_si128(reinterpret_cast<vec *>(p), v); }
+
+    template <int E> static vec unpacklo(vec a, vec b) {
+        if constexpr (E == 1) return _mm_unpacklo_epi8(a, b);
+        else if constexpr (E == 2) return _mm_unpacklo_epi16(a, b);
+        else if constexpr (E == 4) return _mm_unpacklo_epi32(a, b);
+        else return _mm_unpacklo_epi64(a, b);
+    }
+    template <int E> static vec unpackhi(vec a, vec b) {
+        if constexpr (E == 1) return _mm_unpackhi_epi8(a, b);
+        else if constexpr (E == 2) return _mm_unpackhi_epi16(a, b);
+        else if constexpr (E == 4) return _mm_unpackhi_epi32(a, b);
+        else return _mm_unpackhi_epi64(a, b);
+    }
+    static void lane_transpose(vec *) {} // one lane: nothing to exchange
+};
+
+struct avx2_ops {
+    using vec = __m256i;
+    static constexpr int bytes = 32;
+    static constexpr int lanes = 2;
+
+    static vec load(const std::uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const vec *>(p)); }
+    static void store(std::uint8_t *p, vec v) { _mm256_storeu_si256(reinterpret_cast<vec *>(p), v); }
+    static void stream(std::uint8_t *p, vec v) { _mm256_stream_si256(reinterpret_cast<vec *>(p), v); }
+
+    template <int E> static vec unpacklo(vec a, vec b) {
+        if constexpr (E == 1) return _mm256_unpacklo_epi8(a, b);
+        else if constexpr (E == 2) return _mm256_unpacklo_epi16(a, b);
+        else if constexpr (E == 4) return _mm256_unpacklo_epi32(a, b);
+        else return _mm256_unpacklo_epi64(a, b);
+    }
+    template <int E> static vec unpackhi(vec a, vec b) {
+        if constexpr (E == 1) return _mm256_unpackhi_epi8(a, b);
+        else if constexpr (E == 2) return _mm256_unpackhi_epi16(a, b);
+        else if constexpr (E == 4) return _mm256_unpackhi_epi32(a, b);
+        else return _mm256_unpackhi_epi64(a, b);
+    }
+    // v[l] := the l-th 128-bit lanes of v[0..1].
+    static void lane_transpose(vec *v) {
+        const vec lo = _mm256_permute2x128_si256(v[0], v[1], 0x20);
+        const vec hi = _mm256_permute2x128_si256(v[0], v[1], 0x31);
+        v[0] = lo;
+        v[1] = hi;
+    }
+};
 
 // Transposes a block of T x T elements of E bytes held in T vectors of
 // Ops::bytes (T = Ops::bytes / E): source row r at src + r * pitch (or as
@@ -105,6 +163,26 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     }
 }
 
+// Block rows of V::bytes (see block_rows_fn): each step transposes one
+// register block, the C = V::bytes / E source rows' next V::bytes, into C
+// destination rows, one vector each, stored back to back. The vector is
+// the row, so a step needs no shuffle across rows beyond the block's own.
+template <class V, int E>
+void block_rows(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::size_t rows,
+                bool stream) {
+    constexpr int C = V::bytes / E;
+    for (std::size_t i = 0; i < rows; i += C, src += V::bytes, dst += C * V::bytes) {
+        typename V::vec out[C];
+        transpose_block<V, E>(src, src_pitch, out);
+        for (int j = 0; j < C; ++j) {
+            if (stream)
+                V::stream(dst + j * V::bytes, out[j]);
+            else
+                V::store(dst + j * V::bytes, out[j]);
+        }
+    }
+}
+
 // memcpy, or with `stream` a copy whose 64-byte-aligned body goes through
 // non-temporal stores (head and tail, under a line each, through memcpy,
 // so no byte is written twice).
@@ -153,7 +231,10 @@ isa_kernels make_simd_kernels(cpu_isa isa) {
                        {&transpose_tiles<Ops, 1, wide_tiles[0]>, &transpose_tiles<Ops, 2, wide_tiles[1]>,
                         &transpose_tiles<Ops, 4, wide_tiles[2]>, &transpose_tiles<Ops, 8, wide_tiles[3]>,
                         &transpose_tiles<Ops, 16, wide_tiles[4]>},
-                       &run_copy<Ops>, &copy_runs<Ops>, {}};
+                       &run_copy<Ops>, &copy_runs<Ops>, {},
+                       {{&block_rows<sse_ops, 1>, &block_rows<sse_ops, 2>, &block_rows<sse_ops, 4>, nullptr, nullptr},
+                        {&block_rows<avx2_ops, 1>, &block_rows<avx2_ops, 2>, &block_rows<avx2_ops, 4>,
+                         &block_rows<avx2_ops, 8>, nullptr}}};
 }
 
 } // namespace
