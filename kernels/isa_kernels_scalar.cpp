@@ -51,7 +51,9 @@ const isa_kernels &scalar_kernels() {
                                    &run_copy, &copy_runs, {},
                                    {{&block_rows<1, 16>, &block_rows<2, 16>, &block_rows<4, 16>, nullptr, nullptr},
                                     {&block_rows<1, 32>, &block_rows<2, 32>, &block_rows<4, 32>, &block_rows<8, 32>,
-                                     nullptr}}};
+                                     nullptr},
+                                    {&block_rows<1, 64>, &block_rows<2, 64>, &block_rows<4, 64>, &block_rows<8, 64>,
+                                     &block_rows<16, 64>}}};
     return table;
 }
 

@@ -183,6 +183,32 @@ void block_rows(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t 
     }
 }
 
+// Block rows of two vectors (64-byte rows at AVX2: nChw16c f32): each step
+// transposes the register blocks of the first and of the second
+// V::bytes / E source rows, then stores each destination row's two halves
+// back to back. Measured against the 64-byte tile walked tile by tile
+// (nchw -> nChw16c f32, 64 MiB, binaries alternated in one session):
+// 1.17 -> 1.52x memcpy; storing each block's halves as it is transposed
+// (the lines' first halves, then their second) measured 1.00x.
+template <class V, int E>
+void block_rows_2(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::size_t rows,
+                  bool stream) {
+    constexpr int C = V::bytes / E;
+    constexpr int R = 2 * V::bytes;
+    for (std::size_t i = 0; i < rows; i += C, src += V::bytes, dst += C * R) {
+        typename V::vec out[2][C];
+        transpose_block<V, E>(src, src_pitch, out[0]);
+        transpose_block<V, E>(src + C * src_pitch, src_pitch, out[1]);
+        for (int j = 0; j < C; ++j)
+            for (int h = 0; h < 2; ++h) {
+                if (stream)
+                    V::stream(dst + j * R + h * V::bytes, out[h][j]);
+                else
+                    V::store(dst + j * R + h * V::bytes, out[h][j]);
+            }
+    }
+}
+
 // memcpy, or with `stream` a copy whose 64-byte-aligned body goes through
 // non-temporal stores (head and tail, under a line each, through memcpy,
 // so no byte is written twice).

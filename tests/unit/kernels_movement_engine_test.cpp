@@ -263,7 +263,7 @@ void check_blocked_producer(dim_t n, dim_t c, dim_t hw, dim_t b, std::size_t e, 
 TEST(movement_engine, blocked_producer_layouts_match_the_element_copy) {
     std::mt19937 rng(17);
     for (cpu_isa isa : levels_here())
-        for (std::size_t e : {1, 2, 4, 8})
+        for (std::size_t e : {1, 2, 4, 8, 16})
             for (dim_t b : {4, 8, 16, 32}) {
                 if (b * static_cast<dim_t>(e) > 128) continue;
                 // Small (one strip, whole and partial tiles), a few strips
