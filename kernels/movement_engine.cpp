@@ -329,9 +329,13 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
                           // last few through a partial tile.
                           const dim_t n = std::min(strip_rows, sh.rows - row), whole = n / sh.cols * sh.cols;
                           byte *to = dst + at.dst() + row * sh.dst_pitch;
+                          const bool aligned =
+                              reinterpret_cast<std::uintptr_t>(to) % static_cast<std::uintptr_t>(sh.dst_pitch) == 0;
                           block_kernel(src + at.src() + row * e, sh.src_pitch, to, static_cast<std::size_t>(whole),
-                                 stream && reinterpret_cast<std::uintptr_t>(to) % static_cast<std::uintptr_t>(sh.dst_pitch) == 0);
-                          if (whole < n) transpose_strip(sh, src + at.src(), dst + at.dst(), row + whole, n - whole, 0, sh.cols, false);
+                                       stream && aligned);
+                          if (whole < n)
+                              transpose_strip(sh, src + at.src(), dst + at.dst(), row + whole, n - whole, 0, sh.cols,
+                                              false);
                           continue;
                       }
                       transpose_strip(sh, src + at.src(), dst + at.dst(), row, std::min(strip_rows, sh.rows - row), col,
