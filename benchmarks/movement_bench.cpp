@@ -210,6 +210,10 @@ void register_all() {
     add_case(data_type::f32, blocked_to_plain(16, 256, 4096, 8), "64MiB");
     add_case(data_type::f32, abcd16a16b_to_plain(256, 256, 16, 16), "64MiB");
     add_case(data_type::f32, plain_to_blocked(16, 256, 4096, 16), "64MiB");
+    // The producer side's other layouts: 8-channel blocks (32-byte rows of
+    // f32) and 2-byte elements in 16-channel blocks (32-byte rows too).
+    add_case(data_type::f32, plain_to_blocked(16, 256, 4096, 8), "64MiB");
+    add_case(data_type::bf16, plain_to_blocked(32, 256, 4096, 16), "64MiB");
     add_case(data_type::f32, broadcast(4096, 4096), "64MiB");
     add_case(data_type::f32, dense_copy(16 << 20), "64MiB");
     add_case(data_type::bf16, attention(), "64MiB");

@@ -74,6 +74,20 @@ using runs_copy_fn = void (*)(std::uint8_t *dst, std::ptrdiff_t dst_step, const 
 using tile_partial_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                                  std::ptrdiff_t dst_pitch, int src_rows, int dst_rows, bool stream);
 
+// A blocked format's inner block whose rows are at most a line, 16, 32 or
+// 64 bytes (nchw into nChw8c f32 or nChw16c bf16: 32; nChw16c f32: 64):
+// `cols` source rows
+// (cols * E = those bytes; row r at src + r * src_pitch, read from its
+// start) become `rows` destination rows of cols elements back to back, so
+// the destination is one contiguous run of rows * cols elements. `rows` is
+// a multiple of cols. With `stream` the run is written with non-temporal
+// stores; dst is then aligned to the row bytes and the caller fences as
+// for tile_transpose_fn.
+using block_rows_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                               std::size_t rows, bool stream);
+// Row bytes of block_rows[i]: 16 << i.
+inline constexpr int block_row_kinds = 3;
+
 struct isa_kernels {
     cpu_isa isa;
     tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
@@ -89,6 +103,11 @@ struct isa_kernels {
     // Where the level has masked loads and stores; null elsewhere (the
     // engine then goes through a whole tile in a buffer).
     tile_partial_fn tile_partial[5];
+    // [i][log2 of the element size]: rows of 16 << i bytes, at least 4
+    // elements each (16-byte rows: 1-, 2- and 4-byte elements; 32-byte
+    // rows: also 8-byte ones; 64-byte rows: where a level has a kernel for
+    // them, else null and the engine walks whole tiles); null for the others.
+    block_rows_fn block_rows[block_row_kinds][5];
 };
 
 // The table of a level; the level must not exceed detected_cpu_isa().

@@ -28,6 +28,17 @@ void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *s
         std::memcpy(dst, src, run_bytes);
 }
 
+// Block rows of R bytes (see block_rows_fn): element c of destination row
+// i is element i of source row c.
+template <int E, int R>
+void block_rows(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::size_t rows,
+                bool /*stream*/) {
+    constexpr int C = R / E;
+    for (std::size_t i = 0; i < rows; ++i)
+        for (int c = 0; c < C; ++c)
+            std::memcpy(dst + i * R + c * E, src + c * src_pitch + static_cast<std::ptrdiff_t>(i) * E, E);
+}
+
 // Walked as the AVX-512 level was tuned (the scalar level is the
 // reference, not a speed target).
 constexpr const tile_walk (&walk)[5] = tuned_walk_avx512;
@@ -42,7 +53,12 @@ const isa_kernels &scalar_kernels() {
                                    {&transpose_tiles<1, walk[0].wide>, &transpose_tiles<2, walk[1].wide>,
                                     &transpose_tiles<4, walk[2].wide>, &transpose_tiles<8, walk[3].wide>,
                                     &transpose_tiles<16, walk[4].wide>},
-                                   {}, &run_copy, &copy_runs, {}};
+                                   {}, &run_copy, &copy_runs, {},
+                                   {{&block_rows<1, 16>, &block_rows<2, 16>, &block_rows<4, 16>, nullptr, nullptr},
+                                    {&block_rows<1, 32>, &block_rows<2, 32>, &block_rows<4, 32>, &block_rows<8, 32>,
+                                     nullptr},
+                                    {&block_rows<1, 64>, &block_rows<2, 64>, &block_rows<4, 64>, &block_rows<8, 64>,
+                                     &block_rows<16, 64>}}};
     return table;
 }
 

@@ -6,7 +6,11 @@
 //    64 x 64-byte tiles of those two dims are transposed in registers,
 //    every source and destination cache line read and written whole (1-
 //    and 2-byte elements several tiles side by side, so destination rows
-//    are written in runs of lines: see tile_walk).
+//    are written in runs of lines: see tile_walk). Where the destination
+//    rows are at most a line with nothing between them (a blocked
+//    format's inner block: nchw into nChw16c), tall strips and a register
+//    block as wide as the row write the destination in one run (see
+//    block_rows_fn).
 //  - packed transpose: the transpose of packed 4- or 2-bit elements whose
 //    rows all start on a byte and hold whole bytes: 64 x 64-byte tiles
 //    transposed as bytes, each result row then split into the 2 (4)

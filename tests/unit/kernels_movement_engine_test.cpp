@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/line_aligned.hpp"
 #include "core/status.hpp"
 #include "kernels/copy_plan.hpp"
 #include "kernels/cpu_isa.hpp"
@@ -240,6 +241,59 @@ TEST(movement_engine, wide_tiles_transpose_at_every_level) {
                 for (std::size_t g = static_cast<std::size_t>(t * dst_pitch); g < sizeof got; ++g)
                     ASSERT_EQ(got[g], 0xA5) << to_string(isa) << " " << e << " byte past the tile " << g;
             }
+}
+
+// Plain NCHW into nChw<b>c, as [n, C/b, hw, b] (the source's contiguous dim
+// is hw, the destination's b): per image and channel block, b source rows
+// into hw destination rows of b elements back to back. Every element size
+// at every level, with rows of 16, 32 and 64 bytes (the block kernels and
+// whole tiles) and others (partial tiles); hw not a multiple of a strip, of
+// b, or of a tile, so every leftover path runs; sizes that split across
+// threads and stream, with the destination on a line boundary and off it
+// (then not streamed: the block kernels stream only aligned runs). The
+// buffers are line-aligned, so `shift` (bytes) sets the alignment.
+void check_blocked_producer(dim_t n, dim_t c, dim_t hw, dim_t b, std::size_t e, std::size_t shift, cpu_isa isa,
+                            std::mt19937 &rng) {
+    const dim_t cb = c / b;
+    const dims_t dims{n, cb, hw, b}, ss{c * hw, b * hw, 1, hw}, ds{c * hw, hw * b, b, 1};
+    const std::size_t bytes = static_cast<std::size_t>(n * c * hw) * e, guard = 128;
+    line_aligned_bytes src(bytes), dst(bytes + 2 * guard + shift);
+    for (auto &x : src) x = static_cast<std::uint8_t>(rng());
+    for (auto &x : dst) x = static_cast<std::uint8_t>(rng());
+    line_aligned_bytes expected = dst;
+    reference_copy(dims, e, src.data(), ss, 0, expected.data() + guard + shift, ds, 0);
+    const copy_plan plan = make_copy_plan(dims, ss, 0, ds, 0);
+    ASSERT_EQ(choose_fast_path(plan, e), fast_path::transpose);
+    run_fast_path(fast_path::transpose, plan, e, src.data(), dst.data() + guard + shift, isa);
+    const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
+    EXPECT_TRUE(mismatch.first == dst.end())
+        << "[" << n << "," << c << "," << hw << "] nChw" << b << "c, " << e << "-byte elements, shift " << shift
+        << ", " << to_string(isa) << ": first wrong byte at " << (mismatch.first - dst.begin()) << " of "
+        << dst.size();
+}
+
+TEST(movement_engine, blocked_producer_layouts_match_the_element_copy) {
+    std::mt19937 rng(17);
+    for (cpu_isa isa : levels_here())
+        for (std::size_t e : {1, 2, 4, 8, 16})
+            for (dim_t b : {4, 8, 16, 32}) {
+                if (b * static_cast<dim_t>(e) > 128) continue;
+                // Small (one strip, whole and partial tiles), a few strips
+                // with every leftover, misaligned by an element.
+                check_blocked_producer(1, b, 37, b, e, 0, isa, rng);
+                check_blocked_producer(2, 3 * b, 2500, b, e, 0, isa, rng);
+                check_blocked_producer(2, 2 * b, 1031, b, e, e, isa, rng);
+            }
+    // Large enough to split across threads and to stream (past 1 MiB of
+    // destination), aligned (streamed) and off a line by 16 and 32 bytes.
+    for (cpu_isa isa : levels_here())
+        for (std::size_t e : {1, 2, 4})
+            for (dim_t b : {8, 16})
+                for (std::size_t shift : {0, 16, 32}) {
+                    // 1-byte elements stream from 4 MiB, the others from 1 MiB.
+                    const dim_t bytes = e == 1 ? dim_t{9} << 19 : dim_t{3} << 19;
+                    check_blocked_producer(2, 4 * b, bytes / (8 * b * static_cast<dim_t>(e)) + 3, b, e, shift, isa, rng);
+                }
 }
 
 TEST(movement_engine, fast_path_choice_follows_the_layout) {
