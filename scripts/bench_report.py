@@ -266,17 +266,19 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version):
         f.write("\n".join(lines) + "\n")
 
 
-def write_headline(readme, med):
+def write_headline(readme, med, machine):
     """The README's short table, between its perf-headline markers."""
     def r(case, dtype, mover):
         return ratio(med.get((case, dtype, "64MiB", "reshaper")), med.get((case, dtype, "64MiB", mover)))
-    rows = ["| 64 MiB, NHWC data as NCHW, flattened | reshaper / memcpy | reshaper / oneDNN reorder |",
+    rows = [f"Measured {datetime.date.today()} on {machine}:", "",
+            "| 64 MiB, NHWC data as NCHW, flattened | reshaper / memcpy | reshaper / oneDNN reorder |",
             "|---|---|---|"]
     for dtype in ["f32", "bf16", "s8", "s64", "boolean", "s4"]:
         rows.append(f"| {dtype} | {r('nhwc_to_nchw', dtype, 'memcpy')} | {r('nhwc_to_nchw', dtype, 'onednn')} |")
     rows.append(f"| bf16 attention merge-heads [16,2048,16,64] | {r('attention_bhsd', 'bf16', 'memcpy')} | "
                 f"{r('attention_bhsd', 'bf16', 'onednn')} |")
     rows.append(f"| f32 nChw16c -> nchw | {r('nChw16c_to_nchw', 'f32', 'memcpy')} | {r('nChw16c_to_nchw', 'f32', 'onednn')} |")
+    rows.append(f"| f32 nchw -> nChw16c | {r('nchw_to_nChw16c', 'f32', 'memcpy')} | {r('nchw_to_nChw16c', 'f32', 'onednn')} |")
     begin, end = "<!-- perf-headline -->", "<!-- /perf-headline -->"
     with open(readme) as f:
         text = f.read()
@@ -340,7 +342,8 @@ def main():
     version = version.split(": ", 1)[-1]
     write_markdown(args.markdown, args.plot, med, backend, peers, driver, version)
     if args.readme:
-        write_headline(args.readme, med)
+        kernels = version.split("kernels ", 1)[-1].split(" ", 1)[0]
+        write_headline(args.readme, med, f"{cpu_model()} ({os.cpu_count()} cores, kernels at {kernels})")
 
 
 if __name__ == "__main__":
