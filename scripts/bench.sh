@@ -25,17 +25,26 @@ cmake --build build-bench --parallel "$(nproc)" --target movement_bench backend_
 
 reps=5
 [ "${QUICK:-0}" = 1 ] && reps=2
+# On a shared machine other work takes the cores in turn with the movers
+# (on this project's 2-core machine, compiles halved the memory-bound
+# figures). As root, the measurements run at real-time priority, so that
+# work waits instead; the report says which it was.
+RT=""
+if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null 2>&1; then
+    RT="chrt -f 10"
+    export RESHAPER_BENCH_PRIORITY="real-time priority (chrt -f 10)"
+fi
 out=build-bench/results
 mkdir -p "$out"
 # Medians of interleaved repeats: every mover of every case runs once per
 # round, in random order, so a noisy neighbour hits them all alike.
-build-bench/bin/movement_bench --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
+$RT build-bench/bin/movement_bench --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
     --benchmark_format=json --benchmark_out="$out/movement.json" --benchmark_out_format=json >/dev/null
-build-bench/bin/backend_bench --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
+$RT build-bench/bin/backend_bench --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true --benchmark_format=json \
     --benchmark_out="$out/backend.json" --benchmark_out_format=json >/dev/null
 # Debian's interpreter: the one the packages above install into.
-"${PYTHON:-/usr/bin/python3}" scripts/bench_report.py --results "$out" --driver build-bench/bin/reshaper-run --reps $reps \
+$RT "${PYTHON:-/usr/bin/python3}" scripts/bench_report.py --results "$out" --driver build-bench/bin/reshaper-run --reps $reps \
     --markdown docs/performance.md --plot docs/performance.png --readme README.md
 echo "bench: wrote docs/performance.md, docs/performance.png and README.md's headline table"
