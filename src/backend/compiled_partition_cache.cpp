@@ -123,9 +123,14 @@ compiled_partition_cache::value_type compiled_partition_cache::get_or_compile(
     const graph &g, const partition &p, const std::vector<logical_tensor> &inputs,
     const std::vector<logical_tensor> &outputs, const std::shared_ptr<const engine> &eng) {
     if (!eng) return compile(g, p, inputs, outputs, eng); // reports the missing engine
-    return get_or_create(compiled_partition_key(g, p, inputs, outputs, *eng),
-                         [&] { return compile(g, p, inputs, outputs, eng); },
-                         std::string(to_string(eng->kind())) + ",partition " + std::to_string(p.id));
+    // Nothing a hit does not need: the compile is handed over by reference
+    // (a std::function holding the lambda itself would allocate), and the
+    // label exists only for verbose lines.
+    const auto make = [&] { return compile(g, p, inputs, outputs, eng); };
+    return get_or_create(compiled_partition_key(g, p, inputs, outputs, *eng), std::ref(make),
+                         verbose_level() >= 2
+                             ? std::string(to_string(eng->kind())) + ",partition " + std::to_string(p.id)
+                             : std::string());
 }
 
 compiled_partition_cache::value_type
