@@ -31,15 +31,50 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 //   (streamed: runs of whole lines).
 // - strip_tiles: tiles per strip of destination rows, the unit a thread
 //   walks along the columns; 0: as many rows as keep a column block of the
-//   source (strip rows x wide * T source rows) within column_block_bytes,
-//   so the block is read from memory once, in order, and transposed from
-//   the cache.
+//   source (strip rows x wide * T source rows) within block_kib KiB, so
+//   the block is read from memory once and transposed from the cache.
+// - prefetch_ahead: each wide step prefetches the next column step's
+//   source lines in memory order, a few per register block (line_prefetch).
 struct tile_walk {
     int wide;
     int strip_tiles;
+    int block_kib = 0;
+    bool prefetch_ahead = false;
 };
 inline constexpr int max_wide_tiles = 8;
-inline constexpr std::ptrdiff_t column_block_bytes = std::ptrdiff_t{64} << 10;
+
+// The source lines of a wide step's successor: `rows` rows `pitch` bytes
+// apart, `row_lines` lines from `first` in each, issued in memory order
+// as prefetches into L1, `per_call` for each wide tile call, spread over
+// the register blocks it transposes (bursts of a call's share at once
+// measured 20-25% slower). Memory order matters: the same lines prefetched in the
+// order the tiles read them (a line of every row, then the next) measured
+// 5-15% slower (NHWC as NCHW, 2-threads). Integer addresses: prefetches
+// never fault, while forming a pointer past the tensor would be undefined.
+struct line_prefetch {
+    std::uintptr_t row;          // the current row's first line
+    std::ptrdiff_t pitch;
+    std::ptrdiff_t row_lines;
+    std::ptrdiff_t rows_left;    // rows from the current one on
+    std::ptrdiff_t line = 0;     // next line within the current row
+    int per_call = 0;
+
+    void issue(int lines) {
+        for (int k = 0; k < lines && rows_left > 0; ++k) {
+            __builtin_prefetch(reinterpret_cast<const void *>(row + static_cast<std::uintptr_t>(line) * 64), 0, 3);
+            if (++line == row_lines) {
+                line = 0;
+                row += static_cast<std::uintptr_t>(pitch);
+                --rows_left;
+            }
+        }
+    }
+};
+
+// A wide tile (tile_walk::wide tiles side by side, as tile_transpose_fn
+// does one), which also issues `ahead`'s prefetches when it is not null.
+using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                              std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead);
 
 // The AVX-512 machine this was tuned on (Intel, NHWC as NCHW, 64 MiB,
 // paired runs in one process on a shared machine): runs of 4 lines lift
@@ -92,7 +127,7 @@ struct isa_kernels {
     cpu_isa isa;
     tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
     tile_walk walk[5];              // by log2 of the element size
-    tile_transpose_fn wide_tile[5]; // walk[.].wide tiles at once (the tile itself where that is 1)
+    wide_tile_fn wide_tile[5];      // walk[.].wide tiles at once (the tile itself where that is 1)
     // Half tiles, walk[.].wide side by side: T/2 destination rows, 32 bytes
     // read per source row (nChw8c's 8 f32 channels, nChw16c's 16 bf16
     // ones); where a level's registers make them whole blocks (AVX2), null
@@ -108,6 +143,12 @@ struct isa_kernels {
     // rows: also 8-byte ones; 64-byte rows: where a level has a kernel for
     // them, else null and the engine walks whole tiles); null for the others.
     block_rows_fn block_rows[block_row_kinds][5];
+    // 4-bit transposes (packed_strip): packed_wide byte tiles side by side,
+    // apart from walk[0]: they split nibbles out of a buffer, where longer
+    // runs per destination row pay (AVX2: s4 NHWC as NCHW, 64 MiB, 8.6-9.0
+    // GB/s with the 2 tiles of walk[0] against 10.1-11.4 with 8).
+    int packed_wide;
+    wide_tile_fn packed_tile;
 };
 
 // The table of a level; the level must not exceed detected_cpu_isa().

@@ -9,6 +9,9 @@ namespace {
 isa_kernels make_avx2_kernels() {
     isa_kernels table = make_simd_kernels<avx2_ops>(cpu_isa::avx2);
     const auto &walk = avx2_ops::walk;
+    // 4-bit transposes: 8 byte tiles side by side (isa_kernels::packed_wide).
+    table.packed_wide = 8;
+    table.packed_tile = &transpose_tiles<avx2_ops, 1, 8, false>;
     table.half_wide_tile[0] = &transpose_half_tiles<avx2_ops, 1, walk[0].wide>;
     table.half_wide_tile[1] = &transpose_half_tiles<avx2_ops, 2, walk[1].wide>;
     table.half_wide_tile[2] = &transpose_half_tiles<avx2_ops, 4, walk[2].wide>;

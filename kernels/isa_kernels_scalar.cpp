@@ -10,12 +10,19 @@ namespace {
 
 // W tiles side by side (see tile_walk): source row r of tile w lands at
 // element w * T + r of the destination rows.
+// (No prefetching: this level is bound by its element copies.)
 template <int E, int W>
 void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                     std::ptrdiff_t dst_pitch, bool /*stream*/) {
+                     std::ptrdiff_t dst_pitch, bool /*stream*/, line_prefetch * /*ahead*/) {
     constexpr int T = static_cast<int>(tile_bytes) / E;
     for (int c = 0; c < T; ++c)
         for (int r = 0; r < W * T; ++r) std::memcpy(dst + c * dst_pitch + r * E, src + r * src_pitch + c * E, E);
+}
+
+template <int E>
+void one_tile(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::ptrdiff_t dst_pitch,
+              bool stream) {
+    transpose_tiles<E, 1>(src, src_pitch, dst, dst_pitch, stream, nullptr);
 }
 
 void run_copy(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes, bool /*stream*/) {
@@ -47,8 +54,7 @@ constexpr const tile_walk (&walk)[5] = tuned_walk_avx512;
 
 const isa_kernels &scalar_kernels() {
     static const isa_kernels table{cpu_isa::scalar,
-                                   {&transpose_tiles<1, 1>, &transpose_tiles<2, 1>, &transpose_tiles<4, 1>,
-                                    &transpose_tiles<8, 1>, &transpose_tiles<16, 1>},
+                                   {&one_tile<1>, &one_tile<2>, &one_tile<4>, &one_tile<8>, &one_tile<16>},
                                    {walk[0], walk[1], walk[2], walk[3], walk[4]},
                                    {&transpose_tiles<1, walk[0].wide>, &transpose_tiles<2, walk[1].wide>,
                                     &transpose_tiles<4, walk[2].wide>, &transpose_tiles<8, walk[3].wide>,
@@ -58,7 +64,9 @@ const isa_kernels &scalar_kernels() {
                                     {&block_rows<1, 32>, &block_rows<2, 32>, &block_rows<4, 32>, &block_rows<8, 32>,
                                      nullptr},
                                     {&block_rows<1, 64>, &block_rows<2, 64>, &block_rows<4, 64>, &block_rows<8, 64>,
-                                     &block_rows<16, 64>}}};
+                                     &block_rows<16, 64>}},
+                                   walk[0].wide,
+                                   &transpose_tiles<1, walk[0].wide>};
     return table;
 }
 

@@ -51,20 +51,28 @@ struct avx2_ops {
     static constexpr int bytes = 32;
     static constexpr int lanes = 2;
     // The AVX2 level's walk (tile_walk).
-    // Tuned on an AMD EPYC (Zen 3, no AVX-512), NHWC as NCHW, 64 MiB,
-    // medians of 3-5 interleaved runs at real-time priority on a loaded
-    // 2-core machine, time against memcpy of the same bytes: the AVX-512
-    // walk (strips a tile high along all columns: each source line read
-    // from memory out of order, 64 bytes per destination row at a time) ran
-    // f32 at 1.0x memcpy, bf16 1.0x, f64 1.3x. Column blocks of 64 KiB read
-    // in order and transposed from the cache, with 4 tiles side by side
-    // (256-byte destination runs): f32 1.5x, bf16 1.2x, f64 1.6x; with 8
-    // (512-byte runs) faster again for every element size: f32 6.4 -> 5.7
-    // ms, bf16 8.1 -> 6.4, s8 8.9 -> 7.5, f64 6.5 -> 5.0, s4 16.3 -> 11.3,
-    // nChw16c -> nchw 6.3 -> 5.6; 16 side by side slower (f32 7.5 ms).
-    // 16-byte elements keep the AVX-512 walk (column blocks: 1.55x against
-    // 1.5x). Prefetching the next column step measured no better.
-    static constexpr tile_walk walk[5] = {{8, 0}, {8, 0}, {8, 0}, {8, 0}, {1, 4}};
+    // Tuned on an AMD EPYC (Zen 3, no AVX-512), NHWC as NCHW, medians of
+    // interleaved runs at real-time priority. First (64 MiB, against
+    // memcpy): the AVX-512 walk (strips a tile high along all columns:
+    // each source line read from memory out of order, 64 bytes per
+    // destination row at a time) ran f32 at 1.0x memcpy, bf16 1.0x, f64
+    // 1.3x; column blocks of 64 KiB read in order and transposed from the
+    // cache, 8 tiles side by side: f32 1.5x, bf16 1.2x, f64 1.6x.
+    // Then against a 2-thread streaming copy of the same bytes (which runs
+    // at about twice glibc's memcpy here; [N,256,32,32], 32 MiB): reading
+    // the source alone in the tiles' order took 1.5-1.8x the time of
+    // reading it in order, writing alone in their order no longer than
+    // writing in order, and the transpose about the sum of the two: the
+    // reads stalled and did not overlap the streaming stores. Prefetching
+    // the next column step's lines into L1 in memory order, a few per
+    // register block (line_prefetch), over column blocks that span whole
+    // source rows, took bf16 0.62 -> 0.86-0.89 of that copy (4 tiles side
+    // by side, 64 KiB: 8 tiles and 32 or 128 KiB blocks 0.71-0.77), f32
+    // 0.68 -> 0.84 (8 tiles, 128 KiB), f64 0.72 -> 0.89-0.93 (8 tiles, 128
+    // KiB), s8 0.43 -> 0.66-0.70 (2 tiles, 64 KiB; 1, 4 and 8 tiles
+    // 0.52-0.60). 16-byte elements keep the AVX-512 walk (column blocks
+    // measured no gain for them) and its own prefetch (transpose_tiles).
+    static constexpr tile_walk walk[5] = {{2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {8, 0, 128, true}, {1, 4}};
 
     static vec load(const std::uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const vec *>(p)); }
     static void store(std::uint8_t *p, vec v) { _mm256_storeu_si256(reinterpret_cast<vec *>(p), v); }
@@ -138,9 +146,12 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
 // register blocks; each destination row's W * 64 bytes are then stored
 // back to back, so streaming stores leave as runs of whole lines (see
 // tile_walk).
-template <class Ops, int E, int W>
+// With Prefetch, `ahead` (when not null) issues its lines a share per
+// register block; without, it is ignored and costs nothing (the tiny tiles
+// of 16-byte elements measured 10-20% slower with the check compiled in).
+template <class Ops, int E, int W, bool Prefetch>
 void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                     std::ptrdiff_t dst_pitch, bool stream) {
+                     std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead) {
     using vec = typename Ops::vec;
     constexpr int parts = static_cast<int>(tile_bytes) / Ops::bytes; // blocks per tile side
     constexpr int B = Ops::bytes / E;                               // block side in elements
@@ -158,12 +169,17 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
             __builtin_prefetch(reinterpret_cast<const void *>(reinterpret_cast<std::uintptr_t>(src) +
                                                               static_cast<std::uintptr_t>((4 * W * T + r) * src_pitch)),
                                0, 0);
+    constexpr int blocks = parts * parts * W;
+    const int per_block = Prefetch && ahead ? (ahead->per_call + blocks - 1) / blocks : 0;
     for (int b = 0; b < parts; ++b) {       // destination rows b * B ...
         vec out[W][parts][B];
         for (int w = 0; w < W; ++w)
-            for (int a = 0; a < parts; ++a) // destination bytes w * 64 + a * Ops::bytes ...
+            for (int a = 0; a < parts; ++a) { // destination bytes w * 64 + a * Ops::bytes ...
+                if constexpr (Prefetch)
+                    if (ahead) ahead->issue(per_block);
                 transpose_block<Ops, E>(src + (w * T + a * B) * src_pitch + b * Ops::bytes, src_pitch,
                                         out[w][a]);
+            }
         for (int c = 0; c < B; ++c) {
             std::uint8_t *row = dst + (b * B + c) * dst_pitch;
             for (int w = 0; w < W; ++w)
@@ -176,6 +192,12 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
                 }
         }
     }
+}
+
+template <class Ops, int E>
+void one_tile(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::ptrdiff_t dst_pitch,
+              bool stream) {
+    transpose_tiles<Ops, E, 1, false>(src, src_pitch, dst, dst_pitch, stream, nullptr);
 }
 
 // W half-height tiles side by side, for 32-byte registers: source rows w*T
@@ -297,17 +319,22 @@ isa_kernels make_simd_kernels(cpu_isa isa) {
     static_assert(Ops::walk[0].wide <= max_wide_tiles && Ops::walk[1].wide <= max_wide_tiles &&
                   Ops::walk[2].wide <= max_wide_tiles && Ops::walk[3].wide <= max_wide_tiles &&
                   Ops::walk[4].wide <= max_wide_tiles);
+    constexpr int packed_wide = Ops::walk[0].wide;
     return isa_kernels{isa,
-                       {&transpose_tiles<Ops, 1, 1>, &transpose_tiles<Ops, 2, 1>, &transpose_tiles<Ops, 4, 1>,
-                        &transpose_tiles<Ops, 8, 1>, &transpose_tiles<Ops, 16, 1>},
+                       {&one_tile<Ops, 1>, &one_tile<Ops, 2>, &one_tile<Ops, 4>, &one_tile<Ops, 8>,
+                        &one_tile<Ops, 16>},
                        {Ops::walk[0], Ops::walk[1], Ops::walk[2], Ops::walk[3], Ops::walk[4]},
-                       {&transpose_tiles<Ops, 1, Ops::walk[0].wide>, &transpose_tiles<Ops, 2, Ops::walk[1].wide>,
-                        &transpose_tiles<Ops, 4, Ops::walk[2].wide>, &transpose_tiles<Ops, 8, Ops::walk[3].wide>,
-                        &transpose_tiles<Ops, 16, Ops::walk[4].wide>},
+                       {&transpose_tiles<Ops, 1, Ops::walk[0].wide, Ops::walk[0].prefetch_ahead>,
+                        &transpose_tiles<Ops, 2, Ops::walk[1].wide, Ops::walk[1].prefetch_ahead>,
+                        &transpose_tiles<Ops, 4, Ops::walk[2].wide, Ops::walk[2].prefetch_ahead>,
+                        &transpose_tiles<Ops, 8, Ops::walk[3].wide, Ops::walk[3].prefetch_ahead>,
+                        &transpose_tiles<Ops, 16, Ops::walk[4].wide, Ops::walk[4].prefetch_ahead>},
                        {}, &run_copy<Ops>, &copy_runs<Ops>, {},
                        {{&block_rows<sse_ops, 1>, &block_rows<sse_ops, 2>, &block_rows<sse_ops, 4>, nullptr, nullptr},
                         {&block_rows<avx2_ops, 1>, &block_rows<avx2_ops, 2>, &block_rows<avx2_ops, 4>,
-                         &block_rows<avx2_ops, 8>, nullptr}}};
+                         &block_rows<avx2_ops, 8>, nullptr}},
+                       packed_wide,
+                       &transpose_tiles<Ops, 1, packed_wide, false>};
 }
 
 } // namespace

@@ -165,7 +165,8 @@ void move_runs(const copy_plan &plan, std::ptrdiff_t e, const byte *src, byte *d
 struct transpose_shape {
     const isa_kernels *k;
     tile_transpose_fn tile;
-    tile_transpose_fn wide;    // w tiles side by side, or null (single tiles only)
+    wide_tile_fn wide;         // w tiles side by side, or null (single tiles only)
+    bool prefetch_ahead;       // each wide step prefetches the next (tile_walk)
     tile_transpose_fn half_wide; // w half tiles side by side, or null
     int w;                     // tiles in a wide tile
     tile_partial_fn partial;   // null: partial tiles go through buffers
@@ -237,12 +238,24 @@ void transpose_strip(const transpose_shape &sh, const byte *src, byte *dst, dim_
     // runs of w lines (see tile_walk).
     if (sh.wide)
         while (n >= sh.w * sh.t) {
+            // The next wide step's source lines: w * t rows, each the
+            // lines this strip's rows cover; a share per whole wide tile.
+            line_prefetch ahead{};
+            line_prefetch *next = nullptr;
+            if (sh.prefetch_ahead && n >= 2 * sh.w * sh.t) {
+                const auto first = reinterpret_cast<std::uintptr_t>(src + sh.w * sh.t * sh.src_pitch);
+                const std::uintptr_t begin = first / tile_bytes, end = (first + static_cast<std::uintptr_t>(rows * sh.e) + tile_bytes - 1) / tile_bytes;
+                const dim_t lines = sh.w * sh.t * static_cast<dim_t>(end - begin), calls = std::max<dim_t>(1, rows / sh.t);
+                ahead = line_prefetch{begin * tile_bytes, sh.src_pitch, static_cast<std::ptrdiff_t>(end - begin), sh.w * sh.t, 0,
+                                      static_cast<int>((lines + calls - 1) / calls)};
+                next = &ahead;
+            }
             for (dim_t r = 0; r < rows; r += sh.t) {
                 const dim_t part = std::min(sh.t, rows - r);
                 const byte *s = src + r * sh.e;
                 byte *d = dst + r * sh.dst_pitch;
                 if (part == sh.t) {
-                    sh.wide(s, sh.src_pitch, d, sh.dst_pitch, aligned_rows);
+                    sh.wide(s, sh.src_pitch, d, sh.dst_pitch, aligned_rows, next);
                     continue;
                 }
                 if (part == sh.t / 2 && sh.half_wide) {
@@ -267,18 +280,18 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
     const int log2e = log2_of(static_cast<std::size_t>(e));
     const tile_walk walk = k.walk[log2e];
-    transpose_shape sh{&k, k.tile[log2e], walk.wide > 1 ? k.wide_tile[log2e] : nullptr,
+    transpose_shape sh{&k, k.tile[log2e], walk.wide > 1 ? k.wide_tile[log2e] : nullptr, walk.prefetch_ahead,
                        walk.wide > 1 ? k.half_wide_tile[log2e] : nullptr, walk.wide, k.tile_partial[log2e], e, tile_bytes / e, row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
     outer_dims outer;
     for (std::size_t d = 0; d < inner; ++d)
         if (d != k_dim) outer.add(plan.dims[d], e);
 
     // Strips as the level walks (tile_walk): a fixed number of tiles, or
-    // the rows whose column block fits column_block_bytes (at least a tile,
-    // at most every row).
+    // the rows whose column block fits block_kib (at least a tile, at most
+    // every row).
     dim_t strip_rows = walk.strip_tiles * sh.t;
     if (walk.strip_tiles == 0) {
-        const dim_t fit = column_block_bytes / (walk.wide * sh.t * e);
+        const dim_t fit = (dim_t{walk.block_kib} << 10) / (walk.wide * sh.t * e);
         strip_rows = std::min(std::max(sh.t, fit / sh.t * sh.t), (sh.rows + sh.t - 1) / sh.t * sh.t);
     }
     // A blocked format's inner block (nchw into nChw16c: per image and
@@ -386,7 +399,7 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
     // time (perf: half the time on those stores; with 4 tiles, s4 64 MiB
     // NHWC as NCHW went from 9-10 to 10-17 GB/s in alternating benchmark
     // runs, and measured even, 7.2 vs 7.4 GB/s, in one process under load).
-    const dim_t w = k.walk[0].wide, step_rows = tile_bytes * w;
+    const dim_t w = k.packed_wide, step_rows = tile_bytes * w;
     alignas(64) byte in[tile_bytes * max_wide_tiles * tile_bytes];
     alignas(64) byte out[tile_bytes * tile_bytes * max_wide_tiles];
     const dim_t strip_bytes = rows / 2; // source bytes per source row in this strip
@@ -400,11 +413,11 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
             const byte *from = src + part;
             byte *to = dst + 2 * part * dst_pitch;
             if (n == step_rows && row_bytes == tile_bytes) {
-                k.wide_tile[0](from, src_pitch, out, step_rows, false);
+                k.packed_tile(from, src_pitch, out, step_rows, false, nullptr);
             } else {
                 for (dim_t r = 0; r < n; ++r)
                     std::memcpy(in + r * tile_bytes, from + r * src_pitch, static_cast<std::size_t>(row_bytes));
-                k.wide_tile[0](in, tile_bytes, out, step_rows, false);
+                k.packed_tile(in, tile_bytes, out, step_rows, false, nullptr);
             }
             for (dim_t b = 0; b < row_bytes; ++b)
                 split_nibbles(out + b * step_rows, static_cast<std::size_t>(n / 2), to + 2 * b * dst_pitch,

@@ -229,7 +229,7 @@ TEST(movement_engine, wide_tiles_transpose_at_every_level) {
                 ASSERT_TRUE(w >= 1 && w <= max_wide_tiles);
                 alignas(64) std::uint8_t got[64 * (max_wide_tiles + 1) * 64];
                 std::memset(got, 0xA5, sizeof got);
-                kernels_for(isa).wide_tile[log2e](src.data(), src_pitch, got, dst_pitch, stream);
+                kernels_for(isa).wide_tile[log2e](src.data(), src_pitch, got, dst_pitch, stream, nullptr);
                 if (stream) store_fence();
                 for (int c = 0; c < t; ++c) {
                     for (int r = 0; r < w * t; ++r)
@@ -519,3 +519,24 @@ TEST(movement_engine, packed_2bit_copies_keep_neighbouring_elements) {
 }
 
 } // namespace
+
+// The prefetch cursor of a wide step (line_prefetch): `row_lines` lines of
+// each row in turn, then the next row `pitch` bytes on, stopping after the
+// last row however many lines are asked for. (A prefetch never faults, so
+// the addresses need not be mapped.)
+TEST(movement_engine, line_prefetch_walks_its_rows_in_memory_order) {
+    line_prefetch p{0x10000, 512, 3, 2, 0, 4};
+    p.issue(4); // row 0's 3 lines, then row 1's first
+    EXPECT_EQ(p.row, 0x10000u + 512);
+    EXPECT_EQ(p.line, 1);
+    EXPECT_EQ(p.rows_left, 1);
+    p.issue(1);
+    EXPECT_EQ(p.line, 2);
+    p.issue(10); // the last line, then nothing
+    EXPECT_EQ(p.rows_left, 0);
+    EXPECT_EQ(p.line, 0);
+    EXPECT_EQ(p.row, 0x10000u + 1024);
+    p.issue(3);
+    EXPECT_EQ(p.rows_left, 0);
+    EXPECT_EQ(p.row, 0x10000u + 1024);
+}
