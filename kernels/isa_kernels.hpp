@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 
 #include "kernels/cpu_isa.hpp"
@@ -42,6 +43,17 @@ struct tile_walk {
     bool prefetch_ahead = false;
 };
 inline constexpr int max_wide_tiles = 8;
+
+// A level may walk differently where destination rows lie a page or more
+// apart (each row's run then opens a page of its own): walks are kept per
+// reach, [near_rows] below far_row_bytes, [far_rows] from it on.
+enum row_reach { near_rows = 0, far_rows = 1 };
+inline constexpr std::ptrdiff_t far_row_bytes = 4096;
+using level_walks = std::array<std::array<tile_walk, 5>, 2>; // [row_reach][log2 of the element size]
+// One walk for both reaches.
+constexpr level_walks same_walk_at_any_reach(const tile_walk (&w)[5]) {
+    return {{{w[0], w[1], w[2], w[3], w[4]}, {w[0], w[1], w[2], w[3], w[4]}}};
+}
 
 // The source lines of a wide step's successor: `rows` rows `pitch` bytes
 // apart, `row_lines` lines from `first` in each, issued in memory order
@@ -126,13 +138,13 @@ inline constexpr int block_row_kinds = 3;
 struct isa_kernels {
     cpu_isa isa;
     tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
-    tile_walk walk[5];              // by log2 of the element size
-    wide_tile_fn wide_tile[5];      // walk[.].wide tiles at once (the tile itself where that is 1)
+    level_walks walk;               // [row_reach][log2 of the element size]
+    wide_tile_fn wide_tile[2][5];   // walk[.][.].wide tiles at once (the tile itself where that is 1)
     // Half tiles, walk[.].wide side by side: T/2 destination rows, 32 bytes
     // read per source row (nChw8c's 8 f32 channels, nChw16c's 16 bf16
     // ones); where a level's registers make them whole blocks (AVX2), null
     // elsewhere (the engine then takes partial tiles).
-    tile_transpose_fn half_wide_tile[5];
+    tile_transpose_fn half_wide_tile[2][5];
     run_copy_fn copy;
     runs_copy_fn copy_runs;
     // Where the level has masked loads and stores; null elsewhere (the

@@ -6,17 +6,18 @@
 namespace reshaper::impl {
 namespace {
 
+template <int R, std::size_t... L>
+void set_half_wide_tiles(isa_kernels &table, std::index_sequence<L...>) {
+    ((table.half_wide_tile[R][L] = &transpose_half_tiles<avx2_ops, 1 << L, avx2_ops::walk[R][L].wide>), ...);
+}
+
 isa_kernels make_avx2_kernels() {
     isa_kernels table = make_simd_kernels<avx2_ops>(cpu_isa::avx2);
-    const auto &walk = avx2_ops::walk;
     // 4-bit transposes: 8 byte tiles side by side (isa_kernels::packed_wide).
     table.packed_wide = 8;
     table.packed_tile = &transpose_tiles<avx2_ops, 1, 8, false>;
-    table.half_wide_tile[0] = &transpose_half_tiles<avx2_ops, 1, walk[0].wide>;
-    table.half_wide_tile[1] = &transpose_half_tiles<avx2_ops, 2, walk[1].wide>;
-    table.half_wide_tile[2] = &transpose_half_tiles<avx2_ops, 4, walk[2].wide>;
-    table.half_wide_tile[3] = &transpose_half_tiles<avx2_ops, 8, walk[3].wide>;
-    table.half_wide_tile[4] = &transpose_half_tiles<avx2_ops, 16, walk[4].wide>;
+    set_half_wide_tiles<near_rows>(table, std::make_index_sequence<5>());
+    set_half_wide_tiles<far_rows>(table, std::make_index_sequence<5>());
     // 64-byte rows of 4- and 8-byte elements: two blocks of 8 (4)
     // vectors fit the 16 registers. 1- and 2-byte elements would hold
     // 64 (32) and keep the tile walk, unmeasured otherwise.

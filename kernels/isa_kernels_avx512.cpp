@@ -11,7 +11,7 @@ struct avx512_ops {
     using vec = __m512i;
     static constexpr int bytes = 64;
     static constexpr int lanes = 4;
-    static constexpr const tile_walk (&walk)[5] = tuned_walk_avx512;
+    static constexpr level_walks walk = same_walk_at_any_reach(tuned_walk_avx512);
 
     static vec load(const std::uint8_t *p) { return _mm512_loadu_si512(p); }
     static void store(std::uint8_t *p, vec v) { _mm512_storeu_si512(p, v); }

@@ -50,23 +50,35 @@ void block_rows(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t 
 // reference, not a speed target).
 constexpr const tile_walk (&walk)[5] = tuned_walk_avx512;
 
+isa_kernels make_scalar_kernels() {
+    isa_kernels table{cpu_isa::scalar,
+                      {&one_tile<1>, &one_tile<2>, &one_tile<4>, &one_tile<8>, &one_tile<16>},
+                      same_walk_at_any_reach(walk),
+                      {},
+                      {},
+                      &run_copy,
+                      &copy_runs,
+                      {},
+                      {{&block_rows<1, 16>, &block_rows<2, 16>, &block_rows<4, 16>, nullptr, nullptr},
+                       {&block_rows<1, 32>, &block_rows<2, 32>, &block_rows<4, 32>, &block_rows<8, 32>, nullptr},
+                       {&block_rows<1, 64>, &block_rows<2, 64>, &block_rows<4, 64>, &block_rows<8, 64>,
+                        &block_rows<16, 64>}},
+                      walk[0].wide,
+                      &transpose_tiles<1, walk[0].wide>};
+    for (int reach : {near_rows, far_rows}) {
+        table.wide_tile[reach][0] = &transpose_tiles<1, walk[0].wide>;
+        table.wide_tile[reach][1] = &transpose_tiles<2, walk[1].wide>;
+        table.wide_tile[reach][2] = &transpose_tiles<4, walk[2].wide>;
+        table.wide_tile[reach][3] = &transpose_tiles<8, walk[3].wide>;
+        table.wide_tile[reach][4] = &transpose_tiles<16, walk[4].wide>;
+    }
+    return table;
+}
+
 } // namespace
 
 const isa_kernels &scalar_kernels() {
-    static const isa_kernels table{cpu_isa::scalar,
-                                   {&one_tile<1>, &one_tile<2>, &one_tile<4>, &one_tile<8>, &one_tile<16>},
-                                   {walk[0], walk[1], walk[2], walk[3], walk[4]},
-                                   {&transpose_tiles<1, walk[0].wide>, &transpose_tiles<2, walk[1].wide>,
-                                    &transpose_tiles<4, walk[2].wide>, &transpose_tiles<8, walk[3].wide>,
-                                    &transpose_tiles<16, walk[4].wide>},
-                                   {}, &run_copy, &copy_runs, {},
-                                   {{&block_rows<1, 16>, &block_rows<2, 16>, &block_rows<4, 16>, nullptr, nullptr},
-                                    {&block_rows<1, 32>, &block_rows<2, 32>, &block_rows<4, 32>, &block_rows<8, 32>,
-                                     nullptr},
-                                    {&block_rows<1, 64>, &block_rows<2, 64>, &block_rows<4, 64>, &block_rows<8, 64>,
-                                     &block_rows<16, 64>}},
-                                   walk[0].wide,
-                                   &transpose_tiles<1, walk[0].wide>};
+    static const isa_kernels table = make_scalar_kernels();
     return table;
 }
 

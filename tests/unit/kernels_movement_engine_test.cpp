@@ -132,6 +132,9 @@ std::vector<move_case> cases() {
         // Column blocks (tile_walk strip_tiles 0): more rows than one block
         // holds (a ragged last strip), ragged columns, streamed.
         {"nhwc_large_column_blocks", {2, 300, 37, 41}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        // Destination rows a page or more apart at every element size (the
+        // far_rows walk), with ragged rows and columns.
+        {"nhwc_far_rows", {1, 70, 65, 66}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
         // Half tiles (destination rows T/2 of the element size's tile side
         // T: nChw8c's 8 f32 channels, nChw16c's 16 bf16 ones) and other
         // short strips, ragged columns; streamed ones too.
@@ -213,8 +216,8 @@ TEST(movement_engine, tile_kernels_agree_with_the_scalar_level) {
         }
 }
 
-// The wide tiles (walk[.].wide tiles side by side) at every level, plain
-// and streamed: destination row c, element r = source row r, element c,
+// The wide tiles (walk[.][.].wide tiles side by side) at every level and
+// reach, plain and streamed: destination row c, element r = source row r, element c,
 // for every one of the w * t source rows, and no byte of the destination
 // rows' gaps or past them written.
 TEST(movement_engine, wide_tiles_transpose_at_every_level) {
@@ -223,13 +226,14 @@ TEST(movement_engine, wide_tiles_transpose_at_every_level) {
     std::vector<std::uint8_t> src(src_pitch * 64 * max_wide_tiles + 64);
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     for (cpu_isa isa : levels_here())
+        for (int reach : {near_rows, far_rows})
         for (int log2e = 0; log2e < 5; ++log2e)
             for (bool stream : {false, true}) {
-                const int e = 1 << log2e, t = 64 / e, w = kernels_for(isa).walk[log2e].wide;
+                const int e = 1 << log2e, t = 64 / e, w = kernels_for(isa).walk[reach][log2e].wide;
                 ASSERT_TRUE(w >= 1 && w <= max_wide_tiles);
                 alignas(64) std::uint8_t got[64 * (max_wide_tiles + 1) * 64];
                 std::memset(got, 0xA5, sizeof got);
-                kernels_for(isa).wide_tile[log2e](src.data(), src_pitch, got, dst_pitch, stream, nullptr);
+                kernels_for(isa).wide_tile[reach][log2e](src.data(), src_pitch, got, dst_pitch, stream, nullptr);
                 if (stream) store_fence();
                 for (int c = 0; c < t; ++c) {
                     for (int r = 0; r < w * t; ++r)
