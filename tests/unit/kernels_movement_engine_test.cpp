@@ -544,3 +544,29 @@ TEST(movement_engine, line_prefetch_walks_its_rows_in_memory_order) {
     EXPECT_EQ(p.rows_left, 0);
     EXPECT_EQ(p.row, 0x10000u + 1024);
 }
+
+// The run copy at every level, plain, where the destination lies a few
+// bytes past a multiple of 4 KiB from the source (the distances that take
+// the vector loop instead of memcpy) and at others: every byte copied,
+// nothing around the destination touched, bodies and tails of every length.
+TEST(movement_engine, run_copy_at_every_distance_from_the_source) {
+    std::mt19937 rng(17);
+    std::vector<std::uint8_t> buffer(8 * 4096 + 256); // room for the farthest destination
+    for (cpu_isa isa : levels_here())
+        for (std::ptrdiff_t past : {0, 1, 8, 16, 31, 32, 4080})
+            for (std::size_t bytes : {std::size_t{64}, std::size_t{2047}, std::size_t{2048}, std::size_t{2049},
+                                      std::size_t{4096 + 129}, std::size_t{3 * 4096 - 5}})
+                for (bool before : {false, true}) {
+                    for (auto &b : buffer) b = static_cast<std::uint8_t>(rng());
+                    const std::vector<std::uint8_t> original = buffer;
+                    // Source and destination 3 pages (+ past) apart, in either order.
+                    const std::ptrdiff_t low = 64, high = low + 3 * 4096 + past;
+                    const std::ptrdiff_t from = before ? high : low, to = before ? low : high;
+                    kernels_for(isa).copy(buffer.data() + to, buffer.data() + from, bytes, false);
+                    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(buffer.size()); ++i) {
+                        const bool inside = i >= to && i < to + static_cast<std::ptrdiff_t>(bytes);
+                        ASSERT_EQ(buffer[i], inside ? original[from + (i - to)] : original[i])
+                            << to_string(isa) << " past " << past << ", " << bytes << " bytes, byte " << i;
+                    }
+                }
+}
