@@ -13,6 +13,7 @@
 
 #include "core/logical_tensor.hpp"
 #include "core/op.hpp"
+#include "core/tensor_map.hpp"
 
 namespace reshaper::impl {
 
@@ -27,7 +28,7 @@ struct graph {
     std::optional<std::vector<tensor_id>> output_ports;
 
     std::vector<op> ops;                        // in file order
-    std::map<tensor_id, logical_tensor> tensors;
+    tensor_map tensors;
     // What loading forgave (contract section 1: a consumer's shape that
     // disagrees with the producer's, a port naming a tensor no op uses).
     // Notes about where a graph came from: graphs equal without them.
