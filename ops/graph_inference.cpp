@@ -114,8 +114,8 @@ void validate_graph(const graph &g) {
     for (const op &o : g.ops) verified_schema(o, g);
 }
 
-void infer_graph_shapes(graph &g) {
-    const graph_topology topology = check_structure(g);
+graph_topology infer_graph_shapes(graph &g) {
+    graph_topology topology = check_structure(g);
     // Each op is verified once its inputs are inferred, so a dtype that only
     // inference reveals is checked too.
     for (std::size_t index : topology.topological_order) {
@@ -127,6 +127,7 @@ void infer_graph_shapes(graph &g) {
             check_output_sizes_fit(o, *schema, g);
         }
     }
+    return topology;
 }
 
 } // namespace reshaper::impl

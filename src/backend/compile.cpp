@@ -2,6 +2,7 @@
 // partition holding, per output, its plan (alias / reorder / kernel) and the
 // executable of it.
 #include <chrono>
+#include <mutex>
 #include <new>
 
 #include "backend/alias_copy.hpp"
@@ -43,12 +44,52 @@ bool overlaps(const void *a, std::size_t a_bytes, const void *b, std::size_t b_b
 // How one output of a partition is made from the data input.
 struct output_lowering {
     lowering_kind kind = lowering_kind::kernel;
-    std::string details;
-    std::string why_not_alias;
     std::string mover_reason; // why the kernel or the reorder (mover_choice)
     std::unique_ptr<data_mover> mover;
     std::size_t bytes = 0;
+    // What the plan was made for: its words are made from it again when
+    // asked (lowering_text).
+    logical_tensor target;
 };
+
+// The words of one output's lowering, for reports and verbose lines.
+struct lowering_text {
+    std::string details;
+    std::string why_not_alias;
+};
+
+std::string steps_summary(const movement_plan &plan, const char *one, const char *many) {
+    if (plan.steps.empty()) return "nothing to move (zero volume)";
+    const std::string count = plan.steps.size() == 1
+                                  ? std::string("1 ") + one
+                                  : std::to_string(plan.steps.size()) + " " + many +
+                                        (plan.temporaries > 1 ? " via dense temporaries " : " via dense temporary ") +
+                                        dims_to_string(plan.temporary_dims);
+    return count + ": " + describe(plan);
+}
+
+// An output's plan made (the same as compile made it), with its words.
+movement_plan explained_plan(const logical_tensor &data, const std::vector<chain_step> &prefix,
+                             const logical_tensor &target, bool dynamic) {
+    return dynamic ? plan_movement(data, target) : plan_chain_movement(data, prefix, target);
+}
+
+lowering_text text_of(const output_lowering &l, const movement_plan &plan) {
+    // A chain that permutes axes says first how it was composed.
+    const std::string composed = plan.composition.empty() ? "" : plan.composition + "; ";
+    lowering_text t;
+    t.why_not_alias = plan.why_not_alias;
+    switch (l.kind) {
+    case lowering_kind::alias: t.details = composed + describe(plan); break;
+    case lowering_kind::reorder:
+        t.details = composed + steps_summary(plan, "reorder", "reorders") + " (" + l.mover_reason + ")";
+        break;
+    case lowering_kind::kernel:
+        t.details = composed + steps_summary(plan, "strided copy", "strided copies") + " (" + l.mover_reason + ")";
+        break;
+    }
+    return t;
+}
 
 class chain_partition final : public compiled_partition {
 public:
@@ -83,10 +124,10 @@ public:
     // that does not is moved.
     lowering_kind lowering() const override { return kind_; }
     std::string lowering_details() const override {
-        return joined([](const output_lowering &l) { return l.details; });
+        return joined([](const lowering_text &t) { return t.details; });
     }
     std::string why_not_alias() const override {
-        return joined([](const output_lowering &l) { return l.why_not_alias; });
+        return joined([](const lowering_text &t) { return t.why_not_alias; });
     }
     const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const override {
         return p_.inplace;
@@ -176,8 +217,11 @@ public:
     // engine,partition,ops,lowering,src->dst,details (for verbose lines).
     std::string line_fields() const {
         std::string dsts;
-        for (const logical_tensor &out : p_.outputs)
-            dsts += (dsts.empty() ? "" : " ") + verbose_tensor(out);
+        // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "..." + string.
+        for (const logical_tensor &out : p_.outputs) {
+            if (!dsts.empty()) dsts += ' ';
+            dsts += verbose_tensor(out);
+        }
         return std::string(to_string(p_.eng->kind())) + ",partition " +
                std::to_string(p_.partition_id) + "," + p_.op_names + "," +
                std::string(to_string(kind_)) + "," +
@@ -186,13 +230,27 @@ public:
     }
 
 private:
+    // The words of every output's lowering, made at the first call (once,
+    // also when threads ask at once: the partition stays immutable to them).
+    const std::vector<lowering_text> &texts() const {
+        std::call_once(explained_, [this] {
+            const logical_tensor &data = p_.inputs[p_.data_position];
+            for (std::size_t k = 0; k < p_.lowerings.size(); ++k) {
+                const output_lowering &l = p_.lowerings[k];
+                texts_.push_back(text_of(l, explained_plan(data, p_.output_steps[k], l.target, p_.dynamic)));
+            }
+        });
+        return texts_;
+    }
+
     // One text per output, "output 5: ..." when there are several.
     template <typename F>
-    std::string joined(F &&text_of) const {
-        if (p_.lowerings.size() == 1) return text_of(p_.lowerings[0]);
+    std::string joined(F &&text_part) const {
+        const std::vector<lowering_text> &texts = this->texts();
+        if (texts.size() == 1) return text_part(texts[0]);
         std::string text;
-        for (std::size_t k = 0; k < p_.lowerings.size(); ++k) {
-            const std::string t = text_of(p_.lowerings[k]);
+        for (std::size_t k = 0; k < texts.size(); ++k) {
+            const std::string t = text_part(texts[k]);
             if (t.empty()) continue;
             text += (text.empty() ? "" : "; ") + std::string("output ") +
                     std::to_string(p_.outputs[k].id) + ": " + t;
@@ -216,6 +274,8 @@ private:
 
     parts p_;
     lowering_kind kind_ = lowering_kind::alias;
+    mutable std::once_flag explained_;
+    mutable std::vector<lowering_text> texts_;
 };
 
 std::string join(const std::vector<std::string> &names, const char *sep) {
@@ -237,27 +297,17 @@ std::size_t bytes_or_throw(const logical_tensor &lt, const char *role) {
     return *bytes;
 }
 
-std::string steps_summary(const movement_plan &plan, const char *one, const char *many) {
-    if (plan.steps.empty()) return "nothing to move (zero volume)";
-    const std::string count = plan.steps.size() == 1
-                                  ? std::string("1 ") + one
-                                  : std::to_string(plan.steps.size()) + " " + many +
-                                        (plan.temporaries > 1 ? " via dense temporaries " : " via dense temporary ") +
-                                        dims_to_string(plan.temporary_dims);
-    return count + ": " + describe(plan);
-}
-
 // RESHAPER_VERBOSE=2: the lowering decision of one output and its reason.
 std::string lowering_reason(std::size_t partition_id, engine_kind eng, const output_lowering &l,
-                            const logical_tensor &data) {
+                            const lowering_text &text, const logical_tensor &data) {
     std::string why;
     switch (l.kind) {
     case lowering_kind::alias:
-        why = "the output is a view of the input buffer (" + l.details + ")";
+        why = "the output is a view of the input buffer (" + text.details + ")";
         break;
     case lowering_kind::reorder:
     case lowering_kind::kernel:
-        why = "no alias: " + l.why_not_alias + "; " + std::string(to_string(l.kind)) + ": " +
+        why = "no alias: " + text.why_not_alias + "; " + std::string(to_string(l.kind)) + ": " +
               l.mover_reason + " (dtype " + std::string(to_string(data.dtype)) + ")";
         break;
     }
@@ -272,12 +322,8 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
                       std::size_t output_bytes) {
     output_lowering l;
     l.bytes = output_bytes;
-    l.why_not_alias = plan.why_not_alias;
-    // A chain that permutes axes says first how it was composed.
-    const std::string composed = plan.composition.empty() ? "" : plan.composition + "; ";
     if (plan.alias) {
         l.kind = lowering_kind::alias;
-        l.details = composed + describe(plan);
         l.mover = make_alias_copy(data);
         return l;
     }
@@ -288,7 +334,6 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
         try {
             l.mover = make_reorder_movement(eng, *dnnl_reorder_type(data.dtype), plan, input_bytes,
                                             output_bytes);
-            l.details = composed + steps_summary(plan, "reorder", "reorders") + " (" + choice.why + ")";
             return l;
         } catch (const error &e) {
             // A layout oneDNN cannot describe (e.g. more dims than it
@@ -298,7 +343,6 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
         }
     }
     l.mover = make_kernel_movement(data.dtype, plan);
-    l.details = composed + steps_summary(plan, "strided copy", "strided copies") + " (" + l.mover_reason + ")";
     return l;
 }
 
@@ -353,8 +397,9 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
             target.layout = layout_type::strided;
             target.strides.clear();
         }
-        movement_plan plan = chain.dynamic ? plan_movement(data, target)
-                                           : plan_chain_movement(data, prefix, target);
+        // Without words: they are made when asked (chain_partition::texts).
+        movement_plan plan = chain.dynamic ? plan_movement(data, target, false)
+                                           : plan_chain_movement(data, prefix, target, false);
         if (chain.dynamic) plan.output.shape = chain.outputs[k].shape;
         if (timed) stage_done("plan_movement");
         // After the plan, which names a layout that holds no buffer first.
@@ -362,7 +407,10 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
         const std::size_t output_bytes = bytes_or_throw(chain.dynamic ? target : plan.output, "output");
         output_lowering l = lower(plan, data, eng, parts.input_bytes, output_bytes);
         if (l.kind == lowering_kind::alias) parts.inplace.emplace_back(data.id, plan.output.id);
-        if (verbose_level() >= 2) verbose_print(lowering_reason(p.id, eng->kind(), l, data));
+        if (verbose_level() >= 2)
+            verbose_print(lowering_reason(p.id, eng->kind(), l,
+                                          text_of(l, explained_plan(data, prefix, target, chain.dynamic)), data));
+        l.target = std::move(target);
         parts.lowerings.push_back(std::move(l));
         parts.output_steps.push_back(prefix);
         parts.outputs.push_back(std::move(plan.output));

@@ -371,7 +371,7 @@ void coalesce_step(movement_step &step) {
     merge_contiguous_dims(step.dims, {&step.src.strides, &step.dst.strides});
 }
 
-movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output) {
+movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output, bool explain) {
     const dims_t &in_dims = input.shape;
     const dims_t &out_dims = output.shape;
     const auto volume = checked_volume(in_dims);
@@ -412,7 +412,7 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
         return plan;
     }
 
-    plan.why_not_alias = why_not_alias(input, in_strides, output, out_strides, out_any);
+    if (explain) plan.why_not_alias = why_not_alias(input, in_strides, output, out_strides, out_any);
     if (out_any) {
         out_strides = dense_or_throw(out_dims);
         plan.output.layout = layout_type::strided;
@@ -504,13 +504,13 @@ std::string why_chain_not_alias(const std::vector<composed_view> &segments, cons
 } // namespace
 
 movement_plan plan_chain_movement(const logical_tensor &input, const std::vector<chain_step> &steps,
-                                  const logical_tensor &output) {
+                                  const logical_tensor &output, bool explain) {
     const bool permutes = std::any_of(steps.begin(), steps.end(),
                                       [](const chain_step &s) { return !s.permutation.empty(); });
     const auto volume = checked_volume(input.shape);
     // Without a permutation the chain is one reshape; with nothing to move
     // only the shapes matter.
-    if (!permutes || (volume && *volume == 0)) return plan_movement(input, output);
+    if (!permutes || (volume && *volume == 0)) return plan_movement(input, output, explain);
 
     movement_plan plan;
     plan.output = output;
@@ -530,13 +530,23 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
     }
     const std::vector<composed_view> segments = compose_chain(input.shape, source.dims, steps);
     plan.temporary_dims = input.shape; // every temporary holds the whole tensor
-    for (const composed_view &view : segments) {
-        std::string order;
-        for (std::size_t k : view.order) order += (order.empty() ? "" : ",") + std::to_string(k);
-        plan.composition += std::string(plan.composition.empty() ? "chain composed: " : " then ") +
-                            dims_to_string(view.input_dims) + " as " + dims_to_string(view.fine_dims) +
-                            " permuted (" + order + ") read as " + dims_to_string(view.output_dims);
-    }
+    if (explain)
+        for (const composed_view &view : segments) {
+            // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "..." + string.
+            std::string order;
+            for (std::size_t k : view.order) {
+                if (!order.empty()) order += ',';
+                order += std::to_string(k);
+            }
+            plan.composition.append(plan.composition.empty() ? "chain composed: " : " then ")
+                .append(dims_to_string(view.input_dims))
+                .append(" as ")
+                .append(dims_to_string(view.fine_dims))
+                .append(" permuted (")
+                .append(order)
+                .append(") read as ")
+                .append(dims_to_string(view.output_dims));
+        }
 
     // The last segment's input as the permuted strided dims, segment by
     // segment; every segment but the last ends in a temporary.
@@ -569,7 +579,7 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
             return plan;
         }
     }
-    plan.why_not_alias = why_chain_not_alias(segments, g, g_strides, output, out_strides, out_any);
+    if (explain) plan.why_not_alias = why_chain_not_alias(segments, g, g_strides, output, out_strides, out_any);
     if (out_any) {
         out_strides = dense_or_throw(output.shape);
         plan.output.layout = layout_type::strided;

@@ -56,7 +56,12 @@ struct movement_plan {
 // strides that cannot be a buffer (negative, wrong rank, overlapping output
 // elements) and for an input layout of `any`; error(invalid_shape) when
 // the volumes differ or strides overflow int64.
-movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output);
+//
+// `explain`: whether to write the plan's words (why_not_alias,
+// composition). compile plans without them and plans again with them only
+// when a report or a verbose line asks (issue 7: a 100,000-op graph's
+// plans were a third text nobody read).
+movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output, bool explain = true);
 
 // The plan of a chain of reshapes and permutations (the ops' transforms, in
 // order; see layout/chain_view.hpp) from `input` to `output`, whose shape is
@@ -67,7 +72,7 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
 // plan_movement's. Throws as plan_movement does.
 movement_plan plan_chain_movement(const logical_tensor &input,
                                   const std::vector<chain_step> &steps,
-                                  const logical_tensor &output);
+                                  const logical_tensor &output, bool explain = true);
 
 // "[6,4] strides [4,1] -> [1,6]" per step; "view strides [..]" for an alias.
 std::string describe(const movement_plan &plan);

@@ -46,10 +46,9 @@ logical_tensor &graph::tensor(tensor_id id) {
 }
 
 std::size_t graph_topology::slot(tensor_id t) const {
-    if (!direct_.empty() || sorted_ids_.empty()) {
-        if (t < first_id_ || static_cast<std::uint64_t>(t - first_id_) >= direct_.size()) return none;
-        const std::uint32_t s = direct_[static_cast<std::size_t>(t - first_id_)];
-        return s == 0 ? none : s - 1;
+    if (direct_) {
+        if (t < first_id_ || static_cast<std::uint64_t>(t - first_id_) >= slot_count_) return none;
+        return static_cast<std::size_t>(t - first_id_);
     }
     const auto it = std::lower_bound(sorted_ids_.begin(), sorted_ids_.end(), t);
     return it != sorted_ids_.end() && *it == t ? static_cast<std::size_t>(it - sorted_ids_.begin()) : none;
@@ -82,26 +81,28 @@ graph_topology graph_topology::build(const graph &g) {
     }
     t.port_begin_.push_back(t.ports_.size());
 
-    // Slots: every id the ops name, sorted; looked up directly by id when
-    // the ids span at most four times their number (no overflow: the span
-    // is computed only when it fits).
-    std::vector<tensor_id> ids = t.ports_;
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    const std::size_t slots = ids.size();
-    if (!ids.empty()) {
+    // Slots: when the ids span at most about four times the ports (as
+    // graph files number them), a slot per id of the span, found by
+    // subtraction, with no sorting; else every id the ops name, sorted (no
+    // overflow: the span is computed only when it fits). A slot no op names
+    // has no producer and no consumer.
+    if (!t.ports_.empty()) {
+        const auto [lowest, highest] = std::minmax_element(t.ports_.begin(), t.ports_.end());
         tensor_id span = 0;
-        const bool fits = !__builtin_sub_overflow(ids.back(), ids.front(), &span);
-        if (fits && static_cast<std::uint64_t>(span) < 4 * static_cast<std::uint64_t>(slots) + 64 &&
-            slots < (std::size_t{1} << 31)) {
-            t.first_id_ = ids.front();
-            t.direct_.assign(static_cast<std::size_t>(span) + 1, 0);
-            for (std::size_t s = 0; s < slots; ++s)
-                t.direct_[static_cast<std::size_t>(ids[s] - t.first_id_)] = static_cast<std::uint32_t>(s + 1);
+        const bool fits = !__builtin_sub_overflow(*highest, *lowest, &span);
+        if (fits && static_cast<std::uint64_t>(span) < 4 * static_cast<std::uint64_t>(t.ports_.size()) + 64) {
+            t.direct_ = true;
+            t.first_id_ = *lowest;
+            t.slot_count_ = static_cast<std::size_t>(span) + 1;
         } else {
+            std::vector<tensor_id> ids = t.ports_;
+            std::sort(ids.begin(), ids.end());
+            ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+            t.slot_count_ = ids.size();
             t.sorted_ids_ = std::move(ids);
         }
     }
+    const std::size_t slots = t.slot_count_;
     t.port_slots_.resize(t.ports_.size());
     for (std::size_t k = 0; k < t.ports_.size(); ++k) t.port_slots_[k] = t.slot(t.ports_[k]);
     const auto input_slots = [&](std::size_t i) {

@@ -13,6 +13,7 @@
 
 #include "core/logical_tensor.hpp"
 #include "core/op.hpp"
+#include "core/tensor_map.hpp"
 
 namespace reshaper::impl {
 
@@ -27,7 +28,7 @@ struct graph {
     std::optional<std::vector<tensor_id>> output_ports;
 
     std::vector<op> ops;                        // in file order
-    std::map<tensor_id, logical_tensor> tensors;
+    tensor_map tensors;
     // What loading forgave (contract section 1: a consumer's shape that
     // disagrees with the producer's, a port naming a tensor no op uses).
     // Notes about where a graph came from: graphs equal without them.
@@ -69,14 +70,15 @@ public:
     std::vector<std::size_t> topological_order;
 
 private:
-    // Slot of a tensor id: ids are looked up in the sorted list of every id
-    // the ops name, or, when they are dense enough (as graph files number
-    // them), directly by id - first_id.
+    // Slot of a tensor id: when the ids are dense enough (as graph files
+    // number them), id - first_id; else its place in the sorted list of
+    // every id the ops name.
     std::size_t slot(tensor_id t) const;
 
-    std::vector<tensor_id> sorted_ids_;   // when sparse
-    std::vector<std::uint32_t> direct_;   // when dense: slot + 1, 0 = absent
-    tensor_id first_id_ = 0;
+    bool direct_ = false;
+    tensor_id first_id_ = 0;            // when dense
+    std::vector<tensor_id> sorted_ids_; // when sparse
+    std::size_t slot_count_ = 0;
     // Every op's inputs, then its outputs, op after op; op i's inputs are
     // ports_[port_begin_[2i], port_begin_[2i+1]), its outputs up to
     // port_begin_[2i+2]. port_slots_ holds each port's slot.

@@ -45,7 +45,7 @@ void load_and_partition(graph_run &run, const options &opts) {
         std::any_of(run.graph.tensors.begin(), run.graph.tensors.end(),
                     [](const auto &t) { return fed_but_not_constant(t.second); }))
         as_loaded = run.graph;
-    impl::infer_graph_shapes(run.graph);
+    const impl::graph_topology topology = impl::infer_graph_shapes(run.graph);
     impl::dump_finalized_graph(run.graph); // RESHAPER_GRAPH_DUMP=graph
     if (as_loaded) fill_shapes_from_fed_values(run.graph, std::move(*as_loaded));
     // A format tag the file names must be one we can lay out, in every mode.
@@ -56,7 +56,7 @@ void load_and_partition(graph_run &run, const options &opts) {
     if (engine != "cpu" && engine != "gpu")
         throw error(status::invalid_graph,
                     "engine_kind must be cpu or gpu, got '" + engine + "'");
-    for (impl::partition &p : impl::get_partitions(run.graph, opts.policy, engine))
+    for (impl::partition &p : impl::get_partitions(run.graph, topology, opts.policy, engine))
         run.partitions.push_back(partition_run{std::move(p), std::nullopt, {}, {}, {}});
 }
 

@@ -497,15 +497,16 @@ public:
     void add(logical_tensor lt, const context &place) {
         const bool is_output = place.text == "output";
         const port_place here{ops_->size(), is_output, static_cast<std::size_t>(place.number)};
-        auto it = tensors_.lower_bound(lt.id);
-        if (it == tensors_.end() || it->first != lt.id) {
+        const std::size_t at = position(lt.id);
+        if (at == none) {
+            index(lt.id, met_.size());
             const tensor_id id = lt.id;
-            tensors_.emplace_hint(it, id, std::move(lt));
-            places_.emplace(id, place_seen{here, is_output, {}});
+            met_.emplace_back(id, std::move(lt));
+            places_.push_back(place_seen{here, is_output, {}});
             return;
         }
-        logical_tensor &seen_lt = it->second;
-        place_seen &seen = places_.at(lt.id);
+        logical_tensor &seen_lt = met_[at].second;
+        place_seen &seen = places_[at];
         const auto seen_where = [&] { return where(seen.place, *place.blamed); };
         const auto disagree = [&](const std::string &what, const std::string &a, const std::string &b) {
             throw error(status::invalid_graph,
@@ -568,12 +569,18 @@ public:
         }
     }
 
-    bool contains(tensor_id id) const { return tensors_.count(id) != 0; }
+    bool contains(tensor_id id) const { return position(id) != none; }
 
-    // Throws for shapes that disagree where no producer decides.
-    std::map<tensor_id, logical_tensor> take(std::vector<std::string> &warnings) {
-        for (auto &[id, lt] : tensors_) {
-            const place_seen &e = places_.at(id);
+    // Throws for shapes that disagree where no producer decides (the
+    // lowest id's first, its warnings in id order too).
+    tensor_map take(std::vector<std::string> &warnings) {
+        std::vector<std::size_t> order(met_.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        const auto by_id = [&](std::size_t a, std::size_t b) { return met_[a].first < met_[b].first; };
+        if (!std::is_sorted(order.begin(), order.end(), by_id)) std::sort(order.begin(), order.end(), by_id);
+        for (std::size_t i : order) {
+            logical_tensor &lt = met_[i].second;
+            const place_seen &e = places_[i];
             for (const std::string &note : e.conflicts) {
                 if (!e.from_output)
                     throw error(status::invalid_graph, note + ", and no op produces it [tensor_agreement]");
@@ -583,7 +590,7 @@ public:
             // A dim filled in by another place can make given strides dense.
             if (!lt.strides.empty() && dense_strides(lt.shape) == lt.strides) lt.strides.clear();
         }
-        return std::move(tensors_);
+        return tensor_map::from_unsorted(std::move(met_));
     }
 
 private:
@@ -606,9 +613,34 @@ private:
         return of_op.port(p.output, p.position).where();
     }
 
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
+
+    // Where a tensor stands in met_: ids (never negative: as_id) up to a
+    // few times the count met index an array, as graph files number them;
+    // farther ones a hash map (an array would be as long as the id).
+    std::size_t position(tensor_id id) const {
+        const auto key = static_cast<std::uint64_t>(id);
+        if (key < direct_.size() && direct_[key] != 0) return direct_[key] - 1;
+        if (sparse_.empty()) return none;
+        const auto it = sparse_.find(id);
+        return it == sparse_.end() ? none : it->second;
+    }
+    void index(tensor_id id, std::size_t at) {
+        const auto key = static_cast<std::uint64_t>(id);
+        if (key < 4 * static_cast<std::uint64_t>(met_.size()) + 1024 && at < UINT32_MAX) {
+            if (key >= direct_.size()) direct_.resize(std::max<std::size_t>(key + 1, 2 * direct_.size()), 0);
+            direct_[key] = static_cast<std::uint32_t>(at + 1);
+        } else {
+            sparse_.emplace(id, at);
+        }
+    }
+
     const std::vector<op> *ops_;
-    std::map<tensor_id, logical_tensor> tensors_;
-    std::unordered_map<tensor_id, place_seen> places_;
+    // Each tensor and where it was met, in the order met.
+    std::vector<tensor_map::value_type> met_;
+    std::vector<place_seen> places_;
+    std::vector<std::uint32_t> direct_; // id -> position + 1; 0: not there
+    std::unordered_map<tensor_id, std::size_t> sparse_;
 };
 
 // ---- ops and graphs ----------------------------------------------------------

@@ -3,7 +3,6 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -60,8 +59,8 @@ std::optional<json_number> unbox(double boxed) {
 // only flagged here, and resolved where the object is read (json_view).
 class tree_builder {
 public:
-    tree_builder(std::string_view text, std::uint64_t max_depth, const streamed_array *stream)
-        : text_(text), max_depth_(max_depth), stream_(stream) {}
+    tree_builder(std::uint64_t max_depth, const streamed_array *stream)
+        : max_depth_(max_depth), stream_(stream) {}
 
     bool null() { return add(json_tree::kind::null); }
     bool boolean(bool b) {
@@ -69,19 +68,18 @@ public:
         return added();
     }
     bool number_integer(std::int64_t v) {
-        // "-0" is read as the integer 0: keep its sign as the float -0.0.
-        const std::string_view token = next_number_token();
-        if (v == 0 && !token.empty() && token.front() == '-') return add_float(-0.0);
+        // nlohmann reports an integer here only when its text starts with a
+        // minus (others come as number_unsigned), so 0 here is the text "-0",
+        // read as the integer 0: keep its sign as the float -0.0.
+        if (v == 0) return add_float(-0.0);
         add_node(json_tree::kind::integer).integer = v;
         return added();
     }
     bool number_unsigned(std::uint64_t v) {
-        next_number_token();
         add_node(json_tree::kind::unsigned_integer).unsigned_integer = v;
         return added();
     }
     bool number_float(double d, const std::string &token) {
-        next_number_token();
         if (boxable(d) && may_be_narrow_tie(d)) {
             if (const int beyond = compare_decimal(token, d); beyond != 0) return add_float(box(d, beyond));
         }
@@ -209,47 +207,6 @@ private:
         return false;
     }
 
-    // Events come in the text's order, so one forward scan finds each
-    // number's token (nlohmann does not pass the text of integers).
-    std::string_view next_number_token() {
-        const char *p = text_.data() + pos_;
-        const char *const end = text_.data() + text_.size();
-        const auto in_number = [](char c) {
-            return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-        };
-        while (p < end) {
-            const char c = *p;
-            if (c == '"') {
-                // To the closing quote: the first one after an even run of
-                // backslashes (the text up to here is valid JSON).
-                for (++p;;) {
-                    const auto *quote = static_cast<const char *>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
-                    if (!quote) {
-                        p = end;
-                        break;
-                    }
-                    std::size_t backslashes = 0;
-                    while (quote - backslashes > p && quote[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\')
-                        ++backslashes;
-                    p = quote + 1;
-                    if (backslashes % 2 == 0) break;
-                }
-                continue;
-            }
-            if (c == '-' || (c >= '0' && c <= '9')) {
-                const char *start = p;
-                while (p < end && in_number(*p)) ++p;
-                pos_ = static_cast<std::size_t>(p - text_.data());
-                return {start, static_cast<std::size_t>(p - start)};
-            }
-            ++p;
-        }
-        pos_ = text_.size();
-        return {};
-    }
-
-    std::string_view text_;
-    std::size_t pos_ = 0;
     std::uint64_t max_depth_;
     const streamed_array *stream_;
     json_tree tree_;
@@ -260,7 +217,7 @@ private:
 };
 
 json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const streamed_array *stream) {
-    tree_builder builder(text, max_depth, stream);
+    tree_builder builder(max_depth, stream);
     if (!ojson::sax_parse(text.begin(), text.end(), &builder)) {
         // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." minus the tag.
         std::string what = builder.error_text();

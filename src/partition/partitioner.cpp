@@ -31,7 +31,11 @@ std::string unsupported_reason(const graph &g, const op &o, const std::string &e
 
 std::vector<partition> get_partitions(const graph &g, partition_policy policy,
                                       const std::string &engine_kind) {
-    const graph_topology topo = graph_topology::build(g);
+    return get_partitions(g, graph_topology::build(g), policy, engine_kind);
+}
+
+std::vector<partition> get_partitions(const graph &g, const graph_topology &topo, partition_policy policy,
+                                      const std::string &engine_kind) {
     // Graph outputs are the ports when given, else the tensors no op reads
     // (which the boundary rule below treats as used outside anyway).
     std::vector<tensor_id> output_ports = g.output_ports.value_or(std::vector<tensor_id>{});

@@ -29,6 +29,10 @@ struct partition {
 // The graph must be valid (validate_graph) beforehand.
 std::vector<partition> get_partitions(const graph &g, partition_policy policy,
                                       const std::string &engine_kind = "cpu");
+// The same over the graph's topology, built already (infer_graph_shapes
+// returns it).
+std::vector<partition> get_partitions(const graph &g, const graph_topology &topo, partition_policy policy,
+                                      const std::string &engine_kind = "cpu");
 
 // Where the partition's data input (its first op's first input: what a
 // chain moves) stands among p.inputs; nothing when it is not a
