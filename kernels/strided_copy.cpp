@@ -208,9 +208,11 @@ void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
     const copy_plan plan = make_copy_plan(dims, src.strides, src.offset, dst.strides, dst.offset);
     if (plan.volume == 0) return;
     if (src.data == dst.data && src.offset == dst.offset && src.strides == dst.strides) return;
+    planned_copy(type, plan, src.data, dst.data);
+}
 
-    const void *from = src.data;
-    void *to = dst.data;
+void planned_copy(data_type type, const copy_plan &plan, const void *from, void *to) {
+    const std::size_t bits = element_bits(type);
     if (type == data_type::string) return copy_elements<string_elements>(plan, from, to);
     if (bits < 8) {
         if (const fast_path path = choose_packed_fast_path(plan, bits); path != fast_path::none)

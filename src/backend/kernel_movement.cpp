@@ -22,9 +22,18 @@ public:
                     std::size_t temporaries)
         : type_(type), steps_(std::move(steps)), temp_elements_(temp_elements),
           temporaries_(temporaries) {
-        for (const auto &step : steps_)
-            boxes_.push_back(step.src.opaque() || step.dst.opaque() ? padded_step_as_boxes(step)
-                                                                    : std::nullopt);
+        for (const auto &step : steps_) {
+            const bool opaque = step.src.opaque() || step.dst.opaque();
+            boxes_.push_back(opaque ? padded_step_as_boxes(step) : std::nullopt);
+            // Strided steps are planned here, once. One the planner
+            // rejects stays unplanned: its run reports the error, as before.
+            std::optional<copy_plan> plan;
+            if (!opaque && element_bits(type_) != 0) try {
+                    plan = make_copy_plan(step.dims, step.src.strides, 0, step.dst.strides, 0);
+                } catch (const error &) {
+                }
+            plans_.push_back(std::move(plan));
+        }
     }
 
     void run(const void *src, void *dst) const override {
@@ -49,7 +58,10 @@ public:
                 copy_boxes(*boxes_[k], from, to);
             else if (step.src.opaque() || step.dst.opaque())
                 padded_copy(step, from, to);
-            else
+            else if (plans_[k]) {
+                if (plans_[k]->volume == 0 || (from == to && step.src.strides == step.dst.strides)) continue;
+                planned_copy(type_, *plans_[k], from, to);
+            } else
                 strided_copy(type_, step.dims, strided_tensor{from, 0, step.src.strides},
                              strided_tensor{to, 0, step.dst.strides});
         }
@@ -110,6 +122,7 @@ private:
     // Per step: its strided boxes when it has a padded blocked side that
     // padded_step_as_boxes describes (else the element walk).
     std::vector<std::optional<padded_boxes>> boxes_;
+    std::vector<std::optional<copy_plan>> plans_; // per step: strided steps planned at compile time
     std::size_t temp_elements_;
     std::size_t temporaries_; // 0, 1 or 2
 };
