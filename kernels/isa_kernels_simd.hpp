@@ -148,6 +148,24 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
     transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
 }
 
+// Stores B destination rows from out[w][p][c] (row c gets the W * P
+// vectors w, p in order, back to back: runs of whole lines when streamed).
+template <class Ops, int W, int P, int B>
+inline void store_rows(const typename Ops::vec (&out)[W][P][B], std::uint8_t *dst, std::ptrdiff_t dst_pitch,
+                       bool stream) {
+    for (int c = 0; c < B; ++c) {
+        std::uint8_t *row = dst + c * dst_pitch;
+        for (int w = 0; w < W; ++w)
+            for (int p = 0; p < P; ++p) {
+                std::uint8_t *to = row + w * tile_bytes + p * Ops::bytes;
+                if (stream)
+                    Ops::stream(to, out[w][p][c]);
+                else
+                    Ops::store(to, out[w][p][c]);
+            }
+    }
+}
+
 // W whole tiles side by side in the destination: source rows w*T ..
 // w*T + T-1 (T = 64 / E, 64 bytes each) make bytes w*64 .. w*64 + 63 of the
 // T destination rows. Each tile is built from (64 / Ops::bytes)^2
@@ -188,17 +206,7 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
                 transpose_block<Ops, E>(src + (w * T + a * B) * src_pitch + b * Ops::bytes, src_pitch,
                                         out[w][a]);
             }
-        for (int c = 0; c < B; ++c) {
-            std::uint8_t *row = dst + (b * B + c) * dst_pitch;
-            for (int w = 0; w < W; ++w)
-                for (int a = 0; a < parts; ++a) {
-                    std::uint8_t *to = row + w * tile_bytes + a * Ops::bytes;
-                    if (stream)
-                        Ops::stream(to, out[w][a][c]);
-                    else
-                        Ops::store(to, out[w][a][c]);
-                }
-        }
+        store_rows<Ops>(out, dst + b * B * dst_pitch, dst_pitch, stream);
     }
 }
 
@@ -222,17 +230,7 @@ void transpose_half_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std
     for (int w = 0; w < W; ++w)
         for (int a = 0; a < 2; ++a)
             transpose_block<Ops, E>(src + (w * 2 + a) * B * src_pitch, src_pitch, out[w][a]);
-    for (int c = 0; c < B; ++c) {
-        std::uint8_t *row = dst + c * dst_pitch;
-        for (int w = 0; w < W; ++w)
-            for (int a = 0; a < 2; ++a) {
-                std::uint8_t *to = row + w * tile_bytes + a * Ops::bytes;
-                if (stream)
-                    Ops::stream(to, out[w][a][c]);
-                else
-                    Ops::store(to, out[w][a][c]);
-            }
-    }
+    store_rows<Ops>(out, dst, dst_pitch, stream);
 }
 
 // Block rows of V::bytes (see block_rows_fn): each step transposes one

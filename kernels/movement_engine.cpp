@@ -326,14 +326,13 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     // its wide steps to pieces narrower than one (64 KiB f32, [1,16,1024]:
     // 8.6-8.9 -> 3.9-4.4 us).
     const std::size_t strips = outer.volume * static_cast<std::size_t>(row_tiles);
-    const std::size_t total_bytes = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
-    const std::size_t wanted = total_bytes < parallel_threshold_bytes
+    const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
+    const std::size_t wanted = total < parallel_threshold_bytes
                                    ? 1
                                    : 8 * static_cast<std::size_t>(oneapi::tbb::this_task_arena::max_concurrency());
     const dim_t pieces = strips >= wanted ? 1 : std::min<dim_t>(col_tiles, static_cast<dim_t>((wanted + strips - 1) / strips));
     const dim_t piece_cols = (col_tiles + pieces - 1) / pieces * sh.t;
     const std::size_t piece_bytes = static_cast<std::size_t>(piece_cols * strip_rows * e);
-    const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
     const bool stream = total >= (e >= 2 ? transpose_streaming_threshold_bytes : streaming_threshold_bytes);
     // Moves the caches can hold are read from them: prefetching only costs
     // instructions there (f32 and bf16 at 256 KiB and 2 MiB measured 10%
