@@ -159,6 +159,15 @@ struct streamed_array {
 // `max_depth` arrays and objects. Exceptions from `stream`'s functions go
 // through.
 json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const streamed_array *stream = nullptr);
+namespace detail {
+// The two readers parse_json_tree takes in turn (see json_dom.cpp), for the
+// tests that hold them to the same trees and errors: RapidJSON's, which
+// gives nothing where it refuses the text, and nlohmann's, the reference.
+std::optional<json_tree> parse_json_tree_fast(std::string_view text, std::uint64_t max_depth,
+                                              const streamed_array *stream = nullptr);
+json_tree parse_json_tree_reference(std::string_view text, std::uint64_t max_depth,
+                                    const streamed_array *stream = nullptr);
+} // namespace detail
 // The same, as nlohmann's ordered DOM.
 ojson parse_json(std::string_view text, std::uint64_t max_depth);
 ojson to_ojson(json_view v);
