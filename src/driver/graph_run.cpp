@@ -56,8 +56,11 @@ void load_and_partition(graph_run &run, const options &opts) {
     if (engine != "cpu" && engine != "gpu")
         throw error(status::invalid_graph,
                     "engine_kind must be cpu or gpu, got '" + engine + "'");
-    for (impl::partition &p : impl::get_partitions(run.graph, topology, opts.policy, engine))
-        run.partitions.push_back(partition_run{std::move(p), std::nullopt, {}, {}, {}});
+    std::vector<impl::partition> parts = impl::get_partitions(run.graph, topology, opts.policy, engine);
+    // Exactly as many: a growing array of 100,000 partitions held 1.5 times
+    // their size for a moment, the peak of checking such a graph.
+    run.partitions.reserve(parts.size());
+    for (impl::partition &p : parts) run.partitions.push_back(partition_run{std::move(p), std::nullopt, {}, {}, {}});
 }
 
 } // namespace

