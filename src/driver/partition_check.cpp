@@ -2,11 +2,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <unordered_map>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/global_control.h>
 
 #include "backend/engine.hpp"
 #include "backend/graph_dump.hpp"
 #include "core/element_codec.hpp"
+#include "core/verbose_log.hpp"
 #include "driver/host_tensor.hpp"
 #include "ops/registry.hpp"
 #include "layout/reference.hpp"
@@ -106,8 +114,19 @@ struct check_outcome {
     }
 };
 
-void check_partition(graph_run &run, partition_run &pr, const impl::compiled_partition &cp,
-                     const options &opts) {
+// What one partition's compile and check change outside its partition_run:
+// kept apart so that partitions can run side by side and be applied in
+// partition order (see compile_and_run_partitions).
+struct partition_result {
+    std::optional<bool> passed;         // checked: whether it passed
+    std::vector<output_values> values;  // --values: its outputs' values
+    // The graph's descriptions of its outputs before compile's replaced
+    // them, to put back should an earlier partition fail.
+    std::vector<logical_tensor> replaced;
+};
+
+void check_partition(const graph_run &run, partition_run &pr, const impl::compiled_partition &cp,
+                     const options &opts, partition_result &result) {
     const std::vector<host_tensor> inputs = make_inputs(run.graph, pr.part, cp.inputs());
     const std::vector<host_tensor> pristine = inputs;
     // What each output must hold: the data input's elements, read in
@@ -127,7 +146,7 @@ void check_partition(graph_run &run, partition_run &pr, const impl::compiled_par
         if (!out.guards_intact()) outcome.fail("wrote outside output " + id);
         impl::tensor_values got = out.row_major();
         if (got != wants[k]) outcome.fail("output " + id + " differs from the reference");
-        if (opts.values) run.outputs.push_back({out.desc().id, std::move(got)});
+        if (opts.values) result.values.push_back({out.desc().id, std::move(got)});
     }
 
     // Alias lowerings run in place too: the output buffer is the input's.
@@ -152,7 +171,7 @@ void check_partition(graph_run &run, partition_run &pr, const impl::compiled_par
 
     pr.check_passed = outcome.passed;
     pr.check_detail = outcome.detail;
-    (outcome.passed ? run.checks_passed : run.checks_failed) += 1;
+    result.passed = outcome.passed;
 }
 
 double median_ms(std::vector<double> samples) {
@@ -230,63 +249,170 @@ void time_partition(partition_run &pr, const impl::compiled_partition &cp, const
 
 } // namespace
 
+namespace {
+
+// Compiles one supported partition with `eng`, writes the compiled output
+// descriptions into the graph, and checks or times it. Returns false for a
+// partition infer mode leaves alone.
+bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<const impl::engine> &eng,
+                   const options &opts, partition_result &result) {
+    const bool infer_only = opts.mode == run_mode::infer;
+    std::vector<logical_tensor> ins, outs;
+    for (tensor_id id : pr.part.inputs) ins.push_back(run.graph.tensor(id));
+    for (tensor_id id : pr.part.outputs) outs.push_back(run.graph.tensor(id));
+    std::shared_ptr<const impl::compiled_partition> compiled;
+    try {
+        compiled = impl::compile(run.graph, pr.part, ins, outs, eng);
+        impl::dump_compiled_partition(run.graph, pr.part, *compiled); // RESHAPER_GRAPH_DUMP=partition
+    } catch (const error &e) {
+        // Infer mode promises shapes, not a lowering: a partition that
+        // cannot compile as given (an `any` input, say) is reported
+        // without one. The executing modes report the error, naming
+        // the partition's (first) op when compile named none.
+        if (infer_only) return false;
+        if (e.op() || pr.part.op_indices.empty()) throw;
+        const impl::op_ref first = run.graph.ops[pr.part.op_indices.front()].ref();
+        throw error(e.code(), "partition " + std::to_string(pr.part.id) + " of " + impl::describe(first) +
+                                  (pr.part.op_indices.size() > 1 ? " and more" : "") + ": " + e.what(),
+                    first);
+    }
+    for (const logical_tensor &out : compiled->outputs()) {
+        logical_tensor &lt = run.graph.tensor(out.id);
+        result.replaced.push_back(lt);
+        auto values = std::move(lt.values);
+        lt = out;
+        lt.values = std::move(values);
+    }
+    compiled_summary summary;
+    summary.lowering = compiled->lowering();
+    summary.inplace_pairs = compiled->inplace_pairs();
+    if (opts.report == report_format::json) {
+        summary.plan = impl::describe_plan(*compiled);
+        if (summary.lowering != impl::lowering_kind::alias) summary.why_not_alias = compiled->why_not_alias();
+    }
+    pr.compiled = std::move(summary);
+    if (opts.mode == run_mode::check) check_partition(run, pr, *compiled, opts, result);
+    else if (opts.mode == run_mode::perf) time_partition(pr, *compiled, run.graph, opts);
+    return true;
+}
+
+// The check counts and values of the partitions that ran, in partition order.
+void gather(graph_run &run, std::vector<partition_result> &results, std::size_t count) {
+    for (std::size_t i = 0; i < count && i < results.size(); ++i) {
+        if (results[i].passed) (*results[i].passed ? run.checks_passed : run.checks_failed) += 1;
+        for (output_values &v : results[i].values) run.outputs.push_back(std::move(v));
+    }
+}
+
+// Whether check mode may run partitions side by side: more than one thread,
+// and nothing that reports partitions in the order they ran (verbose lines,
+// dumped files).
+bool checks_side_by_side(const options &opts, std::size_t supported) {
+    const char *dump = std::getenv("RESHAPER_GRAPH_DUMP");
+    return opts.mode == run_mode::check && supported > 1 && impl::verbose_level() == 0 && !(dump && *dump) &&
+           tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1;
+}
+
+// Check mode over threads. A partition reads the descriptions its producers'
+// compiles wrote into the graph, so partitions run level by level: a
+// partition's level is one past its producers' highest (a graph of
+// independent partitions is one level). Within a level none reads what
+// another writes. The outcome is the one-at-a-time outcome: should a
+// partition fail, the partitions before it still run, those after it are
+// undone (their summaries and the graph descriptions they wrote), and its
+// error is thrown.
+void check_in_levels(graph_run &run, const std::shared_ptr<const impl::engine> &eng, const options &opts) {
+    const std::size_t n = run.partitions.size();
+    std::vector<std::size_t> level(n, 0);
+    std::unordered_map<tensor_id, std::size_t> producer; // tensor -> partition
+    std::vector<std::vector<std::size_t>> levels;
+    for (std::size_t i = 0; i < n; ++i) {
+        const impl::partition &p = run.partitions[i].part;
+        if (!p.supported) continue;
+        for (tensor_id id : p.inputs)
+            if (const auto it = producer.find(id); it != producer.end())
+                level[i] = std::max(level[i], level[it->second] + 1);
+        for (tensor_id id : p.outputs) producer[id] = i;
+        if (level[i] >= levels.size()) levels.resize(level[i] + 1);
+        levels[level[i]].push_back(i);
+    }
+    std::vector<partition_result> results(n);
+    std::vector<std::exception_ptr> failures(n);
+    std::vector<char> ran(n, 0); // bytes, not vector<bool>'s shared bits: threads set them
+    std::size_t first_failure = n;
+    for (std::vector<std::size_t> &members : levels) {
+        // After a failure, only the partitions before it (as one at a time).
+        std::erase_if(members, [&](std::size_t i) { return i > first_failure; });
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, members.size(), 8),
+                          [&](const tbb::blocked_range<std::size_t> &r) {
+                              for (std::size_t k = r.begin(); k != r.end(); ++k) {
+                                  const std::size_t i = members[k];
+                                  ran[i] = 1;
+                                  try {
+                                      run_partition(run, run.partitions[i], eng, opts, results[i]);
+                                  } catch (...) {
+                                      failures[i] = std::current_exception();
+                                  }
+                              }
+                          });
+        for (std::size_t i : members)
+            if (failures[i]) first_failure = std::min(first_failure, i);
+    }
+    if (first_failure == n) return gather(run, results, n);
+    for (std::size_t i = n; i-- > first_failure + 1;) {
+        if (!ran[i]) continue;
+        for (logical_tensor &lt : results[i].replaced) run.graph.tensor(lt.id) = std::move(lt);
+        partition_run &pr = run.partitions[i];
+        pr.compiled.reset();
+        pr.check_passed.reset();
+        pr.check_detail.clear();
+    }
+    gather(run, results, first_failure + 1);
+    std::rethrow_exception(failures[first_failure]);
+}
+
+} // namespace
+
 void compile_and_run_partitions(graph_run &run, const options &opts) {
     // Infer mode compiles too (no data is needed to choose a lowering), but
     // only where every boundary shape is known, and only on an engine that
     // exists here.
     const bool infer_only = opts.mode == run_mode::infer;
     const std::string kind = opts.engine.value_or(run.graph.engine_kind);
+    const auto known = [&](tensor_id id) { return run.graph.tensor(id).shape_known(); };
+    const auto compiles = [&](const partition_run &pr) {
+        return pr.part.supported &&
+               (!infer_only || (std::all_of(pr.part.inputs.begin(), pr.part.inputs.end(), known) &&
+                                std::all_of(pr.part.outputs.begin(), pr.part.outputs.end(), known)));
+    };
+    const std::size_t supported = static_cast<std::size_t>(std::count_if(
+        run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.part.supported; }));
     std::shared_ptr<const impl::engine> eng;
-    for (partition_run &pr : run.partitions) {
-        if (!pr.part.supported) continue;
-        std::vector<logical_tensor> ins, outs;
-        for (tensor_id id : pr.part.inputs) ins.push_back(run.graph.tensor(id));
-        for (tensor_id id : pr.part.outputs) outs.push_back(run.graph.tensor(id));
-        const auto known = [](const logical_tensor &lt) { return lt.shape_known(); };
-        if (infer_only && !(std::all_of(ins.begin(), ins.end(), known) &&
-                            std::all_of(outs.begin(), outs.end(), known)))
-            continue;
-        if (!eng) {
-            try {
-                eng = impl::engine::create(impl::engine_kind_from_string(kind));
-            } catch (const error &e) {
-                if (infer_only && e.code() == status::unavailable) return;
-                throw;
-            }
-        }
-        std::shared_ptr<const impl::compiled_partition> compiled;
-        try {
-            compiled = impl::compile(run.graph, pr.part, ins, outs, eng);
-            impl::dump_compiled_partition(run.graph, pr.part, *compiled); // RESHAPER_GRAPH_DUMP=partition
-        } catch (const error &e) {
-            // Infer mode promises shapes, not a lowering: a partition that
-            // cannot compile as given (an `any` input, say) is reported
-            // without one. The executing modes report the error, naming
-            // the partition's (first) op when compile named none.
-            if (infer_only) continue;
-            if (e.op() || pr.part.op_indices.empty()) throw;
-            const impl::op_ref first = run.graph.ops[pr.part.op_indices.front()].ref();
-            throw error(e.code(), "partition " + std::to_string(pr.part.id) + " of " + impl::describe(first) +
-                                      (pr.part.op_indices.size() > 1 ? " and more" : "") + ": " + e.what(),
-                        first);
-        }
-        for (const logical_tensor &out : compiled->outputs()) {
-            logical_tensor &lt = run.graph.tensor(out.id);
-            auto values = std::move(lt.values);
-            lt = out;
-            lt.values = std::move(values);
-        }
-        compiled_summary summary;
-        summary.lowering = compiled->lowering();
-        summary.inplace_pairs = compiled->inplace_pairs();
-        if (opts.report == report_format::json) {
-            summary.plan = impl::describe_plan(*compiled);
-            if (summary.lowering != impl::lowering_kind::alias) summary.why_not_alias = compiled->why_not_alias();
-        }
-        pr.compiled = std::move(summary);
-        if (opts.mode == run_mode::check) check_partition(run, pr, *compiled, opts);
-        else if (opts.mode == run_mode::perf) time_partition(pr, *compiled, run.graph, opts);
+    if (checks_side_by_side(opts, supported)) {
+        eng = impl::engine::create(impl::engine_kind_from_string(kind));
+        return check_in_levels(run, eng, opts);
     }
+    std::vector<partition_result> results(run.partitions.size());
+    std::size_t i = 0;
+    try {
+        for (; i < run.partitions.size(); ++i) {
+            partition_run &pr = run.partitions[i];
+            if (!compiles(pr)) continue;
+            if (!eng) {
+                try {
+                    eng = impl::engine::create(impl::engine_kind_from_string(kind));
+                } catch (const error &e) {
+                    if (infer_only && e.code() == status::unavailable) return;
+                    throw;
+                }
+            }
+            run_partition(run, pr, eng, opts, results[i]);
+        }
+    } catch (...) {
+        gather(run, results, i + 1);
+        throw;
+    }
+    gather(run, results, results.size());
 }
 
 } // namespace reshaper::driver

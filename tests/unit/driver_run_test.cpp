@@ -701,3 +701,90 @@ TEST(DriverDump, DumpedPartitionsReplayToTheirLowering) {
     EXPECT_EQ(graphs, 1u);
     EXPECT_EQ(partitions, lowering_of.size());
 }
+
+namespace {
+
+// A graph of `count` chains t(2k) -> transpose -> t(2k+1) -> reshape, where
+// every third chain's transpose output also feeds a second reshape (so its
+// transpose is a partition of its own, and the two reshapes read what its
+// compile wrote: a later level); chain `big` moves a [100,100] tensor, the
+// others [4,8].
+std::string side_by_side_graph(int count, int big) {
+    std::string ops;
+    int op_id = 0, tensor_id = 0;
+    const auto tensor = [](int id, const std::string &shape) {
+        return R"({"id": )" + std::to_string(id) + R"(, "dtype": "f32", "shape": )" + shape +
+               R"(, "layout_type": "strided", "property_type": "undef"})";
+    };
+    const auto op = [&](const std::string &kind, const std::string &attrs, const std::string &in,
+                        const std::string &out) {
+        if (!ops.empty()) ops += ",\n";
+        ops += R"({"id": )" + std::to_string(op_id) + R"(, "name": "op)" + std::to_string(op_id) + R"(", "kind": ")" +
+               kind + R"(", "attrs": {)" + attrs + R"(}, "inputs": [)" + in + R"(], "outputs": [)" + out + "]}";
+        ++op_id;
+    };
+    const std::string order = R"("order": {"type": "s64[]", "value": [1, 0]})";
+    const auto reshape_to = [](const std::string &shape) {
+        return R"("special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": )" + shape + "}";
+    };
+    for (int k = 0; k < count; ++k) {
+        const bool is_big = k == big;
+        const std::string in_shape = is_big ? "[100, 200]" : "[4, 8]", t_shape = is_big ? "[200, 100]" : "[8, 4]";
+        const std::string flat = is_big ? "[20000]" : "[32]";
+        const int a = tensor_id++, b = tensor_id++;
+        op("StaticTranspose", order, tensor(a, in_shape), tensor(b, t_shape));
+        op("StaticReshape", reshape_to(flat), tensor(b, t_shape), tensor(tensor_id++, flat));
+        if (k % 3 == 0) op("StaticReshape", reshape_to(flat), tensor(b, t_shape), tensor(tensor_id++, flat));
+    }
+    return R"({"version": "3.3.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [)" + ops + "]}";
+}
+
+// The report without its run times.
+std::string without_times(const std::string &report) {
+    std::string out;
+    std::istringstream lines(report);
+    for (std::string line; std::getline(lines, line);) {
+        if (const auto at = line.rfind(", "); line.rfind("summary: ", 0) == 0 && at != std::string::npos)
+            line.erase(at);
+        out += line + "\n";
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(DriverCheck, PartitionsCheckedSideBySideReportAsOneAtATime) {
+    const std::string path = testing::TempDir() + "/side_by_side.json";
+    {
+        std::ofstream(path) << side_by_side_graph(90, -1);
+    }
+    const driver_result one = run_driver("--threads=1 --mode=check " + path);
+    const driver_result two = run_driver("--threads=2 --mode=check " + path);
+    EXPECT_EQ(one.exit_code, 0) << one.out;
+    EXPECT_EQ(two.exit_code, 0) << two.out;
+    EXPECT_NE(one.out.find("check: 150 passed, 0 failed"), std::string::npos) << one.out;
+    EXPECT_EQ(without_times(one.out), without_times(two.out));
+    // A partition in the middle that fails (its tensor is over the limit):
+    // the partitions before it are checked, none after it, with threads or not.
+    {
+        std::ofstream(path) << side_by_side_graph(90, 45);
+    }
+    const std::string limit = "RESHAPER_MAX_TENSOR_BYTES=10000 ";
+    const driver_result failed_one = run_driver("--threads=1 --mode=check " + path, limit);
+    const driver_result failed_two = run_driver("--threads=2 --mode=check " + path, limit);
+    EXPECT_EQ(failed_one.exit_code, 3) << failed_one.out;
+    EXPECT_EQ(failed_two.exit_code, 3) << failed_two.out;
+    EXPECT_NE(failed_one.out.find("more than the driver's memory budget"), std::string::npos) << failed_one.out;
+    const std::size_t passed_at = failed_one.out.rfind("check: ");
+    ASSERT_NE(passed_at, std::string::npos) << failed_one.out;
+    const int passed = std::stoi(failed_one.out.substr(passed_at + 7));
+    EXPECT_GT(passed, 0) << failed_one.out;
+    EXPECT_LT(passed, 150) << failed_one.out;
+    EXPECT_EQ(without_times(failed_one.out), without_times(failed_two.out));
+    // And as JSON: the same partitions, lowerings, tensors and outputs.
+    const driver_result json_one = run_driver("--threads=1 --mode=check --values --report=json " + path, limit);
+    const driver_result json_two = run_driver("--threads=2 --mode=check --values --report=json " + path, limit);
+    ASSERT_EQ(json_one.reports.size(), 1u);
+    ASSERT_EQ(json_two.reports.size(), 1u);
+    EXPECT_EQ(json_one.reports[0], json_two.reports[0]);
+}
