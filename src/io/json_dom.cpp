@@ -208,12 +208,27 @@ private:
         const json_view members(tree_, object);
         constexpr std::size_t scan_limit = 16;
         if (tree_.nodes_[object].children <= scan_limit) {
+            // A key is compared with the earlier ones only when its length
+            // and end letters were seen before: graph files' objects, whose
+            // keys differ in those, compare none.
+            const auto sketch = [](std::string_view k) {
+                const unsigned mix = k.empty() ? 0u
+                                               : static_cast<unsigned>(k.size()) * 7u +
+                                                     static_cast<unsigned char>(k.front()) * 3u +
+                                                     static_cast<unsigned char>(k.back());
+                return std::uint64_t{1} << (mix % 64);
+            };
+            std::uint64_t seen = 0;
             std::array<std::string_view, scan_limit> keys;
             std::size_t n = 0;
             for (json_view m : members.elements()) {
-                for (std::size_t j = 0; j < n; ++j)
-                    if (keys[j] == m.key()) return true;
-                keys[n++] = m.key();
+                const std::string_view key = m.key();
+                const std::uint64_t bit = sketch(key);
+                if (seen & bit)
+                    for (std::size_t j = 0; j < n; ++j)
+                        if (keys[j] == key) return true;
+                seen |= bit;
+                keys[n++] = key;
             }
             return false;
         }
@@ -411,11 +426,15 @@ std::optional<json_view> json_view::find(std::string_view key) const {
     // Without a repeated key the first match is the only one; with one,
     // the last value wins.
     std::optional<json_view> found;
-    for (json_view m : elements())
+    for (json_view m : elements()) {
+        const json_tree::node &n = tree_->nodes_[m.index_];
+        // Length and first letter before the bytes (most keys differ in those).
+        if (n.key_size != key.size() || (n.key_size != 0 && tree_->pool_[n.key_at] != key.front())) continue;
         if (m.key() == key) {
             found = m;
             if (!at().flag) break;
         }
+    }
     return found;
 }
 
