@@ -1,11 +1,13 @@
 // The large graph file of issue 7, from its one generator: `ops` ops as
 // ops / 4 independent chains StaticTranspose, StaticReshape, StaticReshape,
 // StaticTranspose over an f32 [4, 8] tensor, so that every chain is one
-// partition (its transposes compose into one movement). partition_bench
+// partition (its transposes compose into one movement). With
+// `chain_length` 1 every op is a StaticTranspose of its own: as many
+// partitions as ops, the most compile-and-check work per op. partition_bench
 // reads the text from memory; make_large_graph writes it to a file for
 // scaling runs of reshaper-run:
 //
-//     build/bin/make_large_graph 100000 /tmp/g100k.json
+//     build/bin/make_large_graph 100000 /tmp/g100k.json [CHAIN_LENGTH]
 //     /usr/bin/time -v build/bin/reshaper-run --threads=1 --mode=check /tmp/g100k.json
 //
 // Goals: a 100,000-op file loaded and checked in 1 s with a peak RSS of at
@@ -18,7 +20,7 @@
 
 namespace reshaper::bench {
 
-inline std::string large_graph_json(std::int64_t ops) {
+inline std::string large_graph_json(std::int64_t ops, int chain_length = 4) {
     struct step {
         const char *kind;
         const char *attrs;
@@ -42,8 +44,8 @@ inline std::string large_graph_json(std::int64_t ops) {
     std::int64_t next_tensor = 0, current = 0;
     std::vector<int> shape = input_shape;
     for (std::int64_t i = 0; i < ops; ++i) {
-        const step &s = chain[i % 4];
-        if (i % 4 == 0) { // a new chain on a new input
+        const step &s = chain[i % chain_length];
+        if (i % chain_length == 0) { // a new chain on a new input
             current = next_tensor++;
             shape = input_shape;
         }

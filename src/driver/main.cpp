@@ -1,6 +1,7 @@
 // reshaper-run: graph files through the backend from the command line.
 #include <algorithm>
 #include <cstdio>
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 
@@ -14,7 +15,17 @@
 
 using namespace reshaper;
 
+// gperftools' tcmalloc, when the driver links it (RESHAPER_DRIVER_TCMALLOC):
+// nothing otherwise.
+extern "C" int MallocExtension_SetNumericProperty(const char *property, std::size_t value) __attribute__((weak));
+
 int main(int argc, char **argv) {
+    // tcmalloc keeps the pages of freed spans by default: a large graph's
+    // file text, released once read, and the memory of each phase stayed
+    // resident beside the next (the peak of checking 100,000 partitions
+    // read from 38.5 MB: 200 MB, and 157 MB with freed pages returned).
+    if (MallocExtension_SetNumericProperty)
+        MallocExtension_SetNumericProperty("tcmalloc.aggressive_memory_decommit", 1);
     driver::options opts;
     try {
         opts = driver::parse_options(argc, argv);

@@ -120,8 +120,8 @@ struct check_outcome {
 struct partition_result {
     std::optional<bool> passed;         // checked: whether it passed
     std::vector<output_values> values;  // --values: its outputs' values
-    // The graph's descriptions of its outputs before compile's replaced
-    // them, to put back should an earlier partition fail.
+    // Side by side: the graph's descriptions of its outputs before
+    // compile's replaced them, to put back should an earlier partition fail.
     std::vector<logical_tensor> replaced;
 };
 
@@ -252,10 +252,10 @@ void time_partition(partition_run &pr, const impl::compiled_partition &cp, const
 namespace {
 
 // Compiles one supported partition with `eng`, writes the compiled output
-// descriptions into the graph, and checks or times it. Returns false for a
-// partition infer mode leaves alone.
+// descriptions into the graph (what they were into `replaced`, when given),
+// and checks or times it. Returns false for a partition infer mode leaves alone.
 bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<const impl::engine> &eng,
-                   const options &opts, partition_result &result) {
+                   const options &opts, partition_result &result, std::vector<logical_tensor> *replaced = nullptr) {
     const bool infer_only = opts.mode == run_mode::infer;
     std::vector<logical_tensor> ins, outs;
     for (tensor_id id : pr.part.inputs) ins.push_back(run.graph.tensor(id));
@@ -278,7 +278,7 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
     }
     for (const logical_tensor &out : compiled->outputs()) {
         logical_tensor &lt = run.graph.tensor(out.id);
-        result.replaced.push_back(lt);
+        if (replaced) replaced->push_back(lt);
         auto values = std::move(lt.values);
         lt = out;
         lt.values = std::move(values);
@@ -336,27 +336,46 @@ void check_in_levels(graph_run &run, const std::shared_ptr<const impl::engine> &
         if (level[i] >= levels.size()) levels.resize(level[i] + 1);
         levels[level[i]].push_back(i);
     }
+    // The lowest partition of each level and the levels after it: a
+    // partition's undo record is needed only while a lower one may still fail.
+    std::vector<std::size_t> lowest_from(levels.size() + 1, n);
+    for (std::size_t l = levels.size(); l-- > 0;)
+        lowest_from[l] = std::min(lowest_from[l + 1], levels[l].empty() ? n : levels[l].front());
     std::vector<partition_result> results(n);
     std::vector<std::exception_ptr> failures(n);
     std::vector<char> ran(n, 0); // bytes, not vector<bool>'s shared bits: threads set them
     std::size_t first_failure = n;
-    for (std::vector<std::size_t> &members : levels) {
-        // After a failure, only the partitions before it (as one at a time).
-        std::erase_if(members, [&](std::size_t i) { return i > first_failure; });
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, members.size(), 8),
-                          [&](const tbb::blocked_range<std::size_t> &r) {
-                              for (std::size_t k = r.begin(); k != r.end(); ++k) {
-                                  const std::size_t i = members[k];
-                                  ran[i] = 1;
-                                  try {
-                                      run_partition(run, run.partitions[i], eng, opts, results[i]);
-                                  } catch (...) {
-                                      failures[i] = std::current_exception();
+    // A level in blocks of partitions, in order, so that undo records are
+    // dropped as they stop being needed (they are a tensor description per
+    // output: 18 MB for 100,000 partitions).
+    constexpr std::size_t block = 4096;
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+        std::vector<std::size_t> &members = levels[l];
+        for (std::size_t from = 0; from < members.size(); from += block) {
+            const std::size_t to = std::min(members.size(), from + block);
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(from, to, 8),
+                              [&](const tbb::blocked_range<std::size_t> &r) {
+                                  for (std::size_t k = r.begin(); k != r.end(); ++k) {
+                                      const std::size_t i = members[k];
+                                      // After a failure, only the partitions before it (as one at a time).
+                                      if (i > first_failure) continue;
+                                      ran[i] = 1;
+                                      try {
+                                          run_partition(run, run.partitions[i], eng, opts, results[i],
+                                                        &results[i].replaced);
+                                      } catch (...) {
+                                          failures[i] = std::current_exception();
+                                      }
                                   }
-                              }
-                          });
-        for (std::size_t i : members)
-            if (failures[i]) first_failure = std::min(first_failure, i);
+                              });
+            for (std::size_t k = from; k < to; ++k)
+                if (failures[members[k]]) first_failure = std::min(first_failure, members[k]);
+            // Below every partition still to run (and the first failure), none can be undone.
+            const std::size_t undo_above = std::min({first_failure, to < members.size() ? members[to] : n,
+                                                      lowest_from[l + 1]});
+            for (std::size_t k = from; k < to; ++k)
+                if (members[k] < undo_above) std::vector<logical_tensor>().swap(results[members[k]].replaced);
+        }
     }
     if (first_failure == n) return gather(run, results, n);
     for (std::size_t i = n; i-- > first_failure + 1;) {

@@ -570,6 +570,10 @@ public:
     }
 
     bool contains(tensor_id id) const { return position(id) != none; }
+    void reserve(std::size_t tensors) {
+        met_.reserve(tensors);
+        places_.reserve(tensors);
+    }
 
     // Throws for shapes that disagree where no producer decides (the
     // lowest id's first, its warnings in id order too).
@@ -732,12 +736,23 @@ auto reading(F &&f) {
 // the op limit, the first bad op, and the other fields.
 class graph_builder {
 public:
+    // `text_bytes`: the size of the text being read, 0 when unknown.
+    explicit graph_builder(std::size_t text_bytes = 0) : text_bytes_(text_bytes) {}
+
     void start() {
         ops_seen_ = 0;
         failure_ = nullptr;
         g_.ops.clear();
         tensors_ = tensor_table(g_.ops);
         op_ids_.clear();
+        // Room for the ops and tensors a text of this size holds at twice
+        // the usual density (an op of a graph file takes 300-400 bytes of
+        // text, a tensor half of that): no growth by doubling, which held
+        // the tensors twice over for a moment while the text was held too,
+        // the peak of reading a large file. Room not filled is never
+        // touched, so never resident.
+        g_.ops.reserve(text_bytes_ / 150);
+        tensors_.reserve(text_bytes_ / 75);
     }
 
     void add(json_view j) {
@@ -807,6 +822,7 @@ private:
     }
 
     std::uint64_t max_ops_ = current_limits().max_ops;
+    std::size_t text_bytes_;
     graph g_;
     tensor_table tensors_{g_.ops};
     std::unordered_set<std::int64_t> op_ids_; // once the ids are out of order
@@ -856,7 +872,7 @@ graph read_streamed(std::string_view text, std::string *owned) {
     const resource_limits limits = current_limits();
     if (text.size() > limits.max_graph_bytes)
         too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
-    graph_builder builder;
+    graph_builder builder(text.size());
     const streamed_array ops{"graph", [&] { builder.start(); }, [&](json_view j) { builder.add(j); }};
     const json_tree tree = parse_json_tree(text, limits.max_json_depth, &ops);
     if (owned) std::string().swap(*owned);
