@@ -236,9 +236,13 @@ void planned_copy(data_type type, const copy_plan &plan, const void *from, void 
 
 fast_path strided_copy_path(data_type type, const dims_t &dims, const dims_t &src_strides,
                             const dims_t &dst_strides) {
+    if (type == data_type::string) return fast_path::none;
+    return planned_copy_path(type, make_copy_plan(dims, src_strides, 0, dst_strides, 0));
+}
+
+fast_path planned_copy_path(data_type type, const copy_plan &plan) {
     const std::size_t bits = element_bits(type);
     if (type == data_type::string) return fast_path::none;
-    const copy_plan plan = make_copy_plan(dims, src_strides, 0, dst_strides, 0);
     return bits < 8 ? choose_packed_fast_path(plan, bits) : choose_fast_path(plan, bits / 8);
 }
 

@@ -43,5 +43,7 @@ void planned_copy(data_type type, const copy_plan &plan, const void *src, void *
 
 fast_path strided_copy_path(data_type type, const dims_t &dims, const dims_t &src_strides,
                             const dims_t &dst_strides);
+// The same for a plan made already (make_copy_plan of those dims and strides).
+fast_path planned_copy_path(data_type type, const copy_plan &plan);
 
 } // namespace reshaper::impl

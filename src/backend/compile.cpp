@@ -327,7 +327,9 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
         l.mover = make_alias_copy(data);
         return l;
     }
-    const mover_choice choice = choose_mover(eng->kind(), data.dtype, plan);
+    // Each step planned once, for the choice and for the kernel mover.
+    std::vector<kernel_step_plan> planned = plan_kernel_steps(data.dtype, plan);
+    const mover_choice choice = choose_mover(eng->kind(), data.dtype, plan, planned);
     l.kind = choice.kind;
     l.mover_reason = choice.why;
     if (choice.kind == lowering_kind::reorder) {
@@ -342,7 +344,7 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
             l.mover_reason = std::string("oneDNN declined: ") + e.what();
         }
     }
-    l.mover = make_kernel_movement(data.dtype, plan);
+    l.mover = make_kernel_movement(data.dtype, plan, std::move(planned));
     return l;
 }
 

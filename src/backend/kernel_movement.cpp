@@ -18,23 +18,10 @@ namespace {
 
 class kernel_movement final : public data_mover {
 public:
-    kernel_movement(data_type type, std::vector<movement_step> steps, std::size_t temp_elements,
-                    std::size_t temporaries)
-        : type_(type), steps_(std::move(steps)), temp_elements_(temp_elements),
-          temporaries_(temporaries) {
-        for (const auto &step : steps_) {
-            const bool opaque = step.src.opaque() || step.dst.opaque();
-            boxes_.push_back(opaque ? padded_step_as_boxes(step) : std::nullopt);
-            // Strided steps are planned here, once. One the planner
-            // rejects stays unplanned: its run reports the error, as before.
-            std::optional<copy_plan> plan;
-            if (!opaque && element_bits(type_) != 0) try {
-                    plan = make_copy_plan(step.dims, step.src.strides, 0, step.dst.strides, 0);
-                } catch (const error &) {
-                }
-            plans_.push_back(std::move(plan));
-        }
-    }
+    kernel_movement(data_type type, std::vector<movement_step> steps, std::vector<kernel_step_plan> planned,
+                    std::size_t temp_elements, std::size_t temporaries)
+        : type_(type), steps_(std::move(steps)), planned_(std::move(planned)), temp_elements_(temp_elements),
+          temporaries_(temporaries) {}
 
     void run(const void *src, void *dst) const override {
         // The temporaries are per run: concurrent runs never share them.
@@ -54,13 +41,14 @@ public:
             const movement_step &step = steps_[k];
             void *from = step.src.temporary ? temp[step.src.slot] : const_cast<void *>(src);
             void *to = step.dst.temporary ? temp[step.dst.slot] : dst;
-            if (boxes_[k])
-                copy_boxes(*boxes_[k], from, to);
+            const kernel_step_plan &planned = planned_[k];
+            if (planned.boxes)
+                copy_boxes(*planned.boxes, from, to);
             else if (step.src.opaque() || step.dst.opaque())
                 padded_copy(step, from, to);
-            else if (plans_[k]) {
-                if (plans_[k]->volume == 0 || (from == to && step.src.strides == step.dst.strides)) continue;
-                planned_copy(type_, *plans_[k], from, to);
+            else if (planned.copy) {
+                if (planned.copy->volume == 0 || (from == to && step.src.strides == step.dst.strides)) continue;
+                planned_copy(type_, *planned.copy, from, to);
             } else
                 strided_copy(type_, step.dims, strided_tensor{from, 0, step.src.strides},
                              strided_tensor{to, 0, step.dst.strides});
@@ -119,21 +107,42 @@ private:
 
     data_type type_;
     std::vector<movement_step> steps_;
-    // Per step: its strided boxes when it has a padded blocked side that
-    // padded_step_as_boxes describes (else the element walk).
-    std::vector<std::optional<padded_boxes>> boxes_;
-    std::vector<std::optional<copy_plan>> plans_; // per step: strided steps planned at compile time
+    std::vector<kernel_step_plan> planned_; // per step
     std::size_t temp_elements_;
     std::size_t temporaries_; // 0, 1 or 2
 };
 
 } // namespace
 
-std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan) {
+std::vector<kernel_step_plan> plan_kernel_steps(data_type type, const movement_plan &plan) {
+    std::vector<kernel_step_plan> planned;
+    planned.reserve(plan.steps.size());
+    for (const movement_step &step : plan.steps) {
+        kernel_step_plan p;
+        if (step.src.opaque() || step.dst.opaque()) {
+            p.boxes = padded_step_as_boxes(step);
+        } else if (element_bits(type) != 0) {
+            try {
+                p.copy = make_copy_plan(step.dims, step.src.strides, 0, step.dst.strides, 0);
+            } catch (const error &) {
+                // Left unplanned: moving the step reports the error, as before.
+            }
+        }
+        planned.push_back(std::move(p));
+    }
+    return planned;
+}
+
+std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan,
+                                                 std::vector<kernel_step_plan> steps) {
     std::size_t temp_elements = 0;
     if (plan.temporaries > 0)
         temp_elements = static_cast<std::size_t>(checked_volume(plan.temporary_dims).value());
-    return std::make_unique<kernel_movement>(type, plan.steps, temp_elements, plan.temporaries);
+    return std::make_unique<kernel_movement>(type, plan.steps, std::move(steps), temp_elements, plan.temporaries);
+}
+
+std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan) {
+    return make_kernel_movement(type, plan, plan_kernel_steps(type, plan));
 }
 
 } // namespace reshaper::impl

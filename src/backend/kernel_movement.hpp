@@ -4,9 +4,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "backend/data_mover.hpp"
 #include "backend/movement_plan.hpp"
+#include "kernels/copy_plan.hpp"
 
 namespace reshaper::impl {
 
@@ -19,5 +22,18 @@ namespace reshaper::impl {
 // blocked_offset after zeroing the whole destination. Every dtype moves
 // every layout.
 std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan);
+
+// A step as the kernel moves it, worked out once at compile time for both
+// the choice of mover (mover_choice) and the kernel mover: a strided step's
+// copy plan (none where the planner rejects the step: moving it says why),
+// a padded blocked step's boxes (none where it has none: the element walk).
+struct kernel_step_plan {
+    std::optional<copy_plan> copy;
+    std::optional<padded_boxes> boxes;
+};
+std::vector<kernel_step_plan> plan_kernel_steps(data_type type, const movement_plan &plan);
+// The mover of those steps (plan_kernel_steps of the same plan).
+std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan,
+                                                 std::vector<kernel_step_plan> steps);
 
 } // namespace reshaper::impl

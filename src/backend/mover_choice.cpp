@@ -11,22 +11,25 @@ namespace {
 
 // The fast path every step takes, or none when a step has none (or two
 // steps take different ones: then "mixed" is not worth naming apart).
-fast_path common_fast_path(data_type type, const movement_plan &plan) {
+fast_path common_fast_path(data_type type, const movement_plan &plan, const std::vector<kernel_step_plan> &planned) {
     fast_path common = fast_path::none;
-    for (const auto &step : plan.steps) {
+    for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+        const movement_step &step = plan.steps[k];
         fast_path p = fast_path::none;
         if (step.src.opaque() || step.dst.opaque()) {
             // A padded blocked side: as fast as its largest strided box
             // (the whole blocks); the edge boxes are the smaller part.
-            const auto boxes = padded_step_as_boxes(step);
+            const std::optional<padded_boxes> &boxes = planned[k].boxes;
             if (!boxes) return fast_path::none;
             const auto volume = [](const strided_box &b) { return checked_volume(b.dims).value_or(0); };
             const strided_box *largest = &*std::max_element(
                 boxes->copies.begin(), boxes->copies.end(),
                 [&](const strided_box &x, const strided_box &y) { return volume(x) < volume(y); });
             p = strided_copy_path(type, largest->dims, largest->src_strides, largest->dst_strides);
+        } else if (planned[k].copy) {
+            p = planned_copy_path(type, *planned[k].copy);
         } else {
-            p = strided_copy_path(type, step.dims, step.src.strides, step.dst.strides);
+            p = strided_copy_path(type, step.dims, step.src.strides, step.dst.strides); // says what is wrong
         }
         if (p == fast_path::none) return fast_path::none;
         common = common == fast_path::none || common == p ? p : fast_path::transpose;
@@ -50,12 +53,13 @@ bool reorder_moves_bits(data_type type, const movement_plan &plan) {
 
 } // namespace
 
-mover_choice choose_mover(engine_kind engine, data_type type, const movement_plan &plan) {
+mover_choice choose_mover(engine_kind engine, data_type type, const movement_plan &plan,
+                          const std::vector<kernel_step_plan> &planned) {
     // The GPU has no mover but oneDNN's.
     const bool reorder_takes =
         engine == engine_kind::gpu ? dnnl_reorder_type(type).has_value() : reorder_moves_bits(type, plan);
     if (engine == engine_kind::cpu) {
-        if (const fast_path p = common_fast_path(type, plan); p != fast_path::none)
+        if (const fast_path p = common_fast_path(type, plan, planned); p != fast_path::none)
             return {lowering_kind::kernel,
                     std::string(to_string(p)) +
                         (reorder_takes ? ", measured faster than oneDNN's reorder" : "")};

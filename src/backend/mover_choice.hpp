@@ -7,6 +7,7 @@
 
 #include "backend/compiled_partition.hpp"
 #include "backend/engine.hpp"
+#include "backend/kernel_movement.hpp"
 #include "backend/movement_plan.hpp"
 #include "core/data_type.hpp"
 
@@ -25,6 +26,8 @@ struct mover_choice {
 //    takes padded blocked formats and the GPU; for element-by-element
 //    gathers it measured no slower than our walk).
 //  - otherwise: kernel (the only mover for that dtype).
-mover_choice choose_mover(engine_kind engine, data_type type, const movement_plan &plan);
+// `planned`: plan_kernel_steps(type, plan), which the kernel mover takes too.
+mover_choice choose_mover(engine_kind engine, data_type type, const movement_plan &plan,
+                          const std::vector<kernel_step_plan> &planned);
 
 } // namespace reshaper::impl
