@@ -137,6 +137,47 @@ def driver_perf(driver, workdir, reps):
     return out
 
 
+# ---- large graphs: load and check ---------------------------------------------
+
+LARGE_GRAPH_OPS = 100_000
+# (chain length, what the file holds): benchmarks/large_graph.hpp's forms.
+LARGE_GRAPHS = [(4, "25,000 chains of 4 ops (transpose, reshape, reshape, transpose), a partition each"),
+                (1, "100,000 transposes, a partition each")]
+
+
+def run_measured(cmd):
+    """Wall seconds and peak RSS (bytes) of one run of `cmd`, output dropped."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed")
+    return seconds, usage.ru_maxrss * 1024
+
+
+def large_graphs(driver, maker, workdir, reps):
+    """[(what, file bytes, threads, median s, median peak RSS)] of
+    reshaper-run --mode=check on 100,000-op files, threads 1 and all,
+    interleaved rounds."""
+    os.makedirs(workdir, exist_ok=True)
+    cases = []
+    for length, what in LARGE_GRAPHS:
+        path = os.path.join(workdir, f"large_{length}.json")
+        subprocess.run([maker, str(LARGE_GRAPH_OPS), path, str(length)], check=True)
+        for threads in (os.cpu_count(), 1):
+            cases.append((what, path, threads))
+    times = {c: [] for c in cases}
+    rss = {c: [] for c in cases}
+    for _ in range(max(reps, 3)):
+        for c in random.sample(cases, len(cases)):
+            seconds, peak = run_measured([driver, "--mode=check", f"--threads={c[2]}", c[1]])
+            times[c].append(seconds)
+            rss[c].append(peak)
+    return [(what, os.path.getsize(path), threads, statistics.median(times[(what, path, threads)]),
+             statistics.median(rss[(what, path, threads)])) for what, path, threads in cases]
+
+
 # ---- the report ---------------------------------------------------------------
 
 PROFILE_NOTE = (" What `perf record` (cpu-clock sampling; this VM exposes no hardware counters) showed while tuning: short runs (the attention case) spent their time in per-run call overhead, not in memory, until one call copied a whole row of runs (0.3x -> 0.97x memcpy); byte-masked AVX-512 loads stalled the nChw8c partial tiles (7 -> 22 GB/s with plain 256-bit loads). In the NHWC-as-NCHW transposes about 90% of the samples sit on the source-row loads of the tile kernels (the shuffles and the streaming stores are cheap): the 1- and 2-byte tiles, one line per source row and 64 (32) destination rows a line each, gained most from wide tiles (4 and 2 tiles side by side, so each destination row gets 256 and 128 contiguous bytes); 16-byte tiles read one line per page (rows 4 KiB apart) and gained from strips of 4 tiles and a non-temporal prefetch 4 tiles ahead, which cost the smaller elements 5-15%. In cache-sized transposes (256 KiB - 2 MiB) half the samples sat on the ordinary stores to destination rows (a read for ownership per line), so transposes of 2-byte and wider elements stream from 1 MiB. The 4-bit transposes spent half their time on half-line stores until a step covered 4 byte tiles. Into blocked formats (nchw -> nChw16c: per channel block, 16 source rows into HW destination rows of 64 bytes back to back) a fifth of the samples sat on the per-strip set-up around 1 KiB tiles, so those moves take strips of 64 KiB of destination and a register block as wide as the destination row (16, 32 or 64 bytes: nChw8c f32 and nChw16c bf16 had been partial tiles at 0.3-0.4x memcpy). The sizes go up to 512 MiB (f32 and bf16: 4 KiB to 128 MiB in steps of 8x, then 512 MiB, where source and destination are 1 GiB together). On an AMD EPYC (Zen 3) without AVX-512 the AVX2 level walked as the AVX-512 one was tuned ran f32 NHWC as NCHW at 1.0x memcpy: a strip a tile high read every source line out of order and wrote 64 bytes per destination row at a time. Column blocks of 64 KiB of the source, read in order and transposed from the cache, with 8 tiles side by side (512-byte destination runs), took it to 1.4-1.8x (`tile_walk` in `kernels/isa_kernels.hpp`: a walk per level); a prefetch of the next column step gained nothing there. nChw8c -> nchw f32 had been partial tiles through buffers at AVX2 (0.38x oneDNN's reorder) until half tiles, one row of register blocks, took it (1.1-1.2x). Measured next against reshaper's own 2-thread streaming copy (about twice glibc's memcpy there): reading the source alone in the tiles' order took 1.5-1.8x the time of reading it in order, writing alone in their order no longer than in order, and the transpose about the sum of the two, so the stalled reads did not overlap the streaming stores. Each wide step now prefetches the next column step's source lines into L1 in memory order, a few per register block, over column blocks spanning whole source rows (`line_prefetch`): bf16 [64,256,32,32] went from 0.62 to 0.81-0.89 of that copy, f32 from 1.5 to 1.8-2.0x oneDNN's reorder. Which width wins depends on how far apart destination rows lie: below a page, 2 (1-byte) and 4 (2-byte) tiles side by side; a page or more apart, 8 (the walk per `row_reach`). glibc 2.36's memcpy runs 15-20x slower on that CPU when the destination lies 1-31 bytes past a 4 KiB multiple from the source (two equal heap buffers allocated in turn are 16 bytes apart): an alias executed into a new 64 KiB buffer took 34 us through it and 1.7 us through a vector loop, which the SIMD levels now take at those distances. On that CPU oneDNN 2.6's bf16 reorder runs its reference kernel (0.004x memcpy) and does not move bits (signalling NaNs quieted, denormals flushed, -0 to +0), so 2-byte elements into or out of a blocked layout go through our kernel.")
@@ -158,7 +199,7 @@ def cpu_model():
     return "CPU model unknown"
 
 
-def write_markdown(path, plot, med, backend, peers, driver, driver_version):
+def write_markdown(path, plot, med, backend, peers, driver, driver_version, graphs):
     def row(case, dtype, size):
         mine = med.get((case, dtype, size, "reshaper"))
         mem = med.get((case, dtype, size, "memcpy"))
@@ -253,6 +294,20 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version):
     if chain and single:
         add(f"| bf16 merge heads [16,16,2048,64] as StaticTranspose + StaticReshape: time against "
             f"the one movement it composes to | {chain['real_time'] / single['real_time']:.2f}x |")
+    if graphs:
+        add("")
+        add("## Large graphs: load and check")
+        add("")
+        add(f"`reshaper-run --mode=check` on {LARGE_GRAPH_OPS:,}-op files written by `make_large_graph` "
+            "(`benchmarks/large_graph.hpp`): read, validate, infer, partition, compile, execute and compare "
+            "every partition with the reference, and write the text report; medians of interleaved runs, "
+            "peak RSS as the kernel counts it. Goals: 1 s, and a peak of at most 5x the file's size.")
+        add("")
+        add("| file | size | threads | load + check | peak RSS | peak / file size |")
+        add("|---|---|---|---|---|---|")
+        for what, size, threads, seconds, peak in graphs:
+            add(f"| {what} | {size / MIB:.1f} MiB | {threads} | {seconds:.2f} s | {peak / MIB:.0f} MiB | "
+                f"{peak / size:.1f}x |")
     add("")
     add("## How the movers work, and what the profile showed")
     add("")
@@ -327,6 +382,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--results", required=True)
     ap.add_argument("--driver", required=True)
+    ap.add_argument("--large-graph-maker", help="make_large_graph, for the load-and-check rows")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--markdown", required=True)
     ap.add_argument("--plot", required=True)
@@ -337,11 +393,13 @@ def main():
     sizes = sorted({size_bytes(k[2]) for k in med if k[0] == "sizes"})
     peers = measure_peers(args.reps, sizes)
     driver = driver_perf(args.driver, os.path.join(args.results, "graphs"), args.reps)
+    graphs = (large_graphs(args.driver, args.large_graph_maker, os.path.join(args.results, "graphs"), args.reps)
+              if args.large_graph_maker else [])
     write_plot(args.plot, med, peers)
     # "reshaper 0.1.0, oneDNN 2.6.3 (...), kernels avx2 (CPU: avx2)"
     version = subprocess.run([args.driver, "--version"], capture_output=True, text=True).stdout.strip()
     version = version.split(": ", 1)[-1]
-    write_markdown(args.markdown, args.plot, med, backend, peers, driver, version)
+    write_markdown(args.markdown, args.plot, med, backend, peers, driver, version, graphs)
     if args.readme:
         kernels = version.split("kernels ", 1)[-1].split(" ", 1)[0]
         write_headline(args.readme, med, f"{cpu_model()} ({os.cpu_count()} cores, kernels at {kernels})")
