@@ -7,9 +7,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# The peers and the plot come from Debian's packages.
+# The peers and the plot come from Debian's packages; GNU time measures the
+# large graphs' peak memory.
 missing=""
-for p in python3-numpy python3-matplotlib python3-torch; do
+for p in python3-numpy python3-matplotlib python3-torch time; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then

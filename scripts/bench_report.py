@@ -145,15 +145,17 @@ LARGE_GRAPHS = [(4, "25,000 chains of 4 ops (transpose, reshape, reshape, transp
                 (1, "100,000 transposes, a partition each")]
 
 
-def run_measured(cmd):
-    """Wall seconds and peak RSS (bytes) of one run of `cmd`, output dropped."""
+def run_measured(cmd, workdir):
+    """Wall seconds and peak RSS (bytes) of one run of `cmd`, output dropped.
+    The peak comes from GNU time, the command's parent: a child forked from
+    this process (which holds PyTorch) would count this process's pages."""
+    peak_file = os.path.join(workdir, "peak_kib")
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
+    subprocess.run(["/usr/bin/time", "-f", "%M", "-o", peak_file] + cmd, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed")
-    return seconds, usage.ru_maxrss * 1024
+    with open(peak_file) as f:
+        return seconds, int(f.read().split()[-1]) * 1024
 
 
 def large_graphs(driver, maker, workdir, reps):
@@ -171,7 +173,7 @@ def large_graphs(driver, maker, workdir, reps):
     rss = {c: [] for c in cases}
     for _ in range(max(reps, 3)):
         for c in random.sample(cases, len(cases)):
-            seconds, peak = run_measured([driver, "--mode=check", f"--threads={c[2]}", c[1]])
+            seconds, peak = run_measured([driver, "--mode=check", f"--threads={c[2]}", c[1]], workdir)
             times[c].append(seconds)
             rss[c].append(peak)
     return [(what, os.path.getsize(path), threads, statistics.median(times[(what, path, threads)]),
