@@ -1,6 +1,7 @@
 #include "core/logical_tensor.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 
 #include "core/element_codec.hpp"
@@ -98,13 +99,20 @@ std::optional<dims_t> merge_known_dims(const dims_t &a, const dims_t &b) {
     return merged;
 }
 
-std::string dims_to_string(const dims_t &dims) {
-    std::string s = "[";
+void append_dims(std::string &out, const dims_t &dims) {
+    out.push_back('[');
     for (std::size_t i = 0; i < dims.size(); ++i) {
-        if (i) s += ",";
-        s += std::to_string(dims[i]);
+        if (i) out.push_back(',');
+        char digits[24];
+        out.append(digits, std::to_chars(digits, digits + sizeof digits, dims[i]).ptr);
     }
-    return s + "]";
+    out.push_back(']');
+}
+
+std::string dims_to_string(const dims_t &dims) {
+    std::string s;
+    append_dims(s, dims);
+    return s;
 }
 
 } // namespace reshaper::impl

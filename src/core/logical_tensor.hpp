@@ -87,5 +87,7 @@ std::optional<dims_t> merge_known_dims(const dims_t &a, const dims_t &b);
 
 // "[2,3,4]" - for messages and the text report.
 std::string dims_to_string(const dims_t &dims);
+// The same text ("[2,3]") appended to `out`.
+void append_dims(std::string &out, const dims_t &dims);
 
 } // namespace reshaper::impl

@@ -252,10 +252,11 @@ void time_partition(partition_run &pr, const impl::compiled_partition &cp, const
 namespace {
 
 // Compiles one supported partition with `eng`, writes the compiled output
-// descriptions into the graph (what they were into `replaced`, when given),
+// descriptions into the graph (what they were into result.replaced, when
+// `keep_replaced`: side by side, for undoing),
 // and checks or times it. Returns false for a partition infer mode leaves alone.
 bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<const impl::engine> &eng,
-                   const options &opts, partition_result &result, std::vector<logical_tensor> *replaced = nullptr) {
+                   const options &opts, partition_result &result, bool keep_replaced = false) {
     const bool infer_only = opts.mode == run_mode::infer;
     std::vector<logical_tensor> ins, outs;
     for (tensor_id id : pr.part.inputs) ins.push_back(run.graph.tensor(id));
@@ -278,7 +279,7 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
     }
     for (const logical_tensor &out : compiled->outputs()) {
         logical_tensor &lt = run.graph.tensor(out.id);
-        if (replaced) replaced->push_back(lt);
+        if (keep_replaced) result.replaced.push_back(lt);
         auto values = std::move(lt.values);
         lt = out;
         lt.values = std::move(values);
@@ -361,8 +362,7 @@ void check_in_levels(graph_run &run, const std::shared_ptr<const impl::engine> &
                                       if (i > first_failure) continue;
                                       ran[i] = 1;
                                       try {
-                                          run_partition(run, run.partitions[i], eng, opts, results[i],
-                                                        &results[i].replaced);
+                                          run_partition(run, run.partitions[i], eng, opts, results[i], true);
                                       } catch (...) {
                                           failures[i] = std::current_exception();
                                       }

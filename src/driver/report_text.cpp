@@ -34,14 +34,8 @@ public:
     }
     report_writer &operator<<(std::size_t v) { return *this << static_cast<std::int64_t>(v); }
     report_writer &operator<<(int v) { return *this << static_cast<std::int64_t>(v); }
-    // "[2,3]", as impl::dims_to_string.
     report_writer &dims(const impl::dims_t &d) {
-        text_.push_back('[');
-        for (std::size_t i = 0; i < d.size(); ++i) {
-            if (i) text_.push_back(',');
-            *this << d[i];
-        }
-        text_.push_back(']');
+        impl::append_dims(text_, d);
         return *this;
     }
     // "3:f32[2,3]{[3,1]}": id, dtype, shape and the layout when it says more.
