@@ -28,11 +28,8 @@ int log2_of(std::size_t element_bytes) {
     return -1;
 }
 
-// Each task moves at least this much, so a core streams between forks.
-constexpr std::size_t task_bytes = std::size_t{256} << 10;
-
 // Runs body(begin, end) over [0, units) on the calling thread when the
-// move is small, else over oneTBB tasks of at least task_bytes each. A
+// move is small, else over oneTBB tasks of at least parallel_task_bytes each. A
 // task that streamed fences before it ends, so its stores are visible
 // once parallel_for returns.
 template <typename Body>
@@ -47,7 +44,7 @@ void for_units(std::size_t units, std::size_t unit_bytes, bool stream, const Bod
         fenced(0, units);
         return;
     }
-    const std::size_t grain = std::max<std::size_t>(1, task_bytes / std::max<std::size_t>(1, unit_bytes));
+    const std::size_t grain = std::max<std::size_t>(1, parallel_task_bytes / std::max<std::size_t>(1, unit_bytes));
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, units, grain),
                               [&](const oneapi::tbb::blocked_range<std::size_t> &r) {
                                   fenced(r.begin(), r.end());
@@ -129,7 +126,7 @@ void move_runs(const copy_plan &plan, std::ptrdiff_t e, const byte *src, byte *d
         outer_dims outer;
         for (const copy_dim &d : outer_order) outer.add(d, e);
         const auto count = static_cast<std::size_t>(along.size);
-        const std::size_t per_unit = std::min(count, std::max<std::size_t>(1, task_bytes / run_bytes));
+        const std::size_t per_unit = std::min(count, std::max<std::size_t>(1, parallel_task_bytes / run_bytes));
         const std::size_t units_per_row = (count + per_unit - 1) / per_unit;
         for_units(outer.volume * units_per_row, per_unit * run_bytes, stream,
                   [&](std::size_t begin, std::size_t end) {

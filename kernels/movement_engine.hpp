@@ -52,9 +52,15 @@ inline constexpr std::size_t streaming_threshold_bytes = std::size_t{4} << 20;
 // and 2 MiB: f32 45 -> 73 GB/s, c128 22 -> 57); 1-byte transposes still
 // measured 15-30% slower streamed below 4 MiB.
 inline constexpr std::size_t transpose_streaming_threshold_bytes = std::size_t{1} << 20;
-// Moves of fewer bytes than this stay on the calling thread (measured: a
-// thread fork costs more than it saves below it).
-inline constexpr std::size_t parallel_threshold_bytes = std::size_t{256} << 10;
+// Each oneTBB task moves at least this much, so a core streams between forks.
+inline constexpr std::size_t parallel_task_bytes = std::size_t{256} << 10;
+// Moves of fewer bytes than this stay on the calling thread: two tasks'
+// worth, so that a move split for threads (a transpose then cuts its strips
+// into narrower pieces) is one that threads do share. At one task's worth,
+// f32 [1, 64, 1024] NHWC as NCHW (256 KiB), 2 cores, took 24-30 us cut and
+// run as one task against 12-18 us whole on one thread; at 512 KiB, two
+// threads took 21 us against 28-32 on one.
+inline constexpr std::size_t parallel_threshold_bytes = 2 * parallel_task_bytes;
 
 // Moves `plan` through `path` (not none) at SIMD level `isa` (at most
 // detected_cpu_isa()). Returns after every store is globally visible.

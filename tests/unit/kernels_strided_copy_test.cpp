@@ -250,16 +250,17 @@ TEST(StridedCopy, LargeCopiesRunInParallelAndStayExact) {
             const dims_t &d = c.type == data_type::string ? dims_t{32, 33, 7} : dims;
             for (int repeat = 0; repeat < 3; ++repeat) expect_matches_reference(c.type, d, c.src, c.dst);
         }
-        // Transposes walked tile by tile, with edge strips (sizes not whole tiles).
-        for (auto [type, d] : {std::pair{data_type::s16, dims_t{517, 263}},
+        // Transposes walked tile by tile, with edge strips (sizes not whole
+        // tiles), each past parallel_threshold_bytes so that threads share it.
+        for (auto [type, d] : {std::pair{data_type::s16, dims_t{717, 563}},
                                std::pair{data_type::c128, dims_t{300, 301}},
-                               std::pair{data_type::f8_e4m3, dims_t{2, 400, 333}},
+                               std::pair{data_type::f8_e4m3, dims_t{4, 400, 333}},
                                std::pair{data_type::string, dims_t{100, 70}},
                                // Packed: tiled (even rows at even starts), and not.
-                               std::pair{data_type::u4, dims_t{600, 900}},
-                               std::pair{data_type::s4, dims_t{601, 901}},
-                               std::pair{data_type::u2, dims_t{600, 900}},
-                               std::pair{data_type::s2, dims_t{602, 903}}}) {
+                               std::pair{data_type::u4, dims_t{1200, 900}},
+                               std::pair{data_type::s4, dims_t{1201, 901}},
+                               std::pair{data_type::u2, dims_t{1200, 1800}},
+                               std::pair{data_type::s2, dims_t{1202, 1803}}}) {
             std::vector<std::size_t> reversed(d.size());
             std::iota(reversed.rbegin(), reversed.rend(), 0);
             const dims_t ones(d.size(), 1), zeros(d.size(), 0);
