@@ -33,6 +33,24 @@ public:
         return *this;
     }
     report_writer &operator<<(std::size_t v) { return *this << static_cast<std::int64_t>(v); }
+    // `s` in a column `width` characters wide, padded on the left (numbers)
+    // or the right (words); the partition table's columns, without a
+    // formatted print per row (one per row was 2% of checking 100,000).
+    report_writer &right_aligned(std::string_view s, std::size_t width) {
+        if (s.size() < width) text_.append(width - s.size(), ' ');
+        text_.append(s);
+        return *this;
+    }
+    report_writer &left_aligned(std::string_view s, std::size_t width) {
+        text_.append(s);
+        if (s.size() < width) text_.append(width - s.size(), ' ');
+        return *this;
+    }
+    report_writer &right_aligned(std::size_t v, std::size_t width) {
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+        return right_aligned(std::string_view(digits, static_cast<std::size_t>(end - digits)), width);
+    }
     report_writer &operator<<(int v) { return *this << static_cast<std::int64_t>(v); }
     report_writer &dims(const impl::dims_t &d) {
         impl::append_dims(text_, d);
@@ -125,10 +143,10 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
     out << "\n  part  claimed  lowering  ops\n";
     for (const partition_run &pr : run.partitions) {
         out.at_a_break();
-        char head[64];
-        std::snprintf(head, sizeof head, "  %4zu  %-7s  %-8s  ", pr.part.id, pr.part.supported ? "yes" : "no",
-                      pr.compiled ? std::string(impl::to_string(pr.compiled->lowering)).c_str() : "-");
-        out << std::string_view(head);
+        out << "  ";
+        out.right_aligned(pr.part.id, 4) << "  ";
+        out.left_aligned(pr.part.supported ? "yes" : "no", 7) << "  ";
+        out.left_aligned(pr.compiled ? impl::to_string(pr.compiled->lowering) : "-", 8) << "  ";
         for (std::size_t i = 0; i < pr.part.op_indices.size(); ++i) {
             const impl::op &o = run.graph.ops[pr.part.op_indices[i]];
             out << (i ? " -> " : "") << o.id << ':' << o.kind;

@@ -160,7 +160,27 @@ TEST(JsonFastReader, StringsReadAsTheReferenceReadsThem) {
         expect_alike(s);
         expect_alike("{" + s + ": 1}");
         expect_alike("[" + s + ", 2]");
+        // After and before 0 to 17 ASCII letters: the UTF-8 check takes
+        // eight ASCII bytes at a time, so each byte above comes at every
+        // place in and after such a block.
+        for (std::size_t k = 0; k <= 17; ++k) {
+            const std::string letters = std::string("abcdefghijklmnopq").substr(0, k);
+            expect_alike("\"" + letters + s.substr(1));
+            expect_alike(s.substr(0, s.size() - 1) + letters + s.back());
+        }
     }
+}
+
+// A text all ASCII without a backslash skips the UTF-8 check of each string
+// (a scan of 64-byte blocks decides): an ill-formed byte or a lone surrogate
+// escape at any place in or after such a block is still refused.
+TEST(JsonFastReader, OneNonAsciiByteOrEscapeAnywhereIsSeen) {
+    const std::string letters(150, 'x');
+    for (const std::string odd : {"\xED\xA0\x80", "\xFF", "\xC3\xA9", "\\ud83d", "\\u0041"})
+        for (std::size_t at = 0; at <= letters.size(); ++at) {
+            SCOPED_TRACE(at);
+            expect_alike("[\"" + letters.substr(0, at) + odd + letters.substr(at) + "\"]");
+        }
 }
 
 TEST(JsonFastReader, EverythingElseAlike) {
