@@ -874,7 +874,9 @@ graph read_streamed(std::string_view text, std::string *owned) {
         too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
     graph_builder builder(text.size());
     const streamed_array ops{"graph", [&] { builder.start(); }, [&](json_view j) { builder.add(j); }};
-    const json_tree tree = parse_json_tree(text, limits.max_json_depth, &ops);
+    // A text of our own is read in place (then dropped: the tree holds what is left to read).
+    const json_tree tree = owned ? parse_json_tree_in_place(*owned, limits.max_json_depth, &ops)
+                                 : parse_json_tree(text, limits.max_json_depth, &ops);
     if (owned) std::string().swap(*owned);
     return builder.finish(tree.root(), true);
 }

@@ -1,5 +1,6 @@
 #include "io/json_dom.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
@@ -334,9 +335,11 @@ public:
                 return b_.number_unsigned(v);
         }
         // An integer past 64 bits is a float, as for nlohmann; strtod's
-        // rounding (correct), in the C locale. `text` ends in a NUL.
+        // rounding (correct), in the C locale, over a copy that ends in a
+        // NUL (read in place, the number's text is followed by the next).
         static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
-        const double d = strtod_l(text, nullptr, c_locale);
+        const std::string terminated(token);
+        const double d = strtod_l(terminated.c_str(), nullptr, c_locale);
         if (!std::isfinite(d)) return false; // nlohmann: "number overflow"
         return b_.number_float(d, token);
     }
@@ -386,12 +389,20 @@ constexpr std::uint64_t fast_reader_max_depth = 1024;
 
 namespace detail {
 
+namespace {
+
+// Whether RapidJSON can read `text`: it reads a NUL as the end of the text,
+// string lengths in 32 bits, and recurses once per level of nesting.
+bool fast_reader_takes(std::string_view text, std::uint64_t max_depth) {
+    return max_depth <= fast_reader_max_depth && text.size() < std::numeric_limits<rapidjson::SizeType>::max() &&
+           !std::memchr(text.data(), 0, text.size());
+}
+
+} // namespace
+
 std::optional<json_tree> parse_json_tree_fast(std::string_view text, std::uint64_t max_depth,
                                               const streamed_array *stream) {
-    // RapidJSON reads a NUL as the end of the text, and string lengths in 32 bits.
-    if (max_depth > fast_reader_max_depth || text.size() >= std::numeric_limits<rapidjson::SizeType>::max() ||
-        std::memchr(text.data(), 0, text.size()))
-        return std::nullopt;
+    if (!fast_reader_takes(text, max_depth)) return std::nullopt;
     // The byte order mark nlohmann skips at the very start.
     if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     tree_builder builder(max_depth, stream);
@@ -400,6 +411,27 @@ std::optional<json_tree> parse_json_tree_fast(std::string_view text, std::uint64
     bounded_text in{text.data(), text.data(), text.data() + text.size()};
     if (reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(in, events).IsError()) return std::nullopt;
     return builder.take();
+}
+
+std::optional<json_tree> parse_json_tree_fast_in_place(std::string &text, std::uint64_t max_depth,
+                                                       const streamed_array *stream) {
+    if (!fast_reader_takes(text, max_depth)) return std::nullopt;
+    if (!plain_ascii(text)) return parse_json_tree_fast(text, max_depth, stream);
+    // In place, RapidJSON hands strings and numbers over as pointers into the
+    // text instead of copying each a character at a time (a quarter of its
+    // time in a graph file). With no escape to decode, the one write it
+    // makes is a NUL over each string's closing quote; the text holds no
+    // NUL of its own, so where it refuses the text, putting the quotes back
+    // restores it for the reference reader.
+    tree_builder builder(max_depth, stream);
+    rapidjson_events events(builder, false);
+    rapidjson::Reader reader;
+    rapidjson::InsituStringStream in(text.data());
+    const bool read = !reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(in, events)
+                           .IsError();
+    if (read) return builder.take();
+    std::replace(text.begin(), text.end(), '\0', '"');
+    return std::nullopt;
 }
 
 json_tree parse_json_tree_reference(std::string_view text, std::uint64_t max_depth, const streamed_array *stream) {
@@ -418,6 +450,12 @@ json_tree parse_json_tree_reference(std::string_view text, std::uint64_t max_dep
 
 json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const streamed_array *stream) {
     if (std::optional<json_tree> tree = detail::parse_json_tree_fast(text, max_depth, stream)) return std::move(*tree);
+    return detail::parse_json_tree_reference(text, max_depth, stream);
+}
+
+json_tree parse_json_tree_in_place(std::string &text, std::uint64_t max_depth, const streamed_array *stream) {
+    if (std::optional<json_tree> tree = detail::parse_json_tree_fast_in_place(text, max_depth, stream))
+        return std::move(*tree);
     return detail::parse_json_tree_reference(text, max_depth, stream);
 }
 

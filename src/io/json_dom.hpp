@@ -159,12 +159,20 @@ struct streamed_array {
 // `max_depth` arrays and objects. Exceptions from `stream`'s functions go
 // through.
 json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const streamed_array *stream = nullptr);
+// The same, free to write over `text` as it reads (faster: strings are not
+// copied out of it); what `text` holds afterwards is unspecified.
+json_tree parse_json_tree_in_place(std::string &text, std::uint64_t max_depth,
+                                   const streamed_array *stream = nullptr);
 namespace detail {
 // The two readers parse_json_tree takes in turn (see json_dom.cpp), for the
 // tests that hold them to the same trees and errors: RapidJSON's, which
 // gives nothing where it refuses the text, and nlohmann's, the reference.
 std::optional<json_tree> parse_json_tree_fast(std::string_view text, std::uint64_t max_depth,
                                               const streamed_array *stream = nullptr);
+// parse_json_tree_fast's reading in place, for parse_json_tree_in_place:
+// where it gives nothing, `text` is as it was.
+std::optional<json_tree> parse_json_tree_fast_in_place(std::string &text, std::uint64_t max_depth,
+                                                       const streamed_array *stream = nullptr);
 json_tree parse_json_tree_reference(std::string_view text, std::uint64_t max_depth,
                                     const streamed_array *stream = nullptr);
 } // namespace detail

@@ -91,6 +91,20 @@ bool expect_alike(const std::string &text) {
     EXPECT_EQ(chosen.failure, reference.failure) << shown;
     EXPECT_EQ(chosen.tree.has_value(), reference.tree.has_value()) << shown;
     if (chosen.tree && reference.tree) expect_same_tree(chosen.tree->root(), reference.tree->root(), shown);
+    // Reading in place: what the fast reader gives, and where it gives
+    // nothing, the text as it was (for the reference reader after it).
+    std::string overwritten = text;
+    const outcome fast_in_place = outcome_of([&] { return detail::parse_json_tree_fast_in_place(overwritten, depth); });
+    EXPECT_EQ(fast_in_place.failure, fast.failure) << shown;
+    EXPECT_EQ(fast_in_place.tree.has_value(), fast.tree.has_value()) << shown;
+    if (fast_in_place.tree && fast.tree) expect_same_tree(fast_in_place.tree->root(), fast.tree->root(), shown);
+    if (!fast_in_place.tree && fast_in_place.failure.empty()) EXPECT_EQ(overwritten, text) << "not restored: " << shown;
+    overwritten = text;
+    const outcome chosen_in_place = outcome_of([&] { return parse_json_tree_in_place(overwritten, depth); });
+    EXPECT_EQ(chosen_in_place.failure, reference.failure) << shown;
+    EXPECT_EQ(chosen_in_place.tree.has_value(), reference.tree.has_value()) << shown;
+    if (chosen_in_place.tree && reference.tree)
+        expect_same_tree(chosen_in_place.tree->root(), reference.tree->root(), shown);
     return fast.tree.has_value();
 }
 
@@ -103,10 +117,24 @@ std::string sample_graph() {
 ], "input_ports": [0], "output_ports": [1], "x": {"a": 1, "a": [2.5e+2, "\\\"\/\b\f\n\r\t"]}})";
 }
 
+// The same, ASCII without a backslash: what the fast reader reads in place.
+std::string plain_sample_graph() {
+    return R"({"version": "3.3.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [
+{"id": 0, "name": "te", "kind": "StaticTranspose", "attrs": {"order": {"type": "s64[]", "value": [1, 0]}},
+ "inputs": [{"id": 0, "dtype": "f32", "shape": [4, 8], "stride": [8, 1], "layout_type": "strided", "property_type": "undef"}],
+ "outputs": [{"id": 1, "dtype": "f32", "shape": [8, 4], "layout_type": "strided", "property_type": "constant",
+              "values": [0.5, -0.0, 1e-3, 3.4028235677973366e38, 1.00000005960464477550, -7, 18446744073709551615, true, null]}]}
+], "input_ports": [0], "output_ports": [1], "x": {"a": 1, "a": [2.5e+2, "", 1.5]}, "y": 2.75})";
+}
+
 } // namespace
 
 TEST(JsonFastReader, TakesGraphFilesAsTheReferenceReadsThem) {
     EXPECT_TRUE(expect_alike(sample_graph()));
+    EXPECT_TRUE(expect_alike(plain_sample_graph()));
+    // Refused where the text ends, and a string's quote written over: put back.
+    EXPECT_FALSE(expect_alike(plain_sample_graph().substr(0, 300)));
+    EXPECT_FALSE(expect_alike(plain_sample_graph() + "x"));
     EXPECT_TRUE(expect_alike("\xEF\xBB\xBF" + sample_graph())); // a byte order mark
     EXPECT_TRUE(expect_alike(" [] "));
     EXPECT_TRUE(expect_alike("\"\""));
