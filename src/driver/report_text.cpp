@@ -26,12 +26,7 @@ public:
         text_.push_back(c);
         return *this;
     }
-    report_writer &operator<<(std::int64_t v) {
-        char digits[24];
-        const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
-        text_.append(digits, end);
-        return *this;
-    }
+    report_writer &operator<<(std::int64_t v) { return right_aligned(v, 0); }
     report_writer &operator<<(std::size_t v) { return *this << static_cast<std::int64_t>(v); }
     // `s` in a column `width` characters wide, padded on the left (numbers)
     // or the right (words); the partition table's columns, without a
@@ -46,7 +41,7 @@ public:
         if (s.size() < width) text_.append(width - s.size(), ' ');
         return *this;
     }
-    report_writer &right_aligned(std::size_t v, std::size_t width) {
+    report_writer &right_aligned(std::int64_t v, std::size_t width) {
         char digits[24];
         const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
         return right_aligned(std::string_view(digits, static_cast<std::size_t>(end - digits)), width);
@@ -144,7 +139,7 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
     for (const partition_run &pr : run.partitions) {
         out.at_a_break();
         out << "  ";
-        out.right_aligned(pr.part.id, 4) << "  ";
+        out.right_aligned(static_cast<std::int64_t>(pr.part.id), 4) << "  ";
         out.left_aligned(pr.part.supported ? "yes" : "no", 7) << "  ";
         out.left_aligned(pr.compiled ? impl::to_string(pr.compiled->lowering) : "-", 8) << "  ";
         for (std::size_t i = 0; i < pr.part.op_indices.size(); ++i) {

@@ -398,25 +398,32 @@ bool fast_reader_takes(std::string_view text, std::uint64_t max_depth) {
            !std::memchr(text.data(), 0, text.size());
 }
 
-} // namespace
-
-std::optional<json_tree> parse_json_tree_fast(std::string_view text, std::uint64_t max_depth,
-                                              const streamed_array *stream) {
-    if (!fast_reader_takes(text, max_depth)) return std::nullopt;
+// The fast reader over a text it takes (fast_reader_takes), copying strings
+// out of it; `check_utf8` false only for a plain_ascii text.
+std::optional<json_tree> read_by_copy(std::string_view text, std::uint64_t max_depth,
+                                      const streamed_array *stream, bool check_utf8) {
     // The byte order mark nlohmann skips at the very start.
     if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     tree_builder builder(max_depth, stream);
-    rapidjson_events events(builder, !plain_ascii(text));
+    rapidjson_events events(builder, check_utf8);
     rapidjson::Reader reader;
     bounded_text in{text.data(), text.data(), text.data() + text.size()};
     if (reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(in, events).IsError()) return std::nullopt;
     return builder.take();
 }
 
+} // namespace
+
+std::optional<json_tree> parse_json_tree_fast(std::string_view text, std::uint64_t max_depth,
+                                              const streamed_array *stream) {
+    if (!fast_reader_takes(text, max_depth)) return std::nullopt;
+    return read_by_copy(text, max_depth, stream, !plain_ascii(text));
+}
+
 std::optional<json_tree> parse_json_tree_fast_in_place(std::string &text, std::uint64_t max_depth,
                                                        const streamed_array *stream) {
     if (!fast_reader_takes(text, max_depth)) return std::nullopt;
-    if (!plain_ascii(text)) return parse_json_tree_fast(text, max_depth, stream);
+    if (!plain_ascii(text)) return read_by_copy(text, max_depth, stream, true);
     // In place, RapidJSON hands strings and numbers over as pointers into the
     // text instead of copying each a character at a time (a quarter of its
     // time in a graph file). With no escape to decode, the one write it
