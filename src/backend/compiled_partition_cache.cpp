@@ -82,11 +82,15 @@ public:
     void finish() { out_.resize(size_); }
 
 private:
-    void write(const void *bytes, std::size_t n) {
-        if (size_ + n > out_.size()) out_.resize(std::max(2 * out_.size(), size_ + n));
-        if (n != 0) std::memcpy(&out_[size_], bytes, n);
+    // Inlined into every field (a call per field was a third of a hit's
+    // key: callgrind, bm_compile_cached); the buffer grows out of line.
+    [[gnu::always_inline]] void write(const void *bytes, std::size_t n) {
+        if (size_ + n > out_.size()) [[unlikely]]
+            grow(size_ + n);
+        std::memcpy(out_.data() + size_, bytes, n);
         size_ += n;
     }
+    [[gnu::noinline]] void grow(std::size_t needed) { out_.resize(std::max(2 * out_.size(), needed)); }
     std::string &out_;
     std::size_t size_ = 0;
 };
