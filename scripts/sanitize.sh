@@ -6,7 +6,8 @@
 #   scripts/sanitize.sh address [BUILD_DIR]  ASan + UBSan (halt on the first
 #       report, no recovery): every unit-test binary, each run once whole,
 #       with reshaper-run instrumented too for the driver tests
-#   scripts/sanitize.sh thread [BUILD_DIR]   TSan: the concurrency tests
+#   scripts/sanitize.sh thread [BUILD_DIR]   TSan: the concurrency tests (the
+#       compiled-partition cache, the API from threads, the pipelined reader)
 # Built at -O1 with debug info, only the targets the run needs. Needs g++
 # (its libasan, libubsan and libtsan), which scripts/setup.sh installs.
 set -eu
@@ -22,7 +23,7 @@ address)
     ;;
 thread)
     option=RESHAPER_SANITIZE_THREAD
-    targets="backend_tests api_tests"
+    targets="backend_tests api_tests core_tests"
     ;;
 *)
     echo "sanitize: unknown kind '$kind' (address or thread)" >&2
@@ -59,6 +60,8 @@ if [ "$kind" = address ]; then
 else
     run "$dir/bin/backend_tests" --gtest_filter='backend_cache_concurrency.*'
     run "$dir/bin/api_tests" --gtest_filter='*Thread*:*Concurren*'
+    # Graph files whose ops are read on a second thread (io/graph_json.cpp).
+    run "$dir/bin/core_tests" --gtest_filter='GraphJsonStream.*'
 fi
 echo "sanitize $kind: ran in $(($(date +%s) - built)) s"
 if [ -n "$failed" ]; then

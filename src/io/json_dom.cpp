@@ -488,6 +488,28 @@ std::size_t json_view::size() const {
     return at().children;
 }
 
+std::size_t json_tree::append_copy(json_view v) {
+    const json_tree &from = *v.tree_;
+    const std::size_t first = v.index_, last = from.nodes_[first].end, base = nodes_.size();
+    nodes_.insert(nodes_.end(), from.nodes_.begin() + static_cast<std::ptrdiff_t>(first),
+                  from.nodes_.begin() + static_cast<std::ptrdiff_t>(last));
+    // Indices and pool offsets moved by the copy's place in this tree. A
+    // node outside an object has no key: its (0, 0) copies as empty.
+    for (std::size_t i = base; i < nodes_.size(); ++i) {
+        node &n = nodes_[i];
+        n.end = n.end - first + base;
+        const std::size_t key_at = pool_.size();
+        pool_.append(from.pool_, n.key_at, n.key_size);
+        n.key_at = key_at;
+        if (n.type == kind::string) {
+            const std::size_t string_at = pool_.size();
+            pool_.append(from.pool_, n.string_at, n.string_size);
+            n.string_at = string_at;
+        }
+    }
+    return base;
+}
+
 std::optional<json_view> json_view::find(std::string_view key) const {
     // Without a repeated key the first match is the only one; with one,
     // the last value wins.

@@ -58,6 +58,16 @@ public:
     json_view root() const;
     bool empty() const { return nodes_.empty(); }
 
+    // Appends a copy of `v` (a value of any tree) as a value of its own
+    // after this tree's last and returns its node's index (json_view(*this,
+    // index) reads it): a streamed element kept past its call. clear()
+    // empties the tree and keeps its storage.
+    std::size_t append_copy(json_view v);
+    void clear() {
+        nodes_.clear();
+        pool_.clear();
+    }
+
 private:
     friend class json_view;
     friend class tree_builder;
@@ -131,6 +141,7 @@ public:
     }
 
 private:
+    friend class json_tree;
     // For an object whose key repeats: the node of each key's last value,
     // in the order of the keys' first places.
     std::vector<std::size_t> deduplicated_members() const;

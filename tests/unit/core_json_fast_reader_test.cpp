@@ -99,7 +99,9 @@ bool expect_alike(const std::string &text) {
     EXPECT_EQ(fast_in_place.failure, fast.failure) << shown;
     EXPECT_EQ(fast_in_place.tree.has_value(), fast.tree.has_value()) << shown;
     if (fast_in_place.tree && fast.tree) expect_same_tree(fast_in_place.tree->root(), fast.tree->root(), shown);
-    if (!fast_in_place.tree && fast_in_place.failure.empty()) EXPECT_EQ(overwritten, text) << "not restored: " << shown;
+    if (!fast_in_place.tree && fast_in_place.failure.empty()) {
+        EXPECT_EQ(overwritten, text) << "not restored: " << shown;
+    }
     overwritten = text;
     const outcome chosen_in_place = outcome_of([&] { return parse_json_tree_in_place(overwritten, depth); });
     EXPECT_EQ(chosen_in_place.failure, reference.failure) << shown;

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <tbb/global_control.h>
+
 #include "io/graph_json.hpp"
 #include "scoped_env.hpp"
 
@@ -40,16 +42,30 @@ struct outcome {
     }
 };
 
-// Returns what both gave, for further checks.
+void expect_same_outcome(const outcome &a, const outcome &b, const std::string &text) {
+    EXPECT_EQ(a.failure, b.failure) << text.substr(0, 300);
+    EXPECT_EQ(a.g.has_value(), b.g.has_value()) << text.substr(0, 300);
+    if (a.g && b.g) {
+        EXPECT_EQ(*a.g, *b.g) << text.substr(0, 300);
+        EXPECT_EQ(a.g->warnings, b.g->warnings);
+    }
+}
+
+// The ops read on a second thread, `batch` at a time.
+template <std::size_t batch>
+graph read_pipelined(std::string_view text) {
+    return detail::read_graph_json_pipelined(text, batch);
+}
+
+// Returns what both gave, for further checks. The streamed read also goes
+// through the pipeline that reads ops on a second thread: an op a batch
+// (a hand-over per op), and two (the parser waits for room).
 outcome expect_same(const std::string &text) {
     const outcome streamed = outcome::of(read_graph_json, text);
     const outcome whole = outcome::of(detail::read_graph_json_whole, text);
-    EXPECT_EQ(streamed.failure, whole.failure) << text.substr(0, 300);
-    EXPECT_EQ(streamed.g.has_value(), whole.g.has_value()) << text.substr(0, 300);
-    if (streamed.g && whole.g) {
-        EXPECT_EQ(*streamed.g, *whole.g) << text.substr(0, 300);
-        EXPECT_EQ(streamed.g->warnings, whole.g->warnings);
-    }
+    expect_same_outcome(streamed, whole, text);
+    expect_same_outcome(outcome::of(read_pipelined<1>, text), whole, text);
+    expect_same_outcome(outcome::of(read_pipelined<2>, text), whole, text);
     return streamed;
 }
 
@@ -202,4 +218,24 @@ TEST(GraphJsonStream, EveryCorpusFileReadsAlike) {
         ++files;
     }
     EXPECT_GT(files, 0);
+}
+
+// Texts of a MiB and more are read through the pipeline when two threads may
+// run: thousands of ops over many batches, with a bad op (or a syntax
+// error) far into the text, read as the whole DOM reads them.
+TEST(GraphJsonStream, LargeTextsReadOnASecondThreadAlike) {
+    const tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
+    std::string ops;
+    constexpr int count = 6000;
+    for (int i = 0; i < count; ++i) ops.append(i ? ", " : "").append(op_json(i, 2 * i));
+    const std::string text = file(ops);
+    ASSERT_GT(text.size(), std::size_t{1} << 20);
+    const outcome o = expect_same(text);
+    ASSERT_TRUE(o.g);
+    EXPECT_EQ(o.g->ops.size(), static_cast<std::size_t>(count));
+    EXPECT_EQ(o.g->ops.back().id, count - 1);
+    const std::string bad = file(ops + ", " + op_json(count, 2 * count, R"(, "kind": 3)") + ", " + op_json(count + 1, 2 * count + 2));
+    EXPECT_FALSE(expect_same(bad).g);
+    EXPECT_FALSE(expect_same(bad + " x").g);
+    EXPECT_FALSE(expect_same(file(ops + ", " + op_json(0, 2 * count))).g); // an op id used twice
 }
