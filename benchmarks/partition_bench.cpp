@@ -2,6 +2,7 @@
 // large graphs (the partitioner must stay linear: 100,000 ops in well under
 // a second).
 #include <benchmark/benchmark.h>
+#include <tbb/global_control.h>
 
 #include <map>
 #include <memory>
@@ -93,7 +94,11 @@ const graph &chains_graph(std::int64_t n) { // read and inferred
     return it->second;
 }
 
+// With the threads of the second argument: from two, the ops of a text of
+// a MiB and more are read on a second thread while the parser goes on.
 void BM_LargeGraph_ReadJson(benchmark::State &state) {
+    const tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
+                                      static_cast<std::size_t>(state.range(1)));
     const std::string &text = chains_json(state.range(0));
     for (auto _ : state) benchmark::DoNotOptimize(read_graph_json(text));
     state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -141,7 +146,9 @@ void BM_LargeGraph_CompileAll(benchmark::State &state) {
 }
 
 #define LARGE_GRAPH_SIZES ->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime()
-BENCHMARK(BM_LargeGraph_ReadJson) LARGE_GRAPH_SIZES;
+BENCHMARK(BM_LargeGraph_ReadJson)
+    ->Args({10000, 1})->Args({10000, 2})->Args({100000, 1})->Args({100000, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LargeGraph_Infer) LARGE_GRAPH_SIZES;
 BENCHMARK(BM_LargeGraph_Partition) LARGE_GRAPH_SIZES;
 BENCHMARK(BM_LargeGraph_CompileAll) LARGE_GRAPH_SIZES;
