@@ -87,7 +87,7 @@ private:
     [[gnu::always_inline]] void write(const void *bytes, std::size_t n) {
         if (size_ + n > out_.size()) [[unlikely]]
             grow(size_ + n);
-        std::memcpy(out_.data() + size_, bytes, n);
+        if (n != 0) std::memcpy(out_.data() + size_, bytes, n); // an empty list's data() may be null
         size_ += n;
     }
     [[gnu::noinline]] void grow(std::size_t needed) { out_.resize(std::max(2 * out_.size(), needed)); }

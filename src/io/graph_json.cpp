@@ -929,6 +929,10 @@ private:
         if (filling_.roots.empty()) return;
         std::unique_lock lock(mutex_);
         room_.wait(lock, [&] { return waiting_.size() < max_waiting_ || !reading_; });
+        if (!reading_) { // the second thread failed (finish() says so): nothing more is read
+            filling_.clear();
+            return;
+        }
         waiting_.push_back(std::move(filling_));
         filling_ = batch{};
         if (!spare_.empty()) {

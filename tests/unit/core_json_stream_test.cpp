@@ -3,7 +3,8 @@
 // or the same error (status, message, op, rule), on files made to differ
 // where streaming could: repeated and unknown keys, nesting, numbers at
 // the edges, escapes, empty lists, an error in an op with another error
-// later in the text.
+// later in the text. The streamed read is also taken through the pipeline
+// that reads the ops on a second thread (io/graph_json.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -57,15 +58,19 @@ graph read_pipelined(std::string_view text) {
     return detail::read_graph_json_pipelined(text, batch);
 }
 
+enum class pipelines { both, one_op_a_batch, full_batches, none };
+
 // Returns what both gave, for further checks. The streamed read also goes
 // through the pipeline that reads ops on a second thread: an op a batch
 // (a hand-over per op), and two (the parser waits for room).
-outcome expect_same(const std::string &text) {
+outcome expect_same(const std::string &text, pipelines through = pipelines::both) {
     const outcome streamed = outcome::of(read_graph_json, text);
     const outcome whole = outcome::of(detail::read_graph_json_whole, text);
     expect_same_outcome(streamed, whole, text);
-    expect_same_outcome(outcome::of(read_pipelined<1>, text), whole, text);
-    expect_same_outcome(outcome::of(read_pipelined<2>, text), whole, text);
+    if (through == pipelines::both || through == pipelines::one_op_a_batch)
+        expect_same_outcome(outcome::of(read_pipelined<1>, text), whole, text);
+    if (through == pipelines::both) expect_same_outcome(outcome::of(read_pipelined<2>, text), whole, text);
+    if (through == pipelines::full_batches) expect_same_outcome(outcome::of(read_pipelined<256>, text), whole, text);
     return streamed;
 }
 
@@ -198,7 +203,7 @@ TEST(GraphJsonStream, EveryByteChangeOfASmallFileReadsAlike) {
             if (text[i] == r) continue;
             std::string mutated = text;
             mutated[i] = r;
-            expect_same(mutated);
+            expect_same(mutated, pipelines::one_op_a_batch); // thousands of texts: one pipeline each
             if (::testing::Test::HasFailure()) return; // one report, not thousands
         }
 }
@@ -226,16 +231,18 @@ TEST(GraphJsonStream, EveryCorpusFileReadsAlike) {
 TEST(GraphJsonStream, LargeTextsReadOnASecondThreadAlike) {
     const tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
     std::string ops;
-    constexpr int count = 6000;
+    constexpr int count = 4000; // 1.2 MB
     for (int i = 0; i < count; ++i) ops.append(i ? ", " : "").append(op_json(i, 2 * i));
     const std::string text = file(ops);
     ASSERT_GT(text.size(), std::size_t{1} << 20);
-    const outcome o = expect_same(text);
+    // read_graph_json takes the pipeline here (by size); so does the
+    // pipelined read of 256 ops a batch, whatever the threads.
+    const outcome o = expect_same(text, pipelines::full_batches);
     ASSERT_TRUE(o.g);
     EXPECT_EQ(o.g->ops.size(), static_cast<std::size_t>(count));
     EXPECT_EQ(o.g->ops.back().id, count - 1);
     const std::string bad = file(ops + ", " + op_json(count, 2 * count, R"(, "kind": 3)") + ", " + op_json(count + 1, 2 * count + 2));
-    EXPECT_FALSE(expect_same(bad).g);
-    EXPECT_FALSE(expect_same(bad + " x").g);
-    EXPECT_FALSE(expect_same(file(ops + ", " + op_json(0, 2 * count))).g); // an op id used twice
+    EXPECT_FALSE(expect_same(bad, pipelines::full_batches).g);
+    EXPECT_FALSE(expect_same(bad + " x", pipelines::full_batches).g);
+    EXPECT_FALSE(expect_same(file(ops + ", " + op_json(0, 2 * count)), pipelines::full_batches).g); // an op id used twice
 }
