@@ -235,6 +235,12 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
         low, gbps = driver.get(dtype, ("-", None))
         add(f"| {dtype} | {mine or 0:.1f} | {mem or 0:.1f} | {ratio(mine, mem)} | {ratio(mine, dnn)} | "
             f"{GOALS.get(dtype, '-')} | {low}, {f'{gbps:.1f}' if gbps is not None else '-'} |")
+    # The issue's own size (N = 64), where glibc's memcpy streams too.
+    for dtype, size in [("f32", "256MiB"), ("bf16", "128MiB")]:
+        mine, mem, dnn = row("nhwc_to_nchw", dtype, size)
+        if mine:
+            add(f"| {dtype}, N = 64 ({size}) | {mine:.1f} | {mem or 0:.1f} | {ratio(mine, mem)} | "
+                f"{ratio(mine, dnn)} | {GOALS.get(dtype, '-')} | - |")
     add("")
     add("## Other layouts a reshape meets (64 MiB)")
     add("")
