@@ -29,6 +29,26 @@ std::vector<op_schema> all_schemas() {
     return all;
 }
 
+// The schema of `version` among one kind's candidates (see find).
+const op_schema *choose_version(const std::vector<const op_schema *> &candidates, const std::string &domain,
+                                std::optional<std::int64_t> version) {
+    const op_schema *newest = nullptr;
+    const op_schema *chosen = nullptr;
+    for (const op_schema *schema : candidates) {
+        const op_schema &s = *schema;
+        if (!newest || s.since_version > newest->since_version) newest = &s;
+        if (!version) continue;
+        const bool fits = versions_are_opsets(domain) ? s.since_version <= *version
+                                                      : s.since_version == *version;
+        if (fits && (!chosen || s.since_version > chosen->since_version)) chosen = &s;
+    }
+    if (!version) return newest;
+    // An opset newer than the domain's newest we know may have changed the op.
+    if (versions_are_opsets(domain) && (*version < 1 || *version > newest_onnx_opset))
+        return nullptr;
+    return chosen;
+}
+
 } // namespace
 
 op_registry::op_registry() : schemas_(all_schemas()) {
@@ -51,28 +71,15 @@ const op_registry &op_registry::instance() {
 
 const op_schema *op_registry::find(const std::string &domain, const std::string &kind,
                                    std::optional<std::int64_t> version) const {
-    const op_schema *newest = nullptr;
-    const op_schema *chosen = nullptr;
     const auto *candidates = schemas_of(domain, kind);
-    if (!candidates) return nullptr;
-    for (const op_schema *schema : *candidates) {
-        const op_schema &s = *schema;
-        if (!newest || s.since_version > newest->since_version) newest = &s;
-        if (!version) continue;
-        const bool fits = versions_are_opsets(domain) ? s.since_version <= *version
-                                                      : s.since_version == *version;
-        if (fits && (!chosen || s.since_version > chosen->since_version)) chosen = &s;
-    }
-    if (!version) return newest;
-    // An opset newer than the domain's newest we know may have changed the op.
-    if (versions_are_opsets(domain) && (*version < 1 || *version > newest_onnx_opset))
-        return nullptr;
-    return chosen;
+    return candidates ? choose_version(*candidates, domain, version) : nullptr;
 }
 
 const op_schema *op_registry::resolve(const op &o) const {
-    if (!handles_kind(o.domain, o.kind)) return nullptr;
-    if (const op_schema *s = find(o.domain, o.kind, o.version)) return s;
+    // One lookup of the kind: resolve runs for every op at every phase.
+    const auto *candidates = schemas_of(o.domain, o.kind);
+    if (!candidates) return nullptr;
+    if (const op_schema *s = choose_version(*candidates, o.domain, o.version)) return s;
 
     std::string known;
     std::int64_t oldest = INT64_MAX;

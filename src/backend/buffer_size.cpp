@@ -42,9 +42,9 @@ std::optional<std::size_t> buffer_bytes(const logical_tensor &lt) {
     case layout_type::undef:
     case layout_type::strided: break;
     }
-    const auto strides = effective_strides(lt);
-    if (!strides) return std::nullopt;
-    const auto span = strided_span_elements(lt.shape, *strides);
+    // Dense (no strides given): the span is the volume, without building
+    // the dense strides (a compile asks this of every boundary tensor).
+    const auto span = lt.strides.empty() ? checked_volume(lt.shape) : strided_span_elements(lt.shape, lt.strides);
     if (!span) return std::nullopt;
     return bytes_of_elements(lt.dtype, *span);
 }

@@ -91,11 +91,21 @@ lowering_text text_of(const output_lowering &l, const movement_plan &plan) {
     return t;
 }
 
+// "StaticReshape-1+StaticTranspose-1": the chain's ops, for verbose lines.
+std::string versioned_names(const std::vector<const op_schema *> &schemas, const char *sep) {
+    std::string text;
+    for (const op_schema *s : schemas) {
+        if (!text.empty()) text += sep;
+        text += s->versioned_name();
+    }
+    return text;
+}
+
 class chain_partition final : public compiled_partition {
 public:
     struct parts {
         std::size_t partition_id = 0;
-        std::string op_names;
+        std::vector<const op_schema *> op_schemas; // in chain order
         std::vector<logical_tensor> inputs, outputs;
         // One per output, in the order of outputs.
         std::vector<output_lowering> lowerings;
@@ -223,7 +233,7 @@ public:
             dsts += verbose_tensor(out);
         }
         return std::string(to_string(p_.eng->kind())) + ",partition " +
-               std::to_string(p_.partition_id) + "," + p_.op_names + "," +
+               std::to_string(p_.partition_id) + "," + versioned_names(p_.op_schemas, "+") + "," +
                std::string(to_string(kind_)) + "," +
                verbose_tensor(p_.inputs[p_.data_position]) + "->" + dsts + "," +
                verbose_text(lowering_details());
@@ -278,11 +288,6 @@ private:
     mutable std::vector<lowering_text> texts_;
 };
 
-std::string join(const std::vector<std::string> &names, const char *sep) {
-    std::string text;
-    for (const auto &n : names) text += (text.empty() ? "" : sep) + n;
-    return text;
-}
 
 std::size_t bytes_or_throw(const logical_tensor &lt, const char *role) {
     if (lt.dtype == data_type::undef)
@@ -374,7 +379,7 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
 
     chain_partition::parts parts;
     parts.partition_id = p.id;
-    parts.op_names = join(chain.op_names, "+");
+    parts.op_schemas = std::move(chain.op_schemas);
     parts.eng = eng;
     parts.data_position = chain.data_position;
     for (std::size_t k = 0; k < chain.outputs.size(); ++k) {

@@ -117,7 +117,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
     const std::size_t length = p.op_indices.size();
     chain.shapes.reserve(length + 1);
     chain.steps.reserve(length);
-    chain.op_names.reserve(length);
+    chain.op_schemas.reserve(length);
     chain.shapes.push_back(current);
     // The ops as resolved, copied into chain.ops only if the chain is dynamic.
     struct resolved_op {
@@ -141,7 +141,7 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
             throw error(status::unimplemented, describe_op(o) + ": op kind " + o.kind +
                                                    " is not handled by this backend [partition_supported]",
                         o.ref());
-        chain.op_names.push_back(schema->versioned_name());
+        chain.op_schemas.push_back(schema);
         // (`resolved` holds every op without growing: the reference stays.)
         resolved.push_back(resolved_op{&o, read_movement_request(*schema, o, tensors_of), std::nullopt});
         const movement_request &request = resolved.back().request;

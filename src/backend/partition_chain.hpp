@@ -45,7 +45,10 @@ struct resolved_chain {
     // resolved, layouts as given; for each, how many of `steps` lead to it.
     std::vector<logical_tensor> outputs;
     std::vector<std::size_t> output_step_counts;
-    std::vector<std::string> op_names;  // "StaticReshape-1", in chain order
+    // The ops' schemas, in chain order (the registry's, which live as long
+    // as the process): their versioned names are only spelled out for
+    // verbose lines, not at every compile.
+    std::vector<const op_schema *> op_schemas;
     std::vector<dims_t> shapes;         // the data input's, then each op output's
     std::vector<chain_step> steps;      // what each op does, in chain order
     std::vector<runtime_shape_input> runtime_shapes;

@@ -1,6 +1,7 @@
 #include "driver/host_tensor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <unistd.h>
 
@@ -113,9 +114,15 @@ bool host_tensor::guards_intact() const {
                 return false;
         return true;
     }
-    for (std::size_t i = 0; i < guard_bytes; ++i)
-        if (bytes_[i] != guard_byte || bytes_[bytes_.size() - 1 - i] != guard_byte) return false;
-    return true;
+    // Compared as blocks: a byte loop was a tenth of checking a small
+    // partition.
+    static const auto guard = [] {
+        std::array<std::uint8_t, guard_bytes> g;
+        g.fill(guard_byte);
+        return g;
+    }();
+    return std::memcmp(bytes_.data(), guard.data(), guard_bytes) == 0 &&
+           std::memcmp(bytes_.data() + bytes_.size() - guard_bytes, guard.data(), guard_bytes) == 0;
 }
 
 bool host_tensor::same_contents(const host_tensor &other) const {

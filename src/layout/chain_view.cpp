@@ -30,9 +30,10 @@ dims_t without_unit_dims(const dims_t &dims) {
 // For each of `coarse`'s dims, the run [first, last) of `fine`'s dims it
 // covers; nothing unless every coarse dim is a product of whole fine dims
 // (size-1 coarse dims cover empty runs; `fine` has no size-1 dims).
-std::optional<std::vector<std::pair<std::size_t, std::size_t>>>
-runs_of(const dims_t &fine, const dims_t &coarse) {
-    std::vector<std::pair<std::size_t, std::size_t>> runs;
+using dim_runs = std::vector<std::pair<std::size_t, std::size_t>>;
+std::optional<dim_runs> runs_of(const dims_t &fine, const dims_t &coarse) {
+    dim_runs runs;
+    runs.reserve(coarse.size());
     std::size_t next = 0;
     for (dim_t c : coarse) {
         const std::size_t first = next;
@@ -83,17 +84,19 @@ struct walk_state {
 
     dims_t permuted() const {
         dims_t g;
+        g.reserve(order.size());
         for (std::size_t k : order) g.push_back(fine[k]);
         return g;
     }
 
     // Splits fine dims so that every current dim is a run of whole permuted
-    // fine dims; false when no split does it.
-    bool refine_to_current() {
+    // fine dims; then the run of each current dim, or nothing when no split
+    // does it.
+    std::optional<dim_runs> refine_to_current() {
         const dims_t g = permuted();
-        if (runs_of(g, current)) return true;
+        if (auto runs = runs_of(g, current)) return runs;
         const auto r = refinement_of(g, without_unit_dims(current));
-        if (!r) return false;
+        if (!r) return std::nullopt;
         // The pieces each permuted dim splits into, keyed by its fine index.
         std::vector<dims_t> pieces(fine.size());
         std::size_t cursor = 0;
@@ -115,13 +118,15 @@ struct walk_state {
             for (std::size_t k = 0; k < pieces[f].size(); ++k) new_order.push_back(first_new[f] + k);
         fine = std::move(new_fine);
         order = std::move(new_order);
-        return true;
+        return runs_of(permuted(), current).value();
     }
 
-    void permute(const std::vector<std::size_t> &permutation) {
-        const auto runs = runs_of(permuted(), current).value();
+    // `runs`: refine_to_current's.
+    void permute(const std::vector<std::size_t> &permutation, const dim_runs &runs) {
         std::vector<std::size_t> new_order;
         dims_t new_current;
+        new_order.reserve(order.size());
+        new_current.reserve(current.size());
         for (std::size_t axis : permutation) {
             for (std::size_t p = runs[axis].first; p < runs[axis].second; ++p)
                 new_order.push_back(order[p]);
@@ -131,7 +136,7 @@ struct walk_state {
         current = std::move(new_current);
     }
 
-    composed_view finish() const { return composed_view{input, fine, order, current}; }
+    composed_view finish() && { return composed_view{std::move(input), std::move(fine), std::move(order), std::move(current)}; }
 };
 
 bool is_permutation_of(const std::vector<std::size_t> &p, std::size_t rank) {
@@ -178,12 +183,15 @@ std::vector<composed_view> compose_chain(const dims_t &input_dims, const dims_t 
                             "compose_chain: permutation " + dims_to_string(dims_t(step.permutation.begin(), step.permutation.end())) +
                                 " does not permute the " + std::to_string(state.current.size()) +
                                 " dims of " + dims_to_string(state.current) + " [chain_composition]");
-            if (!state.refine_to_current()) {
+            auto runs = state.refine_to_current();
+            if (!runs) {
                 // The dims do not nest: the segment ends in a dense temporary.
-                segments.push_back(state.finish());
-                state = walk_state::starting_at(state.current, state.current);
+                segments.push_back(std::move(state).finish());
+                const dims_t &reached = segments.back().output_dims;
+                state = walk_state::starting_at(reached, reached);
+                runs = state.refine_to_current(); // one fine dim per dim: always
             }
-            state.permute(step.permutation);
+            state.permute(step.permutation, runs.value());
             if (state.current != step.output_dims)
                 throw error(status::invalid_arguments,
                             "compose_chain: permuting gives " + dims_to_string(state.current) +
@@ -196,7 +204,7 @@ std::vector<composed_view> compose_chain(const dims_t &input_dims, const dims_t 
             state.current = step.output_dims;
         }
     }
-    segments.push_back(state.finish());
+    segments.push_back(std::move(state).finish());
     return segments;
 }
 
