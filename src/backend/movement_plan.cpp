@@ -23,7 +23,7 @@ dims_t checked_strides(const logical_tensor &lt, const char *role) {
         if (!dense)
             throw error(status::invalid_shape, std::string(role) + " " + describe_tensor(lt) +
                                                    ": dense strides overflow int64 [overflow]");
-        return *dense;
+        return std::move(*dense);
     }
     if (lt.strides.size() != lt.shape.size())
         throw error(status::invalid_arguments,
@@ -521,9 +521,10 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
 
     // The input as strided dims: its own, a blocked format's finer dims, or
     // (padded blocked) a dense temporary of its dims after a first step.
-    const movable in = movable_of(input, in_strides);
-    chain_end source{in.dims, in.strides};
-    if (!in.format.empty()) {
+    movable in = movable_of(input, in_strides);
+    const bool in_blocked = !in.format.empty();
+    chain_end source{std::move(in.dims), std::move(in.strides)};
+    if (in_blocked) {
         source = dense_temporary(input.shape, 0);
         plan.steps.push_back({input.shape, step_side{{}, in.format, false}, source.side()});
         plan.temporaries = 1;

@@ -258,12 +258,11 @@ namespace {
 bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<const impl::engine> &eng,
                    const options &opts, partition_result &result, bool keep_replaced = false) {
     const bool infer_only = opts.mode == run_mode::infer;
-    std::vector<logical_tensor> ins, outs;
-    for (tensor_id id : pr.part.inputs) ins.push_back(run.graph.tensor(id));
-    for (tensor_id id : pr.part.outputs) outs.push_back(run.graph.tensor(id));
     std::shared_ptr<const impl::compiled_partition> compiled;
     try {
-        compiled = impl::compile(run.graph, pr.part, ins, outs, eng);
+        // The boundary tensors are the graph's own (as its producers'
+        // compiles left them), which compile takes when none are given.
+        compiled = impl::compile(run.graph, pr.part, {}, {}, eng);
         impl::dump_compiled_partition(run.graph, pr.part, *compiled); // RESHAPER_GRAPH_DUMP=partition
     } catch (const error &e) {
         // Infer mode promises shapes, not a lowering: a partition that
