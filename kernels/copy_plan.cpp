@@ -56,6 +56,7 @@ copy_plan make_copy_plan(const dims_t &dims, const dims_t &src_strides, dim_t sr
     plan.volume = *volume;
     plan.src_offset = src_offset;
     plan.dst_offset = dst_offset;
+    plan.dims.reserve(dims.size());
     for (std::size_t k = 0; k < dims.size(); ++k)
         if (dims[k] != 1) plan.dims.push_back({dims[k], src_strides[k], dst_strides[k]});
     if (plan.volume == 0) return plan;
@@ -70,9 +71,20 @@ copy_plan make_copy_plan(const dims_t &dims, const dims_t &src_strides, dim_t sr
     }
 
     // Walk in the destination's memory order: writes stream, reads gather.
-    std::stable_sort(plan.dims.begin(), plan.dims.end(),
-                     [](const copy_dim &a, const copy_dim &b) { return a.dst_stride > b.dst_stride; });
+    // Few dims: a stable insertion sort, with no temporary buffer
+    // (std::stable_sort allocates one; this runs at every compile).
+    const auto outer_first = [](const copy_dim &a, const copy_dim &b) { return a.dst_stride > b.dst_stride; };
+    if (plan.dims.size() <= 16) {
+        for (std::size_t k = 1; k < plan.dims.size(); ++k)
+            for (std::size_t j = k; j > 0 && outer_first(plan.dims[j], plan.dims[j - 1]); --j)
+                std::swap(plan.dims[j - 1], plan.dims[j]);
+    } else {
+        std::stable_sort(plan.dims.begin(), plan.dims.end(), outer_first);
+    }
     dims_t sizes, src, dst;
+    sizes.reserve(plan.dims.size());
+    src.reserve(plan.dims.size());
+    dst.reserve(plan.dims.size());
     for (const auto &d : plan.dims) {
         sizes.push_back(d.size);
         src.push_back(d.src_stride);

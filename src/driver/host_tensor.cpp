@@ -172,9 +172,14 @@ void host_tensor::fill_random(std::uint64_t seed) {
     }
     // Eight bytes a draw.
     const std::size_t end = bytes_.size() - guard_bytes;
-    for (std::size_t i = guard_bytes; i < end; i += 8) {
+    std::size_t i = guard_bytes;
+    for (; i + 8 <= end; i += 8) { // whole draws: a fixed-size copy, inlined
         const std::uint64_t bits = splitmix64(state);
-        std::memcpy(bytes_.data() + i, &bits, std::min<std::size_t>(8, end - i));
+        std::memcpy(bytes_.data() + i, &bits, 8);
+    }
+    if (i < end) {
+        const std::uint64_t bits = splitmix64(state);
+        std::memcpy(bytes_.data() + i, &bits, end - i);
     }
 }
 
