@@ -304,16 +304,18 @@ void gather(graph_run &run, std::vector<partition_result> &results, std::size_t 
     }
 }
 
-// Whether check mode may run partitions side by side: more than one thread,
-// and nothing that reports partitions in the order they ran (verbose lines,
-// dumped files).
-bool checks_side_by_side(const options &opts, std::size_t supported) {
+// Whether check and infer mode may run partitions side by side: more than
+// one thread, and nothing that reports partitions in the order they ran
+// (verbose lines, dumped files). Perf mode times one partition at a time.
+bool runs_side_by_side(const options &opts, std::size_t supported) {
     const char *dump = std::getenv("RESHAPER_GRAPH_DUMP");
-    return opts.mode == run_mode::check && supported > 1 && impl::verbose_level() == 0 && !(dump && *dump) &&
+    return (opts.mode == run_mode::check || opts.mode == run_mode::infer) && supported > 1 &&
+           impl::verbose_level() == 0 && !(dump && *dump) &&
            tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1;
 }
 
-// Check mode over threads. A partition reads the descriptions its producers'
+// Check (or infer) mode over threads; `compiles` says whether a partition
+// runs, asked when its turn comes. A partition reads the descriptions its producers'
 // compiles wrote into the graph, so partitions run level by level: a
 // partition's level is one past its producers' highest (a graph of
 // independent partitions is one level). Within a level none reads what
@@ -321,7 +323,9 @@ bool checks_side_by_side(const options &opts, std::size_t supported) {
 // partition fail, the partitions before it still run, those after it are
 // undone (their summaries and the graph descriptions they wrote), and its
 // error is thrown.
-void check_in_levels(graph_run &run, const std::shared_ptr<const impl::engine> &eng, const options &opts) {
+template <class Compiles>
+void check_in_levels(graph_run &run, const std::shared_ptr<const impl::engine> &eng, const options &opts,
+                     const Compiles &compiles) {
     const std::size_t n = run.partitions.size();
     std::vector<std::size_t> level(n, 0);
     std::unordered_map<tensor_id, std::size_t> producer; // tensor -> partition
@@ -358,7 +362,7 @@ void check_in_levels(graph_run &run, const std::shared_ptr<const impl::engine> &
                                   for (std::size_t k = r.begin(); k != r.end(); ++k) {
                                       const std::size_t i = members[k];
                                       // After a failure, only the partitions before it (as one at a time).
-                                      if (i > first_failure) continue;
+                                      if (i > first_failure || !compiles(run.partitions[i])) continue;
                                       ran[i] = 1;
                                       try {
                                           run_partition(run, run.partitions[i], eng, opts, results[i], true);
@@ -406,9 +410,14 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
     const std::size_t supported = static_cast<std::size_t>(std::count_if(
         run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.part.supported; }));
     std::shared_ptr<const impl::engine> eng;
-    if (checks_side_by_side(opts, supported)) {
-        eng = impl::engine::create(impl::engine_kind_from_string(kind));
-        return check_in_levels(run, eng, opts);
+    if (runs_side_by_side(opts, supported)) {
+        try {
+            eng = impl::engine::create(impl::engine_kind_from_string(kind));
+        } catch (const error &e) {
+            if (infer_only && e.code() == status::unavailable) return;
+            throw;
+        }
+        return check_in_levels(run, eng, opts, compiles);
     }
     std::vector<partition_result> results(run.partitions.size());
     std::size_t i = 0;

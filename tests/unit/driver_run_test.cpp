@@ -764,6 +764,14 @@ TEST(DriverCheck, PartitionsCheckedSideBySideReportAsOneAtATime) {
     EXPECT_EQ(two.exit_code, 0) << two.out;
     EXPECT_NE(one.out.find("check: 150 passed, 0 failed"), std::string::npos) << one.out;
     EXPECT_EQ(without_times(one.out), without_times(two.out));
+    // Infer mode compiles side by side too: the same lowerings and layouts.
+    const driver_result infer_one = run_driver("--threads=1 --mode=infer --report=json " + path);
+    const driver_result infer_two = run_driver("--threads=2 --mode=infer --report=json " + path);
+    EXPECT_EQ(infer_one.exit_code, 0) << infer_one.out;
+    ASSERT_EQ(infer_one.reports.size(), 1u);
+    ASSERT_EQ(infer_two.reports.size(), 1u);
+    EXPECT_NE(infer_one.out.find("\"lowering\""), std::string::npos) << infer_one.out;
+    EXPECT_EQ(infer_one.reports[0], infer_two.reports[0]);
     // A partition in the middle that fails (its tensor is over the limit):
     // the partitions before it are checked, none after it, with threads or not.
     {
