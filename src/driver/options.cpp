@@ -62,7 +62,7 @@ const char *help_text() {
            "  --values         with --report=json: include output tensors' values\n"
            "  --reps=N         timed runs per partition in perf mode (default 20)\n"
            "  --threads=N      worker threads (default: all cores): for the kernels, and in\n"
-           "                   check mode for partitions checked side by side\n"
+           "                   check and infer mode for partitions run side by side\n"
            "  --help, -h       this text\n"
            "  --version        the library's and oneDNN's versions\n"
            "\n"
