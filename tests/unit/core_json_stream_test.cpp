@@ -58,18 +58,21 @@ graph read_pipelined(std::string_view text) {
     return detail::read_graph_json_pipelined(text, batch);
 }
 
-enum class pipelines { both, one_op_a_batch, full_batches, none };
+// Which pipelined reads expect_same adds: an op a batch and two a batch
+// (small_batches), only the first, or only full batches of 256.
+enum class pipelines { small_batches, one_op_a_batch, full_batches };
 
 // Returns what both gave, for further checks. The streamed read also goes
-// through the pipeline that reads ops on a second thread: an op a batch
-// (a hand-over per op), and two (the parser waits for room).
-outcome expect_same(const std::string &text, pipelines through = pipelines::both) {
+// through the pipeline that reads ops on a second thread, in the batches
+// `through` names (an op a batch: a hand-over per op; two: the parser
+// waits for room).
+outcome expect_same(const std::string &text, pipelines through = pipelines::small_batches) {
     const outcome streamed = outcome::of(read_graph_json, text);
     const outcome whole = outcome::of(detail::read_graph_json_whole, text);
     expect_same_outcome(streamed, whole, text);
-    if (through == pipelines::both || through == pipelines::one_op_a_batch)
+    if (through == pipelines::small_batches || through == pipelines::one_op_a_batch)
         expect_same_outcome(outcome::of(read_pipelined<1>, text), whole, text);
-    if (through == pipelines::both) expect_same_outcome(outcome::of(read_pipelined<2>, text), whole, text);
+    if (through == pipelines::small_batches) expect_same_outcome(outcome::of(read_pipelined<2>, text), whole, text);
     if (through == pipelines::full_batches) expect_same_outcome(outcome::of(read_pipelined<256>, text), whole, text);
     return streamed;
 }
