@@ -222,6 +222,14 @@ void register_all() {
     // f32) and 2-byte elements in 16-channel blocks (32-byte rows too).
     add_case(data_type::f32, plain_to_blocked(16, 256, 4096, 8), "64MiB");
     add_case(data_type::bf16, plain_to_blocked(32, 256, 4096, 16), "64MiB");
+    // Spatial sizes whose NCHW rows are no whole number of lines (14x14:
+    // 784 bytes of f32, 392 of bf16), so the kernel stages them to stream.
+    for (data_type t : {data_type::f32, data_type::bf16}) {
+        const dim_t n = static_cast<dim_t>((std::size_t{64} << 20) * 8 / element_bits(t) / (256 * 196));
+        const layout_case c = nhwc_to_nchw(n, 256, 196);
+        add_case(t, layout_case{"nhwc14x14_to_nchw", c.dims, c.src_strides, c.dst_strides, c.src_elements, c.dst_elements},
+                 "64MiB", t == data_type::f32);
+    }
     add_case(data_type::f32, broadcast(4096, 4096), "64MiB");
     add_case(data_type::f32, dense_copy(16 << 20), "64MiB");
     add_case(data_type::bf16, attention(), "64MiB");

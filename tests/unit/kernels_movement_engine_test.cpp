@@ -144,6 +144,14 @@ std::vector<move_case> cases() {
         {"strip_32_rows", {3, 32, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"strip_large_8_rows", {40, 8, 4100}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"strip_large_16_rows", {40, 16, 4100}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        // Streamed destination rows off a line boundary (a pitch that is no
+        // multiple of 64 bytes), so staged in the cache: rows back to back
+        // and whole strips within the staging budget (14x14 as NCHW), with
+        // padded rows from a misaligned start and ragged columns (strips
+        // cut along the columns between threads), and rows a page apart.
+        {"nhwc_large_staged_dense", {16, 256, 14, 14}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        {"transpose_large_staged_padded", {300, 1100}, {1, 0}, {0, 1}, {0, 0}, {0, 3}, 0, 5},
+        {"nhwc_large_staged_far_rows", {2, 256, 41, 50}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
         // Runs contiguous on both sides: one dense run, short runs, long
         // padded runs, a misaligned start.
         {"dense_copy", {3, 1000, 700}, {0, 1, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
