@@ -215,77 +215,99 @@ byte *staging_buffer(std::size_t bytes) {
 // cannot take the tiles' streaming stores, and ordinary stores read every
 // destination line from memory before writing it: 0.70-0.84x memcpy there,
 // against 1.06-1.24x for [N,C,64,64] (reshaper-run --mode=perf, 256 MiB).
-// So a strip's column steps are transposed into this buffer in the cache,
-// whose rows lie at their destination rows' offsets within a line (its
-// pitch equals the destination's modulo 64), and whole destination lines
-// are streamed from it. A row's last, partial line waits in front of the
-// row until the next step completes it; the strip's first and last partial
-// line of each row (shared with the neighbouring strip or row) take
-// ordinary stores. Strips whose rows lie back to back are staged whole
-// instead (transpose_strip). Measured with both (reshaper-run --mode=perf,
-// medians of 5 interleaved rounds against the unstaged walk, GB/s): f32
-// [640,256,14,14] 15.1 -> 18.5, bf16 [160,256,28,28] 16.4 -> 20.3, f64
-// 14x14 13.8 -> 18.6, s8 14x14 11.4 -> 13.4, f32 [64,256,41,100]
-// 17.9 -> 19.3 and 19.4 -> 22.1, f32 [1280,512,7,7] 15.3 -> 16.0.
+// So a strip's column steps are transposed, a row group (a tile's rows) at
+// a time, into this buffer in L1, whose rows lie at their destination
+// rows' offsets within a line (its pitch equals the destination's modulo
+// 64), and the group's whole destination lines are streamed from it. A
+// row's last, partial line waits in a line of its own until the next step
+// completes it; the strip's first and last partial line of each row
+// (shared with the neighbouring strip or row) take ordinary stores. Strips
+// whose rows lie back to back are staged whole instead (transpose_strip).
+// Measured (reshaper-run --mode=perf, medians of 5 interleaved rounds,
+// GB/s), unstaged -> whole steps of all rows staged in L2 first: f32
+// [640,256,14,14] (staged whole) 15.1 -> 18.5, bf16 [160,256,28,28] 16.4 ->
+// 20.3, f64 14x14 13.8 -> 18.6, s8 14x14 11.4 -> 13.4, f32 [64,256,41,100]
+// 17.9 -> 19.3, f32 [1280,512,7,7] (staged whole) 15.3 -> 16.0; then row
+// groups in L1 against that: bf16 28x28 19.9 -> 24.0, f64 14x14 21.2 ->
+// 24.9, f32 41x100 21.4 -> 22.5.
 class line_staging {
 public:
-    // `dst`: row 0's first column; rows `dst_pitch` apart; steps of at
-    // most `step_bytes` per row, a multiple of 64 but for the last.
-    line_staging(const isa_kernels &k, const byte *dst, std::ptrdiff_t dst_pitch, dim_t rows,
+    // `dst`: row 0's first column; rows `dst_pitch` apart; `rows` rows in
+    // groups of at most `group_rows`, steps of at most `step_bytes` per row,
+    // a multiple of 64 but for the last.
+    line_staging(const isa_kernels &k, const byte *dst, std::ptrdiff_t dst_pitch, dim_t rows, dim_t group_rows,
                  std::ptrdiff_t step_bytes)
-        : k_(k), dst_pitch_(dst_pitch), rows_(rows) {
+        : k_(k), dst_pitch_(dst_pitch) {
         // A row's staged bytes span its step plus up to a line in front
         // (the waiting part), so rows a step and two lines apart never
         // meet, whatever their offsets within a line.
         pitch_ = step_bytes + 2 * tile_bytes + dst_pitch % tile_bytes;
-        byte *buffer = staging_buffer(static_cast<std::size_t>(rows * pitch_ + 3 * tile_bytes));
-        base_ = buffer + (tile_bytes - line_offset(buffer)) + tile_bytes + line_offset(dst);
+        const std::ptrdiff_t group_bytes = group_rows * pitch_ + 2 * tile_bytes;
+        byte *buffer = staging_buffer(static_cast<std::size_t>(tile_bytes + rows * tile_bytes + group_bytes));
+        waiting_ = buffer + (tile_bytes - line_offset(buffer));
+        group_ = waiting_ + rows * tile_bytes;
     }
 
-    byte *rows() const { return base_; }
     std::ptrdiff_t pitch() const { return pitch_; }
 
-    // The step just transposed into rows(): `bytes` per row, whose row 0
-    // belongs at `dst`.
-    void flush(byte *dst, std::ptrdiff_t bytes) {
-        for (dim_t r = 0; r < rows_; ++r) {
-            byte *to = dst + r * dst_pitch_;
+    // Where the step's rows [row, row + count) are to be transposed, rows
+    // pitch() apart, the step's row 0 belonging at `dst`; each row's
+    // waiting part from the previous step is put in front of it.
+    byte *group(byte *dst, dim_t row, dim_t count) {
+        byte *at = group_ + tile_bytes + line_offset(dst + row * dst_pitch_);
+        if (!first_)
+            for (dim_t i = 0; i < count; ++i)
+                std::memcpy(at + i * pitch_ - line_offset(dst + (row + i) * dst_pitch_),
+                            waiting_ + (row + i) * tile_bytes, tile_bytes);
+        return at;
+    }
+
+    // Streams the whole lines of the group's rows (as group() took them),
+    // `bytes` per row this step; each row's part past its last whole line
+    // waits for the next step.
+    void flush(byte *dst, dim_t row, dim_t count, std::ptrdiff_t bytes) {
+        const byte *at = group_ + tile_bytes + line_offset(dst + row * dst_pitch_);
+        for (dim_t i = 0; i < count; ++i) {
+            byte *to = dst + (row + i) * dst_pitch_;
             const std::ptrdiff_t waiting = line_offset(to);
-            byte *line = base_ + r * pitch_ - waiting; // the line of the row's first staged byte
-            std::ptrdiff_t from = 0;                     // from the line: whole lines to stream
+            const byte *line = at + i * pitch_ - waiting; // the line of the row's first staged byte
+            std::ptrdiff_t from = 0;                      // from the line: whole lines to stream
             if (first_ && waiting != 0) {
                 std::memcpy(to, line + waiting, static_cast<std::size_t>(tile_bytes - waiting));
                 from = tile_bytes;
             }
             const std::ptrdiff_t whole = (waiting + bytes) / tile_bytes * tile_bytes;
             if (whole > from) k_.copy(to - waiting + from, line + from, static_cast<std::size_t>(whole - from), true);
-            // The part past the last whole line waits at the front.
-            if ((waiting + bytes) % tile_bytes != 0) std::memcpy(line, line + whole, tile_bytes);
+            if ((waiting + bytes) % tile_bytes != 0) std::memcpy(waiting_ + (row + i) * tile_bytes, line + whole, tile_bytes);
         }
+    }
+
+    // After every group of a step.
+    void end_step(byte *dst, std::ptrdiff_t bytes) {
         first_ = false;
         last_ = dst;
         last_bytes_ = bytes;
     }
 
     // After the last step: each row's waiting part, with ordinary stores.
-    void finish() {
+    void finish(dim_t rows) {
         if (first_) return;
-        for (dim_t r = 0; r < rows_; ++r) {
+        for (dim_t r = 0; r < rows; ++r) {
             byte *to = last_ + r * dst_pitch_;
             const std::ptrdiff_t waiting = line_offset(to);
             const std::ptrdiff_t whole = (waiting + last_bytes_) / tile_bytes * tile_bytes;
             if (const std::ptrdiff_t rest = (waiting + last_bytes_) % tile_bytes; rest != 0)
-                std::memcpy(to - waiting + whole, base_ + r * pitch_ - waiting, static_cast<std::size_t>(rest));
+                std::memcpy(to - waiting + whole, waiting_ + r * tile_bytes, static_cast<std::size_t>(rest));
         }
     }
 
 private:
     const isa_kernels &k_;
     std::ptrdiff_t dst_pitch_;
-    dim_t rows_;
     std::ptrdiff_t pitch_ = 0;
-    byte *base_ = nullptr;
-    byte *last_ = nullptr; // the last step's row 0 and bytes per row
+    byte *waiting_ = nullptr; // a line per row: its waiting part
+    byte *group_ = nullptr;   // a group's staged rows
+    byte *last_ = nullptr;    // the last step's row 0 and bytes per row
     std::ptrdiff_t last_bytes_ = 0;
     bool first_ = true;
 };
@@ -305,48 +327,46 @@ void transpose_strip(const transpose_shape &sh, const byte *src, byte *dst, dim_
         dst += cols * sh.e;
         n -= cols;
     };
-    // `cols` (at most t) columns of every row into `to`, rows `pitch` apart.
-    auto tile_step = [&](dim_t cols, byte *to, std::ptrdiff_t pitch, bool streamed) {
-        for (dim_t r = 0; r < rows; r += sh.t) {
-            const dim_t part = std::min(sh.t, rows - r);
-            const byte *s = src + r * sh.e;
-            byte *d = to + r * pitch;
-            if (cols == sh.t && part == sh.t)
-                sh.tile(s, sh.src_pitch, d, pitch, streamed);
-            else
-                partial_tile(sh, s, d, pitch, cols, part, streamed && cols == sh.t);
-        }
+    // Rows [r, r + part) (part at most t) of `cols` (at most t) columns
+    // from `from` (the first column's row r) into `d`, rows `pitch` apart.
+    auto tile_group = [&](const byte *from, dim_t r, dim_t part, dim_t cols, byte *d, std::ptrdiff_t pitch,
+                          bool streamed) {
+        if (cols == sh.t && part == sh.t)
+            sh.tile(from + r * sh.e, sh.src_pitch, d, pitch, streamed);
+        else
+            partial_tile(sh, from + r * sh.e, d, pitch, cols, part, streamed && cols == sh.t);
     };
-    // w * t columns of every row: whole tiles side by side, so each
-    // destination row gets runs of w lines (see tile_walk).
+    // `cols` columns of every row into `to`, rows `pitch` apart.
+    auto tile_step = [&](dim_t cols, byte *to, std::ptrdiff_t pitch, bool streamed) {
+        for (dim_t r = 0; r < rows; r += sh.t)
+            tile_group(src, r, std::min(sh.t, rows - r), cols, to + r * pitch, pitch, streamed);
+    };
+    // The next wide step's source lines, for the step's prefetches: w * t
+    // rows, each the lines this strip's rows cover; a share per whole wide
+    // tile. Null when the walk does not prefetch or no step follows.
+    auto next_wide_step = [&](line_prefetch &ahead) -> line_prefetch * {
+        if (!sh.prefetch_ahead || n < 2 * sh.w * sh.t) return nullptr;
+        const auto first = reinterpret_cast<std::uintptr_t>(src + sh.w * sh.t * sh.src_pitch);
+        const std::uintptr_t begin = first / tile_bytes, end = (first + static_cast<std::uintptr_t>(rows * sh.e) + tile_bytes - 1) / tile_bytes;
+        const dim_t lines = sh.w * sh.t * static_cast<dim_t>(end - begin), calls = std::max<dim_t>(1, rows / sh.t);
+        ahead = line_prefetch{begin * tile_bytes, sh.src_pitch, static_cast<std::ptrdiff_t>(end - begin), sh.w * sh.t, 0,
+                              static_cast<int>((lines + calls - 1) / calls)};
+        return &ahead;
+    };
+    // Rows [r, r + part) of w * t columns: whole tiles side by side, so
+    // each destination row gets runs of w lines (see tile_walk).
+    auto wide_group = [&](dim_t r, dim_t part, byte *d, std::ptrdiff_t pitch, bool streamed, line_prefetch *next) {
+        const byte *s = src + r * sh.e;
+        if (part == sh.t) return sh.wide(s, sh.src_pitch, d, pitch, streamed, next);
+        if (part == sh.t / 2 && sh.half_wide) return sh.half_wide(s, sh.src_pitch, d, pitch, streamed);
+        for (int w = 0; w < sh.w; ++w) // the last rows: tile by tile
+            partial_tile(sh, s + w * sh.t * sh.src_pitch, d + w * sh.t * sh.e, pitch, sh.t, part, streamed);
+    };
     auto wide_step = [&](byte *to, std::ptrdiff_t pitch, bool streamed) {
-        // The next wide step's source lines: w * t rows, each the lines
-        // this strip's rows cover; a share per whole wide tile.
         line_prefetch ahead{};
-        line_prefetch *next = nullptr;
-        if (sh.prefetch_ahead && n >= 2 * sh.w * sh.t) {
-            const auto first = reinterpret_cast<std::uintptr_t>(src + sh.w * sh.t * sh.src_pitch);
-            const std::uintptr_t begin = first / tile_bytes, end = (first + static_cast<std::uintptr_t>(rows * sh.e) + tile_bytes - 1) / tile_bytes;
-            const dim_t lines = sh.w * sh.t * static_cast<dim_t>(end - begin), calls = std::max<dim_t>(1, rows / sh.t);
-            ahead = line_prefetch{begin * tile_bytes, sh.src_pitch, static_cast<std::ptrdiff_t>(end - begin), sh.w * sh.t, 0,
-                                  static_cast<int>((lines + calls - 1) / calls)};
-            next = &ahead;
-        }
-        for (dim_t r = 0; r < rows; r += sh.t) {
-            const dim_t part = std::min(sh.t, rows - r);
-            const byte *s = src + r * sh.e;
-            byte *d = to + r * pitch;
-            if (part == sh.t) {
-                sh.wide(s, sh.src_pitch, d, pitch, streamed, next);
-                continue;
-            }
-            if (part == sh.t / 2 && sh.half_wide) {
-                sh.half_wide(s, sh.src_pitch, d, pitch, streamed);
-                continue;
-            }
-            for (int w = 0; w < sh.w; ++w) // the last rows: tile by tile
-                partial_tile(sh, s + w * sh.t * sh.src_pitch, d + w * sh.t * sh.e, pitch, sh.t, part, streamed);
-        }
+        line_prefetch *next = next_wide_step(ahead);
+        for (dim_t r = 0; r < rows; r += sh.t)
+            wide_group(r, std::min(sh.t, rows - r), to + r * pitch, pitch, streamed, next);
     };
     // Every remaining column into `to` (the current column's row 0), rows
     // `pitch` apart: wide steps, then tiles, then the last columns.
@@ -389,24 +409,36 @@ void transpose_strip(const transpose_shape &sh, const byte *src, byte *dst, dim_
             advance(std::min<dim_t>(n, head));
         }
     } else if (stream && sh.dst_pitch > 0 && n >= step_cols) {
-        line_staging staging(*sh.k, dst, sh.dst_pitch, rows, step_cols * sh.e);
+        // A row group at a time through a line_staging, so the staged
+        // rows stay in L1 (staging a whole step of 256 rows first, in L2,
+        // measured 10-30% slower).
+        const std::ptrdiff_t step_bytes = step_cols * sh.e;
+        line_staging staging(*sh.k, dst, sh.dst_pitch, rows, sh.t, step_bytes);
         for (; n >= step_cols; advance(step_cols)) {
-            if (sh.wide) wide_step(staging.rows(), staging.pitch(), false);
-            else tile_step(sh.t, staging.rows(), staging.pitch(), false);
-            staging.flush(dst, step_cols * sh.e);
-        }
-        // The last columns: tile by tile into the staged rows.
-        if (n > 0) {
-            byte *last = dst;
-            const std::ptrdiff_t bytes = n * sh.e;
-            for (byte *to = staging.rows(); n > 0; to += sh.t * sh.e) {
-                const dim_t cols = std::min(sh.t, n);
-                tile_step(cols, to, staging.pitch(), false);
-                advance(cols);
+            line_prefetch ahead{};
+            line_prefetch *next = sh.wide ? next_wide_step(ahead) : nullptr;
+            for (dim_t r = 0; r < rows; r += sh.t) {
+                const dim_t part = std::min(sh.t, rows - r);
+                byte *d = staging.group(dst, r, part);
+                if (sh.wide) wide_group(r, part, d, staging.pitch(), false, next);
+                else tile_group(src, r, part, sh.t, d, staging.pitch(), false);
+                staging.flush(dst, r, part, step_bytes);
             }
-            staging.flush(last, bytes);
+            staging.end_step(dst, step_bytes);
         }
-        staging.finish();
+        // The last columns: tile by tile into each group's staged rows.
+        if (n > 0) {
+            const std::ptrdiff_t bytes = n * sh.e;
+            for (dim_t r = 0; r < rows; r += sh.t) {
+                const dim_t part = std::min(sh.t, rows - r);
+                byte *d = staging.group(dst, r, part);
+                for (dim_t c = 0; c < n; c += sh.t)
+                    tile_group(src + c * sh.src_pitch, r, part, std::min(sh.t, n - c), d + c * sh.e, staging.pitch(), false);
+                staging.flush(dst, r, part, bytes);
+            }
+            staging.end_step(dst, bytes);
+        }
+        staging.finish(rows);
         return;
     }
     all_steps(dst, sh.dst_pitch, aligned_rows);
