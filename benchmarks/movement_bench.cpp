@@ -230,6 +230,13 @@ void register_all() {
         add_case(t, layout_case{"nhwc14x14_to_nchw", c.dims, c.src_strides, c.dst_strides, c.src_elements, c.dst_elements},
                  "64MiB", t == data_type::f32);
     }
+    // Images of 3 channels (NHWC as NCHW, [N,3,224,224]): too few rows to
+    // tile, so split rows.
+    {
+        const layout_case c = nhwc_to_nchw(static_cast<dim_t>((std::size_t{64} << 20) / (3 * 50176 * 4)), 3, 50176);
+        add_case(data_type::f32, layout_case{"nhwc_c3_to_nchw", c.dims, c.src_strides, c.dst_strides, c.src_elements, c.dst_elements},
+                 "64MiB");
+    }
     add_case(data_type::f32, broadcast(4096, 4096), "64MiB");
     add_case(data_type::f32, dense_copy(16 << 20), "64MiB");
     add_case(data_type::bf16, attention(), "64MiB");

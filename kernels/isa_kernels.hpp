@@ -135,6 +135,16 @@ using block_rows_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch
 // Row bytes of block_rows[i]: 16 << i.
 inline constexpr int block_row_kinds = 3;
 
+// A transpose into few destination rows (NHWC images of 3 or 4 channels
+// seen as NCHW), where tiles would be mostly empty: `cols` groups of R
+// elements back to back from src become R destination rows of `cols`
+// elements each, dst_pitch bytes apart, written with ordinary stores.
+using split_rows_fn = void (*)(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t dst_pitch,
+                               std::ptrdiff_t cols);
+// Row counts R with a split_rows kernel, for every element size.
+inline constexpr int min_split_rows = 2, max_split_rows = 7;
+inline constexpr std::size_t split_row_sizes = 5;
+
 struct isa_kernels {
     cpu_isa isa;
     tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
@@ -161,6 +171,8 @@ struct isa_kernels {
     // GB/s with the 2 tiles of walk[0] against 10.1-11.4 with 8).
     int packed_wide;
     wide_tile_fn packed_tile;
+    // [R - min_split_rows][log2 of the element size]
+    split_rows_fn split_rows[max_split_rows - min_split_rows + 1][split_row_sizes] = {};
 };
 
 // The table of a level; the level must not exceed detected_cpu_isa().

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/isa_kernels.hpp"
+#include "kernels/isa_split_rows.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -72,6 +73,7 @@ isa_kernels make_scalar_kernels() {
         table.wide_tile[reach][3] = &transpose_tiles<8, walk[3].wide>;
         table.wide_tile[reach][4] = &transpose_tiles<16, walk[4].wide>;
     }
+    set_split_rows(table);
     return table;
 }
 

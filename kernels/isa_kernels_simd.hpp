@@ -17,6 +17,7 @@
 #include <immintrin.h>
 
 #include "kernels/isa_kernels.hpp"
+#include "kernels/isa_split_rows.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -376,6 +377,7 @@ isa_kernels make_simd_kernels(cpu_isa isa) {
                       &transpose_tiles<Ops, 1, packed_wide, false>};
     set_wide_tiles<Ops, near_rows>(table, std::make_index_sequence<5>());
     set_wide_tiles<Ops, far_rows>(table, std::make_index_sequence<5>());
+    set_split_rows(table);
     return table;
 }
 

@@ -232,10 +232,10 @@ byte *staging_buffer(std::size_t bytes) {
 // 24.9, f32 41x100 21.4 -> 22.5.
 class line_staging {
 public:
-    // `dst`: row 0's first column; rows `dst_pitch` apart; `rows` rows in
-    // groups of at most `group_rows`, steps of at most `step_bytes` per row,
-    // a multiple of 64 but for the last.
-    line_staging(const isa_kernels &k, const byte *dst, std::ptrdiff_t dst_pitch, dim_t rows, dim_t group_rows,
+    // Destination rows `dst_pitch` apart; `rows` rows in groups of at most
+    // `group_rows`, steps of at most `step_bytes` per row, a multiple of 64
+    // but for the last.
+    line_staging(const isa_kernels &k, std::ptrdiff_t dst_pitch, dim_t rows, dim_t group_rows,
                  std::ptrdiff_t step_bytes)
         : k_(k), dst_pitch_(dst_pitch) {
         // A row's staged bytes span its step plus up to a line in front
@@ -413,7 +413,7 @@ void transpose_strip(const transpose_shape &sh, const byte *src, byte *dst, dim_
         // rows stay in L1 (staging a whole step of 256 rows first, in L2,
         // measured 10-30% slower).
         const std::ptrdiff_t step_bytes = step_cols * sh.e;
-        line_staging staging(*sh.k, dst, sh.dst_pitch, rows, sh.t, step_bytes);
+        line_staging staging(*sh.k, sh.dst_pitch, rows, sh.t, step_bytes);
         for (; n >= step_cols; advance(step_cols)) {
             line_prefetch ahead{};
             line_prefetch *next = sh.wide ? next_wide_step(ahead) : nullptr;
@@ -536,6 +536,39 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
                       }
                       transpose_strip(sh, src + at.src(), dst + at.dst(), row, std::min(strip_rows, sh.rows - row), col,
                                       std::min(sh.cols, col + piece_cols), stream);
+                  }
+              });
+}
+
+// ---- split rows ----------------------------------------------------------
+
+// A transpose into R destination rows (min_split_rows <= R <=
+// max_split_rows) from groups of R source elements back to back: NHWC
+// images of 3 or 4 channels seen as NCHW. Tiles of T rows would be mostly
+// empty there (f32 [48,4,224,224]: 0.39x memcpy through partial tiles; 3
+// channels had no fast path and went to oneDNN's reorder, 0.58-0.71x),
+// so each level splits the groups in one compiled loop (split_rows_fn),
+// over pieces of columns of a task's worth.
+void move_split_rows(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e, const byte *src, byte *dst,
+                     const isa_kernels &k) {
+    const std::size_t inner = plan.dims.size() - 1;
+    const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
+    const split_rows_fn split = k.split_rows[row_dim.size - min_split_rows][log2_of(static_cast<std::size_t>(e))];
+    outer_dims outer;
+    for (std::size_t d = 0; d < inner; ++d)
+        if (d != k_dim) outer.add(plan.dims[d], e);
+    const std::ptrdiff_t group_bytes = row_dim.size * e, dst_pitch = row_dim.dst_stride * e;
+    const dim_t piece_cols = std::max<dim_t>(1, static_cast<dim_t>(parallel_task_bytes) / group_bytes);
+    const dim_t pieces = (col_dim.size + piece_cols - 1) / piece_cols;
+    src += plan.src_offset * e;
+    dst += plan.dst_offset * e;
+    for_units(outer.volume * static_cast<std::size_t>(pieces), static_cast<std::size_t>(piece_cols * group_bytes), false,
+              [&](std::size_t begin, std::size_t end) {
+                  for (std::size_t u = begin; u < end; ++u) {
+                      const dim_t col = static_cast<dim_t>(u % static_cast<std::size_t>(pieces)) * piece_cols;
+                      const outer_walk at(outer, u / static_cast<std::size_t>(pieces));
+                      split(src + at.src() + col * group_bytes, dst + at.dst() + col * e, dst_pitch,
+                            std::min(piece_cols, col_dim.size - col));
                   }
               });
 }
@@ -719,6 +752,9 @@ int source_contiguous_dim(const copy_plan &plan) {
 
 // Transposes whose tiles would be mostly empty go element by element.
 constexpr dim_t min_transpose_side = 4;
+// Split rows pay where each call splits long rows: shorter ones (the
+// blocks of ABcd16a16b, 16 columns) keep their tiles.
+constexpr dim_t min_split_columns = 64;
 
 } // namespace
 
@@ -727,6 +763,7 @@ std::string_view to_string(fast_path p) {
     case fast_path::none: return "element walk";
     case fast_path::run_copy: return "run copy";
     case fast_path::transpose: return "tiled transpose";
+    case fast_path::split_rows: return "split rows";
     case fast_path::packed_transpose: return "tiled packed transpose";
     }
     return "element walk";
@@ -738,8 +775,12 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (inner.dst_stride != 1) return fast_path::none;
     if (inner.src_stride == 1) return fast_path::run_copy;
     const int k = source_contiguous_dim(plan);
-    if (k < 0 || plan.dims[k].size < min_transpose_side || inner.size < min_transpose_side)
-        return fast_path::none;
+    if (k < 0) return fast_path::none;
+    const copy_dim &rows = plan.dims[static_cast<std::size_t>(k)];
+    if (rows.size >= min_split_rows && rows.size <= max_split_rows && inner.src_stride == rows.size &&
+        inner.size >= min_split_columns)
+        return fast_path::split_rows;
+    if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;
     return fast_path::transpose;
 }
 
@@ -772,6 +813,8 @@ void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_by
     if (path == fast_path::run_copy) return move_runs(plan, e, from, to, k);
     if (path == fast_path::transpose)
         return move_transposed(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), e, from, to, k);
+    if (path == fast_path::split_rows)
+        return move_split_rows(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), e, from, to, k);
 }
 
 void run_packed_fast_path(fast_path path, const copy_plan &plan, std::size_t bits, const void *src,

@@ -177,6 +177,8 @@ const kernel_case kernel_cases[] = {
     {"transpose_batched_tails", {3, 36, 20}, {720, 1, 36}, {}, "transpose", true},
     {"transpose_batched_odd_tails", {3, 37, 19}, {703, 1, 37}, {}, "transpose", false},
     {"transpose_into_padded_rows", {32, 72}, {1, 32}, {76, 1}, "transpose", true},
+    {"split_rows", {3, 100}, {1, 3}, {}, "split rows", false},
+    {"split_rows_into_padded_rows", {5, 67}, {1, 5}, {70, 1}, "split rows", false},
     {"run_copy_padded_input", {36, 44}, {48, 1}, {}, "run copy", true},
     {"run_copy_odd_padded_input", {37, 45}, {48, 1}, {}, "run copy", false},
     {"run_copy_padded_output", {28, 132}, {}, {136, 1}, "run copy", true},

@@ -152,6 +152,16 @@ std::vector<move_case> cases() {
         {"nhwc_large_staged_dense", {16, 256, 14, 14}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
         {"transpose_large_staged_padded", {300, 1100}, {1, 0}, {0, 1}, {0, 0}, {0, 3}, 0, 5},
         {"nhwc_large_staged_far_rows", {2, 256, 41, 50}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        // Few destination rows from groups back to back (NHWC images of 2
+        // to 7 channels as NCHW: split rows), with padded destination rows
+        // and misaligned starts; large enough to split across threads; and
+        // padded groups, which are tiled.
+        {"split_2_rows", {3, 2, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"split_3_rows", {3, 3, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"split_7_rows_padded_offset", {3, 7, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 5}, 3, 7},
+        {"split_large_3_rows", {5, 3, 100000}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"split_large_5_rows", {3, 5, 70001}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"padded_groups_5_rows", {3, 5, 301}, {0, 2, 1}, {0, 1, 2}, {0, 1, 0}, {0, 0, 0}},
         // Runs contiguous on both sides: one dense run, short runs, long
         // padded runs, a misaligned start.
         {"dense_copy", {3, 1000, 700}, {0, 1, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
@@ -315,6 +325,14 @@ TEST(movement_engine, fast_path_choice_follows_the_layout) {
     EXPECT_EQ(path({8, 8}, {8, 1}, {8, 1}, 4), fast_path::run_copy);
     EXPECT_EQ(path({8, 8}, {1, 8}, {8, 1}, 4), fast_path::transpose);
     EXPECT_EQ(path({8, 3}, {1, 8}, {3, 1}, 4), fast_path::none);  // too narrow to tile
+    // Few destination rows from groups back to back: split, not tiled.
+    EXPECT_EQ(path({3, 64}, {1, 3}, {64, 1}, 4), fast_path::split_rows);
+    EXPECT_EQ(path({7, 64}, {1, 7}, {64, 1}, 8), fast_path::split_rows);
+    EXPECT_EQ(path({8, 64}, {1, 8}, {64, 1}, 4), fast_path::transpose); // a half tile of f32
+    EXPECT_EQ(path({3, 64}, {1, 4}, {64, 1}, 4), fast_path::none);       // groups with gaps
+    EXPECT_EQ(path({5, 64}, {1, 6}, {64, 1}, 4), fast_path::transpose);
+    EXPECT_EQ(path({5, 64}, {1, 5}, {64, 1}, 16), fast_path::split_rows);
+    EXPECT_EQ(path({4, 16}, {1, 4}, {16, 1}, 4), fast_path::transpose); // short rows keep tiles
     EXPECT_EQ(path({8, 8}, {0, 1}, {8, 1}, 4), fast_path::run_copy); // broadcast rows
     EXPECT_EQ(path({8, 8}, {8, 0}, {8, 1}, 4), fast_path::none);  // broadcast elements: a gather
     EXPECT_EQ(path({8, 8}, {16, 2}, {8, 1}, 4), fast_path::none); // no contiguous source dim

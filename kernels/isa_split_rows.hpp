@@ -1,0 +1,54 @@
+// split_rows_fn (isa_kernels.hpp) for every row count and element size,
+// written once as a plain loop with both fixed at compile time, which the
+// compiler vectorises for the including file's ISA (groups of R elements
+// read as interleaved loads). Included by each level's file, compiled with
+// its own -m flags: everything here has internal linkage, so no level's
+// copy can stand in for another's (see isa_kernels_simd.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "kernels/isa_kernels.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// The element as an unsigned integer of its size, read and written at any
+// alignment: bit-exact for every dtype. (The attributes hold on these
+// typedefs; GCC ignores them on a dependent type.)
+template <int E> struct element_bits_of;
+template <> struct element_bits_of<1> { typedef std::uint8_t type __attribute__((aligned(1), may_alias)); };
+template <> struct element_bits_of<2> { typedef std::uint16_t type __attribute__((aligned(1), may_alias)); };
+template <> struct element_bits_of<4> { typedef std::uint32_t type __attribute__((aligned(1), may_alias)); };
+template <> struct element_bits_of<8> { typedef std::uint64_t type __attribute__((aligned(1), may_alias)); };
+template <> struct element_bits_of<16> { typedef unsigned __int128 type __attribute__((aligned(1), may_alias)); };
+
+template <int R, int E>
+void split_rows(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t dst_pitch, std::ptrdiff_t cols) {
+    using unaligned = typename element_bits_of<E>::type;
+    const auto *__restrict in = reinterpret_cast<const unaligned *>(src);
+    auto *__restrict out = reinterpret_cast<unaligned *>(dst);
+    const std::ptrdiff_t pitch = dst_pitch / E;
+    for (std::ptrdiff_t c = 0; c < cols; ++c)
+        for (int r = 0; r < R; ++r) out[r * pitch + c] = in[c * R + r];
+}
+
+template <int R, std::size_t... L>
+void set_split_rows_of(isa_kernels &table, std::index_sequence<L...>) {
+    ((table.split_rows[R - min_split_rows][L] = &split_rows<R, 1 << L>), ...);
+}
+
+template <std::size_t... R>
+void set_split_rows(isa_kernels &table, std::index_sequence<R...>) {
+    (set_split_rows_of<static_cast<int>(R) + min_split_rows>(table, std::make_index_sequence<split_row_sizes>()), ...);
+}
+
+// Fills table.split_rows.
+inline void set_split_rows(isa_kernels &table) {
+    set_split_rows(table, std::make_index_sequence<max_split_rows - min_split_rows + 1>());
+}
+
+} // namespace
+} // namespace reshaper::impl
