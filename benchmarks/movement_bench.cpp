@@ -53,6 +53,10 @@ dims_t dense(const dims_t &dims) {
 layout_case nhwc_to_nchw(dim_t n, dim_t c, dim_t hw) {
     return {"nhwc_to_nchw", {n, c, hw}, {c * hw, 1, c}, {c * hw, hw, 1}, n * c * hw, n * c * hw};
 }
+// The inverse: NCHW data seen as NHWC into dense NHWC ([n, hw, c]).
+layout_case nchw_to_nhwc(dim_t n, dim_t c, dim_t hw) {
+    return {"nchw_to_nhwc", {n, hw, c}, {c * hw, 1, hw}, {c * hw, c, 1}, n * c * hw, n * c * hw};
+}
 // Every other row of a [rows, 2 * cols] tensor into a dense [rows, cols]: a slice.
 layout_case sliced(dim_t rows, dim_t cols) {
     return {"sliced", {rows, cols}, {2 * cols, 1}, {cols, 1}, 2 * rows * cols, rows * cols};
@@ -230,11 +234,15 @@ void register_all() {
         add_case(t, layout_case{"nhwc14x14_to_nchw", c.dims, c.src_strides, c.dst_strides, c.src_elements, c.dst_elements},
                  "64MiB", t == data_type::f32);
     }
-    // Images of 3 channels (NHWC as NCHW, [N,3,224,224]): too few rows to
-    // tile, so split rows.
+    // Images of 3 channels ([N,3,224,224]) NHWC as NCHW and back: too few
+    // rows to tile, so split and joined rows.
     {
-        const layout_case c = nhwc_to_nchw(static_cast<dim_t>((std::size_t{64} << 20) / (3 * 50176 * 4)), 3, 50176);
+        const dim_t n = static_cast<dim_t>((std::size_t{64} << 20) / (3 * 50176 * 4));
+        const layout_case c = nhwc_to_nchw(n, 3, 50176), back = nchw_to_nhwc(n, 3, 50176);
         add_case(data_type::f32, layout_case{"nhwc_c3_to_nchw", c.dims, c.src_strides, c.dst_strides, c.src_elements, c.dst_elements},
+                 "64MiB");
+        add_case(data_type::f32, layout_case{"nchw_c3_to_nhwc", back.dims, back.src_strides, back.dst_strides,
+                                             back.src_elements, back.dst_elements},
                  "64MiB");
     }
     add_case(data_type::f32, broadcast(4096, 4096), "64MiB");

@@ -141,7 +141,10 @@ inline constexpr int block_row_kinds = 3;
 // elements each, dst_pitch bytes apart, written with ordinary stores.
 using split_rows_fn = void (*)(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t dst_pitch,
                                std::ptrdiff_t cols);
-// Row counts R with a split_rows kernel, for every element size.
+// join_rows, the inverse: R source rows `pitch` bytes apart become `cols`
+// groups of R elements back to back at dst (the same signature, with the
+// pitch on the source side).
+// Row counts R with a split_rows and a join_rows kernel, for every element size.
 inline constexpr int min_split_rows = 2, max_split_rows = 7;
 inline constexpr std::size_t split_row_sizes = 5;
 
@@ -173,6 +176,7 @@ struct isa_kernels {
     wide_tile_fn packed_tile;
     // [R - min_split_rows][log2 of the element size]
     split_rows_fn split_rows[max_split_rows - min_split_rows + 1][split_row_sizes] = {};
+    split_rows_fn join_rows[max_split_rows - min_split_rows + 1][split_row_sizes] = {};
 };
 
 // The table of a level; the level must not exceed detected_cpu_isa().

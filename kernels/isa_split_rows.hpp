@@ -35,9 +35,22 @@ void split_rows(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t dst_p
         for (int r = 0; r < R; ++r) out[r * pitch + c] = in[c * R + r];
 }
 
+// The inverse: R source rows src_pitch apart into `cols` groups of R back
+// to back.
+template <int R, int E>
+void join_rows(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t src_pitch, std::ptrdiff_t cols) {
+    using unaligned = typename element_bits_of<E>::type;
+    const auto *__restrict in = reinterpret_cast<const unaligned *>(src);
+    auto *__restrict out = reinterpret_cast<unaligned *>(dst);
+    const std::ptrdiff_t pitch = src_pitch / E;
+    for (std::ptrdiff_t c = 0; c < cols; ++c)
+        for (int r = 0; r < R; ++r) out[c * R + r] = in[r * pitch + c];
+}
+
 template <int R, std::size_t... L>
 void set_split_rows_of(isa_kernels &table, std::index_sequence<L...>) {
     ((table.split_rows[R - min_split_rows][L] = &split_rows<R, 1 << L>), ...);
+    ((table.join_rows[R - min_split_rows][L] = &join_rows<R, 1 << L>), ...);
 }
 
 template <std::size_t... R>

@@ -540,26 +540,40 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
               });
 }
 
-// ---- split rows ----------------------------------------------------------
+// The source's contiguous dim, other than the innermost, or -1.
+int source_contiguous_dim(const copy_plan &plan) {
+    for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
+        if (plan.dims[d].src_stride == 1) return static_cast<int>(d);
+    return -1;
+}
 
-// A transpose into R destination rows (min_split_rows <= R <=
-// max_split_rows) from groups of R source elements back to back: NHWC
-// images of 3 or 4 channels seen as NCHW. Tiles of T rows would be mostly
-// empty there (f32 [48,4,224,224]: 0.39x memcpy through partial tiles; 3
-// channels had no fast path and went to oneDNN's reorder, 0.58-0.71x),
-// so each level splits the groups in one compiled loop (split_rows_fn),
-// over pieces of columns of a task's worth.
-void move_split_rows(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e, const byte *src, byte *dst,
+// ---- split and joined rows -------------------------------------------------
+
+// Transposes with R rows on one side (min_split_rows <= R <=
+// max_split_rows) and groups of R elements back to back on the other:
+// NHWC images of 3 or 4 channels seen as NCHW (split rows), NCHW ones seen
+// as NHWC (join rows). Tiles of T rows would be mostly empty there (f32
+// [48,4,224,224] NHWC as NCHW: 0.39x memcpy through partial tiles; 3
+// channels had no fast path and went to oneDNN's reorder, 0.58-0.71x), so
+// each level moves the groups in one compiled loop (split_rows_fn), over
+// pieces of columns of a task's worth.
+void move_row_groups(const copy_plan &plan, fast_path path, std::ptrdiff_t e, const byte *src, byte *dst,
                      const isa_kernels &k) {
-    const std::size_t inner = plan.dims.size() - 1;
-    const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
-    const split_rows_fn split = k.split_rows[row_dim.size - min_split_rows][log2_of(static_cast<std::size_t>(e))];
+    const std::size_t inner = plan.dims.size() - 1, k_dim = static_cast<std::size_t>(source_contiguous_dim(plan));
+    const bool split = path == fast_path::split_rows;
+    // The R rows' dim, and the dim along them (the columns).
+    const copy_dim &rows = plan.dims[split ? k_dim : inner], &cols = plan.dims[split ? inner : k_dim];
+    const int log2e = log2_of(static_cast<std::size_t>(e));
+    const split_rows_fn move = (split ? k.split_rows : k.join_rows)[rows.size - min_split_rows][log2e];
     outer_dims outer;
     for (std::size_t d = 0; d < inner; ++d)
         if (d != k_dim) outer.add(plan.dims[d], e);
-    const std::ptrdiff_t group_bytes = row_dim.size * e, dst_pitch = row_dim.dst_stride * e;
+    // Between the R rows: the destination's (split) or the source's (join).
+    const std::ptrdiff_t pitch = (split ? rows.dst_stride : rows.src_stride) * e;
+    const std::ptrdiff_t src_step = cols.src_stride * e, dst_step = cols.dst_stride * e;
+    const std::ptrdiff_t group_bytes = rows.size * e;
     const dim_t piece_cols = std::max<dim_t>(1, static_cast<dim_t>(parallel_task_bytes) / group_bytes);
-    const dim_t pieces = (col_dim.size + piece_cols - 1) / piece_cols;
+    const dim_t pieces = (cols.size + piece_cols - 1) / piece_cols;
     src += plan.src_offset * e;
     dst += plan.dst_offset * e;
     for_units(outer.volume * static_cast<std::size_t>(pieces), static_cast<std::size_t>(piece_cols * group_bytes), false,
@@ -567,8 +581,8 @@ void move_split_rows(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
                   for (std::size_t u = begin; u < end; ++u) {
                       const dim_t col = static_cast<dim_t>(u % static_cast<std::size_t>(pieces)) * piece_cols;
                       const outer_walk at(outer, u / static_cast<std::size_t>(pieces));
-                      split(src + at.src() + col * group_bytes, dst + at.dst() + col * e, dst_pitch,
-                            std::min(piece_cols, col_dim.size - col));
+                      move(src + at.src() + col * src_step, dst + at.dst() + col * dst_step, pitch,
+                           std::min(piece_cols, cols.size - col));
                   }
               });
 }
@@ -743,17 +757,10 @@ void move_packed_transposed(const copy_plan &plan, std::size_t k_dim, const byte
     });
 }
 
-// The source's contiguous dim, other than the innermost, or -1.
-int source_contiguous_dim(const copy_plan &plan) {
-    for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
-        if (plan.dims[d].src_stride == 1) return static_cast<int>(d);
-    return -1;
-}
-
 // Transposes whose tiles would be mostly empty go element by element.
 constexpr dim_t min_transpose_side = 4;
-// Split rows pay where each call splits long rows: shorter ones (the
-// blocks of ABcd16a16b, 16 columns) keep their tiles.
+// Split and joined rows pay where each call moves long rows: shorter ones
+// (the blocks of ABcd16a16b, 16 columns) keep their tiles.
 constexpr dim_t min_split_columns = 64;
 
 } // namespace
@@ -764,6 +771,7 @@ std::string_view to_string(fast_path p) {
     case fast_path::run_copy: return "run copy";
     case fast_path::transpose: return "tiled transpose";
     case fast_path::split_rows: return "split rows";
+    case fast_path::join_rows: return "joined rows";
     case fast_path::packed_transpose: return "tiled packed transpose";
     }
     return "element walk";
@@ -780,6 +788,14 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (rows.size >= min_split_rows && rows.size <= max_split_rows && inner.src_stride == rows.size &&
         inner.size >= min_split_columns)
         return fast_path::split_rows;
+    // Groups of 16, 32 or 64 bytes that the transpose takes keep it: its
+    // block rows write them a register block at a time (f32
+    // [48,224,224,4] from NCHW: 2.1x memcpy, joined rows 1.7x).
+    const std::size_t group_bytes = static_cast<std::size_t>(inner.size) * element_bytes;
+    const bool block_rows = inner.size >= min_transpose_side && (group_bytes == 16 || group_bytes == 32 || group_bytes == 64);
+    if (inner.size >= min_split_rows && inner.size <= max_split_rows && rows.dst_stride == inner.size &&
+        rows.size >= min_split_columns && !block_rows)
+        return fast_path::join_rows;
     if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;
     return fast_path::transpose;
 }
@@ -813,8 +829,7 @@ void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_by
     if (path == fast_path::run_copy) return move_runs(plan, e, from, to, k);
     if (path == fast_path::transpose)
         return move_transposed(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), e, from, to, k);
-    if (path == fast_path::split_rows)
-        return move_split_rows(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), e, from, to, k);
+    if (path == fast_path::split_rows || path == fast_path::join_rows) return move_row_groups(plan, path, e, from, to, k);
 }
 
 void run_packed_fast_path(fast_path path, const copy_plan &plan, std::size_t bits, const void *src,

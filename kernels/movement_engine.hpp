@@ -30,7 +30,7 @@
 
 namespace reshaper::impl {
 
-enum class fast_path { none, run_copy, transpose, split_rows, packed_transpose };
+enum class fast_path { none, run_copy, transpose, split_rows, join_rows, packed_transpose };
 std::string_view to_string(fast_path p);
 
 // Which fast path moves `plan` for elements of `element_bytes` (none for a

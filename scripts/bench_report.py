@@ -249,7 +249,7 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
     for case, dtype in [("attention_bhsd", "bf16"), ("nChw16c_to_nchw", "f32"), ("nChw8c_to_nchw", "f32"),
                         ("nchw_to_nChw16c", "f32"), ("nchw_to_nChw8c", "f32"), ("nchw_to_nChw16c", "bf16"),
                         ("ABcd16a16b_to_abcd", "f32"), ("nhwc14x14_to_nchw", "f32"), ("nhwc14x14_to_nchw", "bf16"),
-                        ("nhwc_c3_to_nchw", "f32"),
+                        ("nhwc_c3_to_nchw", "f32"), ("nchw_c3_to_nhwc", "f32"),
                         ("sliced", "f32"), ("broadcast_rows", "f32"), ("dense_copy", "f32")]:
         mine, mem, dnn = row(case, dtype, "64MiB")
         add(f"| {case} | {dtype} | {ratio(mine, mem)} | {ratio(mine, dnn)} | {ratio(dnn, mem)} |")
@@ -257,7 +257,7 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
     add("`attention_bhsd`: [16,2048,16,64] bf16 seen as [16,16,2048,64] (merge heads), 128-byte "
         "runs. `ABcd16a16b_to_abcd`: [256,256,16,16] weights in 16x16 blocks to plain. `nhwc14x14_to_nchw`: "
         "[N,256,14,14] NHWC as NCHW, whose NCHW rows (784 and 392 bytes) are no whole number of lines. `nhwc_c3_to_nchw`: "
-        "[N,3,224,224] images NHWC as NCHW (3 destination rows: split rows). `sliced`: every other row of a [4096, 8192] tensor; `broadcast_rows`: one row "
+        "[N,3,224,224] images NHWC as NCHW (3 destination rows: split rows); `nchw_c3_to_nhwc` the inverse (joined rows). `sliced`: every other row of a [4096, 8192] tensor; `broadcast_rows`: one row "
         "read 4096 times (the source stays in cache, so both movers beat memcpy). "
         "`dense_copy`: what an alias executes into a separate buffer.")
     add("")

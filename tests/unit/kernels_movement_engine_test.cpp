@@ -162,6 +162,13 @@ std::vector<move_case> cases() {
         {"split_large_3_rows", {5, 3, 100000}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"split_large_5_rows", {3, 5, 70001}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"padded_groups_5_rows", {3, 5, 301}, {0, 2, 1}, {0, 1, 2}, {0, 1, 0}, {0, 0, 0}},
+        // The inverse (NCHW images as NHWC: joined rows), from padded
+        // source rows and misaligned starts; large enough for threads.
+        {"join_2_rows", {3, 301, 2}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"join_3_rows", {3, 301, 3}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"join_7_rows_padded_offset", {3, 301, 7}, {0, 2, 1}, {0, 1, 2}, {0, 5, 0}, {0, 0, 0}, 7, 3},
+        {"join_large_3_rows", {5, 100000, 3}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"join_large_6_rows", {3, 70001, 6}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         // Runs contiguous on both sides: one dense run, short runs, long
         // padded runs, a misaligned start.
         {"dense_copy", {3, 1000, 700}, {0, 1, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
@@ -285,8 +292,12 @@ void check_blocked_producer(dim_t n, dim_t c, dim_t hw, dim_t b, std::size_t e, 
     line_aligned_bytes expected = dst;
     reference_copy(dims, e, src.data(), ss, 0, expected.data() + guard + shift, ds, 0);
     const copy_plan plan = make_copy_plan(dims, ss, 0, ds, 0);
-    ASSERT_EQ(choose_fast_path(plan, e), fast_path::transpose);
-    run_fast_path(fast_path::transpose, plan, e, src.data(), dst.data() + guard + shift, isa);
+    // Blocks of 4 elements of 1 or 2 bytes along long rows are joined rows
+    // (fast_path_choice_follows_the_layout), the rest tiled.
+    const fast_path path = choose_fast_path(plan, e);
+    ASSERT_TRUE(path == fast_path::transpose || (path == fast_path::join_rows && b == 4 && e <= 2))
+        << to_string(path) << ", blocks of " << b << ", " << e << "-byte elements";
+    run_fast_path(path, plan, e, src.data(), dst.data() + guard + shift, isa);
     const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
     EXPECT_TRUE(mismatch.first == dst.end())
         << "[" << n << "," << c << "," << hw << "] nChw" << b << "c, " << e << "-byte elements, shift " << shift
@@ -333,6 +344,12 @@ TEST(movement_engine, fast_path_choice_follows_the_layout) {
     EXPECT_EQ(path({5, 64}, {1, 6}, {64, 1}, 4), fast_path::transpose);
     EXPECT_EQ(path({5, 64}, {1, 5}, {64, 1}, 16), fast_path::split_rows);
     EXPECT_EQ(path({4, 16}, {1, 4}, {16, 1}, 4), fast_path::transpose); // short rows keep tiles
+    // Few source rows into groups back to back: joined, but for groups the
+    // block rows write (16, 32 or 64 bytes).
+    EXPECT_EQ(path({64, 3}, {1, 64}, {3, 1}, 4), fast_path::join_rows);
+    EXPECT_EQ(path({64, 6}, {1, 70}, {6, 1}, 2), fast_path::join_rows);
+    EXPECT_EQ(path({64, 4}, {1, 64}, {4, 1}, 4), fast_path::transpose);
+    EXPECT_EQ(path({64, 5}, {1, 64}, {6, 1}, 4), fast_path::transpose); // groups with gaps
     EXPECT_EQ(path({8, 8}, {0, 1}, {8, 1}, 4), fast_path::run_copy); // broadcast rows
     EXPECT_EQ(path({8, 8}, {8, 0}, {8, 1}, 4), fast_path::none);  // broadcast elements: a gather
     EXPECT_EQ(path({8, 8}, {16, 2}, {8, 1}, 4), fast_path::none); // no contiguous source dim
