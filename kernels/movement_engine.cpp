@@ -574,15 +574,31 @@ void move_row_groups(const copy_plan &plan, fast_path path, std::ptrdiff_t e, co
     const std::ptrdiff_t group_bytes = rows.size * e;
     const dim_t piece_cols = std::max<dim_t>(1, static_cast<dim_t>(parallel_task_bytes) / group_bytes);
     const dim_t pieces = (cols.size + piece_cols - 1) / piece_cols;
+    // A piece of joined rows is one destination run: where the move is
+    // large it is streamed, 4 KiB at a time staged in L1 (f32
+    // [64,224,224,3] from NCHW: 26.4 -> 31.4 GB/s; 6 channels 24.0 ->
+    // 27.6). Split rows write R runs, which lost 10-20% that way.
+    const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
+    const bool stream = !split && total >= (e >= 2 ? transpose_streaming_threshold_bytes : streaming_threshold_bytes);
+    const dim_t stream_cols = std::max<dim_t>(1, (std::ptrdiff_t{4} << 10) / group_bytes);
     src += plan.src_offset * e;
     dst += plan.dst_offset * e;
-    for_units(outer.volume * static_cast<std::size_t>(pieces), static_cast<std::size_t>(piece_cols * group_bytes), false,
+    for_units(outer.volume * static_cast<std::size_t>(pieces), static_cast<std::size_t>(piece_cols * group_bytes), stream,
               [&](std::size_t begin, std::size_t end) {
                   for (std::size_t u = begin; u < end; ++u) {
                       const dim_t col = static_cast<dim_t>(u % static_cast<std::size_t>(pieces)) * piece_cols;
                       const outer_walk at(outer, u / static_cast<std::size_t>(pieces));
-                      move(src + at.src() + col * src_step, dst + at.dst() + col * dst_step, pitch,
-                           std::min(piece_cols, cols.size - col));
+                      const dim_t n = std::min(piece_cols, cols.size - col);
+                      if (stream) {
+                          byte *staged = staging_buffer(static_cast<std::size_t>(stream_cols * group_bytes));
+                          for (dim_t c = 0; c < n; c += stream_cols) {
+                              const dim_t m = std::min(stream_cols, n - c);
+                              move(src + at.src() + (col + c) * src_step, staged, pitch, m);
+                              k.copy(dst + at.dst() + (col + c) * dst_step, staged, static_cast<std::size_t>(m * group_bytes), true);
+                          }
+                          continue;
+                      }
+                      move(src + at.src() + col * src_step, dst + at.dst() + col * dst_step, pitch, n);
                   }
               });
 }
