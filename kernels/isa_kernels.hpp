@@ -138,15 +138,22 @@ inline constexpr int block_row_kinds = 3;
 // A transpose into few destination rows (NHWC images of 3 or 4 channels
 // seen as NCHW), where tiles would be mostly empty: `cols` groups of R
 // elements back to back from src become R destination rows of `cols`
-// elements each, dst_pitch bytes apart, written with ordinary stores.
-using split_rows_fn = void (*)(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t dst_pitch,
+// elements each, `pitch` bytes apart, written with ordinary stores.
+// join_rows, the inverse, has the same signature: R source rows `pitch`
+// bytes apart become `cols` groups of R elements back to back at dst.
+using split_rows_fn = void (*)(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t pitch,
                                std::ptrdiff_t cols);
-// join_rows, the inverse: R source rows `pitch` bytes apart become `cols`
-// groups of R elements back to back at dst (the same signature, with the
-// pitch on the source side).
-// Row counts R with a split_rows and a join_rows kernel, for every element size.
-inline constexpr int min_split_rows = 2, max_split_rows = 7;
-inline constexpr std::size_t split_row_sizes = 5;
+inline constexpr std::size_t split_row_sizes = 5; // elements of 1, 2, 4, 8 and 16 bytes
+inline constexpr int max_split_rows = 16;
+// The row counts R with split_rows and join_rows kernels for elements of
+// `element_bytes`: 2 to 7, and 8 and 16 where a group is under half a tile
+// row (32 bytes; from there the tiles' half tiles take them). The compiled
+// loops vectorise groups of 2-8 and 16 (1-byte elements, one thread: 16-17
+// GB/s at 8 and 16; 3.9 at 12 and 4.8 at 24, which stay with the tiles).
+constexpr bool has_row_group_kernel(std::int64_t rows, std::size_t element_bytes) {
+    if (rows >= 2 && rows <= 7) return true;
+    return (rows == 8 || rows == 16) && static_cast<std::size_t>(rows) * element_bytes < 32;
+}
 
 struct isa_kernels {
     cpu_isa isa;
@@ -174,9 +181,9 @@ struct isa_kernels {
     // GB/s with the 2 tiles of walk[0] against 10.1-11.4 with 8).
     int packed_wide;
     wide_tile_fn packed_tile;
-    // [R - min_split_rows][log2 of the element size]
-    split_rows_fn split_rows[max_split_rows - min_split_rows + 1][split_row_sizes] = {};
-    split_rows_fn join_rows[max_split_rows - min_split_rows + 1][split_row_sizes] = {};
+    // [R][log2 of the element size], where has_row_group_kernel(R, size)
+    split_rows_fn split_rows[max_split_rows + 1][split_row_sizes] = {};
+    split_rows_fn join_rows[max_split_rows + 1][split_row_sizes] = {};
 };
 
 // The table of a level; the level must not exceed detected_cpu_isa().

@@ -31,6 +31,10 @@ void split_rows(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t dst_p
     const auto *__restrict in = reinterpret_cast<const unaligned *>(src);
     auto *__restrict out = reinterpret_cast<unaligned *>(dst);
     const std::ptrdiff_t pitch = dst_pitch / E;
+    // No two rows overlap, nor source and destination: without the pragma
+    // the loop ran a versioned scalar copy wherever GCC's run-time alias
+    // check over whole rows failed (1-byte elements, 8 rows: 8.5 GB/s).
+#pragma GCC ivdep
     for (std::ptrdiff_t c = 0; c < cols; ++c)
         for (int r = 0; r < R; ++r) out[r * pitch + c] = in[c * R + r];
 }
@@ -43,24 +47,28 @@ void join_rows(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t src_pi
     const auto *__restrict in = reinterpret_cast<const unaligned *>(src);
     auto *__restrict out = reinterpret_cast<unaligned *>(dst);
     const std::ptrdiff_t pitch = src_pitch / E;
+#pragma GCC ivdep
     for (std::ptrdiff_t c = 0; c < cols; ++c)
         for (int r = 0; r < R; ++r) out[c * R + r] = in[r * pitch + c];
 }
 
 template <int R, std::size_t... L>
 void set_split_rows_of(isa_kernels &table, std::index_sequence<L...>) {
-    ((table.split_rows[R - min_split_rows][L] = &split_rows<R, 1 << L>), ...);
-    ((table.join_rows[R - min_split_rows][L] = &join_rows<R, 1 << L>), ...);
+    ((table.split_rows[R][L] = has_row_group_kernel(R, std::size_t{1} << L) ? &split_rows<R, 1 << L> : nullptr), ...);
+    ((table.join_rows[R][L] = has_row_group_kernel(R, std::size_t{1} << L) ? &join_rows<R, 1 << L> : nullptr), ...);
 }
 
-template <std::size_t... R>
-void set_split_rows(isa_kernels &table, std::index_sequence<R...>) {
-    (set_split_rows_of<static_cast<int>(R) + min_split_rows>(table, std::make_index_sequence<split_row_sizes>()), ...);
-}
-
-// Fills table.split_rows.
+// Fills table.split_rows and table.join_rows.
 inline void set_split_rows(isa_kernels &table) {
-    set_split_rows(table, std::make_index_sequence<max_split_rows - min_split_rows + 1>());
+    const auto sizes = std::make_index_sequence<split_row_sizes>();
+    set_split_rows_of<2>(table, sizes);
+    set_split_rows_of<3>(table, sizes);
+    set_split_rows_of<4>(table, sizes);
+    set_split_rows_of<5>(table, sizes);
+    set_split_rows_of<6>(table, sizes);
+    set_split_rows_of<7>(table, sizes);
+    set_split_rows_of<8>(table, sizes);
+    set_split_rows_of<16>(table, sizes);
 }
 
 } // namespace

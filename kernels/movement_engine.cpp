@@ -549,8 +549,8 @@ int source_contiguous_dim(const copy_plan &plan) {
 
 // ---- split and joined rows -------------------------------------------------
 
-// Transposes with R rows on one side (min_split_rows <= R <=
-// max_split_rows) and groups of R elements back to back on the other:
+// Transposes with R rows on one side (has_row_group_kernel) and groups of
+// R elements back to back on the other:
 // NHWC images of 3 or 4 channels seen as NCHW (split rows), NCHW ones seen
 // as NHWC (join rows). Tiles of T rows would be mostly empty there (f32
 // [48,4,224,224] NHWC as NCHW: 0.39x memcpy through partial tiles; 3
@@ -564,7 +564,7 @@ void move_row_groups(const copy_plan &plan, fast_path path, std::ptrdiff_t e, co
     // The R rows' dim, and the dim along them (the columns).
     const copy_dim &rows = plan.dims[split ? k_dim : inner], &cols = plan.dims[split ? inner : k_dim];
     const int log2e = log2_of(static_cast<std::size_t>(e));
-    const split_rows_fn move = (split ? k.split_rows : k.join_rows)[rows.size - min_split_rows][log2e];
+    const split_rows_fn move = (split ? k.split_rows : k.join_rows)[rows.size][log2e];
     outer_dims outer;
     for (std::size_t d = 0; d < inner; ++d)
         if (d != k_dim) outer.add(plan.dims[d], e);
@@ -801,7 +801,7 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     const int k = source_contiguous_dim(plan);
     if (k < 0) return fast_path::none;
     const copy_dim &rows = plan.dims[static_cast<std::size_t>(k)];
-    if (rows.size >= min_split_rows && rows.size <= max_split_rows && inner.src_stride == rows.size &&
+    if (has_row_group_kernel(rows.size, element_bytes) && inner.src_stride == rows.size &&
         inner.size >= min_split_columns)
         return fast_path::split_rows;
     // Groups of 16, 32 or 64 bytes that the transpose takes keep it: its
@@ -809,7 +809,7 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     // [48,224,224,4] from NCHW: 2.1x memcpy, joined rows 1.7x).
     const std::size_t group_bytes = static_cast<std::size_t>(inner.size) * element_bytes;
     const bool block_rows = inner.size >= min_transpose_side && (group_bytes == 16 || group_bytes == 32 || group_bytes == 64);
-    if (inner.size >= min_split_rows && inner.size <= max_split_rows && rows.dst_stride == inner.size &&
+    if (has_row_group_kernel(inner.size, element_bytes) && rows.dst_stride == inner.size &&
         rows.size >= min_split_columns && !block_rows)
         return fast_path::join_rows;
     if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;

@@ -169,6 +169,8 @@ std::vector<move_case> cases() {
         {"join_7_rows_padded_offset", {3, 301, 7}, {0, 2, 1}, {0, 1, 2}, {0, 5, 0}, {0, 0, 0}, 7, 3},
         {"join_large_3_rows", {5, 100000, 3}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"join_large_6_rows", {3, 70001, 6}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"join_8_rows", {3, 301, 8}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"join_16_rows", {3, 301, 16}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         // Runs contiguous on both sides: one dense run, short runs, long
         // padded runs, a misaligned start.
         {"dense_copy", {3, 1000, 700}, {0, 1, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
@@ -292,10 +294,10 @@ void check_blocked_producer(dim_t n, dim_t c, dim_t hw, dim_t b, std::size_t e, 
     line_aligned_bytes expected = dst;
     reference_copy(dims, e, src.data(), ss, 0, expected.data() + guard + shift, ds, 0);
     const copy_plan plan = make_copy_plan(dims, ss, 0, ds, 0);
-    // Blocks of 4 elements of 1 or 2 bytes along long rows are joined rows
-    // (fast_path_choice_follows_the_layout), the rest tiled.
+    // Small blocks along long rows are joined rows (which ones:
+    // fast_path_choice_follows_the_layout), the rest tiled.
     const fast_path path = choose_fast_path(plan, e);
-    ASSERT_TRUE(path == fast_path::transpose || (path == fast_path::join_rows && b == 4 && e <= 2))
+    ASSERT_TRUE(path == fast_path::transpose || path == fast_path::join_rows)
         << to_string(path) << ", blocks of " << b << ", " << e << "-byte elements";
     run_fast_path(path, plan, e, src.data(), dst.data() + guard + shift, isa);
     const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
@@ -344,6 +346,12 @@ TEST(movement_engine, fast_path_choice_follows_the_layout) {
     EXPECT_EQ(path({5, 64}, {1, 6}, {64, 1}, 4), fast_path::transpose);
     EXPECT_EQ(path({5, 64}, {1, 5}, {64, 1}, 16), fast_path::split_rows);
     EXPECT_EQ(path({4, 16}, {1, 4}, {16, 1}, 4), fast_path::transpose); // short rows keep tiles
+    // 8 and 16 rows where a group is under half a tile row (32 bytes).
+    EXPECT_EQ(path({8, 64}, {1, 8}, {64, 1}, 1), fast_path::split_rows);
+    EXPECT_EQ(path({16, 64}, {1, 16}, {64, 1}, 1), fast_path::split_rows);
+    EXPECT_EQ(path({16, 64}, {1, 16}, {64, 1}, 2), fast_path::transpose);
+    EXPECT_EQ(path({12, 64}, {1, 12}, {64, 1}, 1), fast_path::transpose);
+    EXPECT_EQ(path({64, 8}, {1, 64}, {8, 1}, 1), fast_path::join_rows);
     // Few source rows into groups back to back: joined, but for groups the
     // block rows write (16, 32 or 64 bytes).
     EXPECT_EQ(path({64, 3}, {1, 64}, {3, 1}, 4), fast_path::join_rows);
