@@ -25,37 +25,29 @@ template <> struct element_bits_of<4> { typedef std::uint32_t type __attribute__
 template <> struct element_bits_of<8> { typedef std::uint64_t type __attribute__((aligned(1), may_alias)); };
 template <> struct element_bits_of<16> { typedef unsigned __int128 type __attribute__((aligned(1), may_alias)); };
 
-template <int R, int E>
-void split_rows(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t dst_pitch, std::ptrdiff_t cols) {
+// Split (R rows `pitch` bytes apart from `cols` groups of R back to back)
+// or joined (the inverse: the rows on the source side); split_rows_fn.
+template <bool Split, int R, int E>
+void row_groups(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t pitch_bytes, std::ptrdiff_t cols) {
     using unaligned = typename element_bits_of<E>::type;
     const auto *__restrict in = reinterpret_cast<const unaligned *>(src);
     auto *__restrict out = reinterpret_cast<unaligned *>(dst);
-    const std::ptrdiff_t pitch = dst_pitch / E;
+    const std::ptrdiff_t pitch = pitch_bytes / E;
     // No two rows overlap, nor source and destination: without the pragma
     // the loop ran a versioned scalar copy wherever GCC's run-time alias
     // check over whole rows failed (1-byte elements, 8 rows: 8.5 GB/s).
 #pragma GCC ivdep
     for (std::ptrdiff_t c = 0; c < cols; ++c)
-        for (int r = 0; r < R; ++r) out[r * pitch + c] = in[c * R + r];
-}
-
-// The inverse: R source rows src_pitch apart into `cols` groups of R back
-// to back.
-template <int R, int E>
-void join_rows(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t src_pitch, std::ptrdiff_t cols) {
-    using unaligned = typename element_bits_of<E>::type;
-    const auto *__restrict in = reinterpret_cast<const unaligned *>(src);
-    auto *__restrict out = reinterpret_cast<unaligned *>(dst);
-    const std::ptrdiff_t pitch = src_pitch / E;
-#pragma GCC ivdep
-    for (std::ptrdiff_t c = 0; c < cols; ++c)
-        for (int r = 0; r < R; ++r) out[c * R + r] = in[r * pitch + c];
+        for (int r = 0; r < R; ++r) {
+            if constexpr (Split) out[r * pitch + c] = in[c * R + r];
+            else out[c * R + r] = in[r * pitch + c];
+        }
 }
 
 template <int R, std::size_t... L>
 void set_split_rows_of(isa_kernels &table, std::index_sequence<L...>) {
-    ((table.split_rows[R][L] = has_row_group_kernel(R, std::size_t{1} << L) ? &split_rows<R, 1 << L> : nullptr), ...);
-    ((table.join_rows[R][L] = has_row_group_kernel(R, std::size_t{1} << L) ? &join_rows<R, 1 << L> : nullptr), ...);
+    ((table.split_rows[R][L] = has_row_group_kernel(R, std::size_t{1} << L) ? &row_groups<true, R, 1 << L> : nullptr), ...);
+    ((table.join_rows[R][L] = has_row_group_kernel(R, std::size_t{1} << L) ? &row_groups<false, R, 1 << L> : nullptr), ...);
 }
 
 // Fills table.split_rows and table.join_rows.
