@@ -155,6 +155,13 @@ constexpr bool has_row_group_kernel(std::int64_t rows, std::size_t element_bytes
     return (rows == 8 || rows == 16) && static_cast<std::size_t>(rows) * element_bytes < 32;
 }
 
+// 4-bit transposes' second half: `count` byte pairs (a, b) at `pairs`,
+// which hold the nibbles of two source rows side by side, become
+// low[j] = (a & 0x0F) | (b << 4) and high[j] = (a >> 4) | (b & 0xF0): two
+// destination rows. Ordinary stores.
+using split_nibbles_fn = void (*)(const std::uint8_t *pairs, std::size_t count, std::uint8_t *low,
+                                  std::uint8_t *high);
+
 struct isa_kernels {
     cpu_isa isa;
     tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
@@ -181,6 +188,7 @@ struct isa_kernels {
     // GB/s with the 2 tiles of walk[0] against 10.1-11.4 with 8).
     int packed_wide;
     wide_tile_fn packed_tile;
+    split_nibbles_fn split_nibbles = nullptr;
     // [R][log2 of the element size], where has_row_group_kernel(R, size)
     split_rows_fn split_rows[max_split_rows + 1][split_row_sizes] = {};
     split_rows_fn join_rows[max_split_rows + 1][split_row_sizes] = {};

@@ -1,7 +1,7 @@
-// split_rows_fn (isa_kernels.hpp) for every row count and element size,
-// written once as a plain loop with both fixed at compile time, which the
-// compiler vectorises for the including file's ISA (groups of R elements
-// read as interleaved loads). Included by each level's file, compiled with
+// split_rows_fn (isa_kernels.hpp) for every row count and element size
+// (both fixed at compile time), and split_nibbles_fn, each written once as
+// a plain loop which the compiler vectorises for the including file's ISA
+// (groups of R elements read as interleaved loads). Included by each level's file, compiled with
 // its own -m flags: everything here has internal linkage, so no level's
 // copy can stand in for another's (see isa_kernels_simd.hpp).
 #pragma once
@@ -50,8 +50,25 @@ void set_split_rows_of(isa_kernels &table, std::index_sequence<L...>) {
     ((table.join_rows[R][L] = has_row_group_kernel(R, std::size_t{1} << L) ? &row_groups<false, R, 1 << L> : nullptr), ...);
 }
 
-// Fills table.split_rows and table.join_rows.
+// split_nibbles_fn (isa_kernels.hpp). A byte pair read as one 16-bit
+// value v = a | b << 8 makes both results shifts and masks of v, which the
+// compiler vectorises (16-bit lanes narrowed to bytes).
+void split_nibble_pairs(const std::uint8_t *pairs, std::size_t count, std::uint8_t *low, std::uint8_t *high) {
+    using unaligned = element_bits_of<2>::type;
+    const auto *__restrict in = reinterpret_cast<const unaligned *>(pairs);
+    auto *__restrict lo = low;
+    auto *__restrict hi = high;
+#pragma GCC ivdep
+    for (std::size_t j = 0; j < count; ++j) {
+        const unsigned v = in[j];
+        lo[j] = static_cast<std::uint8_t>((v & 0x0Fu) | ((v >> 4) & 0xF0u));
+        hi[j] = static_cast<std::uint8_t>(((v >> 4) & 0x0Fu) | ((v >> 8) & 0xF0u));
+    }
+}
+
+// Fills table.split_rows, table.join_rows and table.split_nibbles.
 inline void set_split_rows(isa_kernels &table) {
+    table.split_nibbles = &split_nibble_pairs;
     const auto sizes = std::make_index_sequence<split_row_sizes>();
     set_split_rows_of<2>(table, sizes);
     set_split_rows_of<3>(table, sizes);

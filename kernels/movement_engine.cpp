@@ -614,27 +614,21 @@ void move_row_groups(const copy_plan &plan, fast_path path, std::ptrdiff_t e, co
 // Destination rows [row, row + rows) (multiples of P: whole source bytes)
 // of one outer position, all `cols` columns (a multiple of P): source rows
 // are byte rows at src_pitch, destination rows byte rows at dst_pitch.
-// Plain stores: the 4-bit split written through streaming stores (a line
-// buffer per destination row, then the streaming run copy) measured 35%
-// slower on NHWC as NCHW, 64 MiB.
+// With `stream` (4-bit) each pair of destination row parts is split into
+// an L1 buffer and written by the streaming run copy: s4 NHWC as NCHW,
+// [64,256,64,64] (32 MiB), on an AMD EPYC with AVX-512, took 30 -> 34 GB/s
+// read+written (AVX2 level: 25 -> 32-34); once, with a scalar split, it
+// had measured 35% slower.
 template <std::size_t Bits>
 void packed_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
-                  std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols);
+                  std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols, bool stream);
 
 // 4-bit: byte-transpose first. Byte j of a transposed byte row x holds the
 // nibble pairs of source rows 2j and 2j+1; destination row 2c takes their
-// low nibbles, row 2c+1 their high ones.
-void split_nibbles(const byte *x, std::size_t out_bytes, byte *low, byte *high) {
-    for (std::size_t j = 0; j < out_bytes; ++j) {
-        const byte a = x[2 * j], b = x[2 * j + 1];
-        low[j] = static_cast<byte>((a & 0x0F) | (b << 4));
-        high[j] = static_cast<byte>((a >> 4) | (b & 0xF0));
-    }
-}
-
+// low nibbles, row 2c+1 their high ones (isa_kernels::split_nibbles).
 template <>
 void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
-                     std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols) {
+                     std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols, bool stream) {
     // A step is w byte tiles side by side (the level's 1-byte wide tile,
     // at most max_wide_tiles): 64 * w source rows,
     // so each destination row gets 32 * w bytes at once (w = 4: two whole
@@ -645,6 +639,7 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
     const dim_t w = k.packed_wide, step_rows = tile_bytes * w;
     alignas(64) byte in[tile_bytes * max_wide_tiles * tile_bytes];
     alignas(64) byte out[tile_bytes * tile_bytes * max_wide_tiles];
+    alignas(64) byte pair[2][tile_bytes * max_wide_tiles / 2];
     const dim_t strip_bytes = rows / 2; // source bytes per source row in this strip
     src += row / 2;
     dst += row * dst_pitch;
@@ -662,9 +657,16 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
                     std::memcpy(in + r * tile_bytes, from + r * src_pitch, static_cast<std::size_t>(row_bytes));
                 k.packed_tile(in, tile_bytes, out, step_rows, false, nullptr);
             }
-            for (dim_t b = 0; b < row_bytes; ++b)
-                split_nibbles(out + b * step_rows, static_cast<std::size_t>(n / 2), to + 2 * b * dst_pitch,
-                              to + (2 * b + 1) * dst_pitch);
+            const auto half = static_cast<std::size_t>(n / 2);
+            for (dim_t b = 0; b < row_bytes; ++b) {
+                byte *low = to + 2 * b * dst_pitch;
+                if (!stream) {
+                    k.split_nibbles(out + b * step_rows, half, low, low + dst_pitch);
+                    continue;
+                }
+                k.split_nibbles(out + b * step_rows, half, pair[0], pair[1]);
+                k.copy_runs(low, dst_pitch, pair[0], sizeof pair[0], half, 2, true);
+            }
         }
         src += step_rows * src_pitch;
         dst += step_rows / 2;
@@ -702,7 +704,7 @@ void transpose_bit_pairs(const byte *const *from, byte *to) {
 
 template <>
 void packed_strip<2>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
-                     std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols) {
+                     std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols, bool /*stream*/) {
     constexpr dim_t tile_rows = 4 * tile_bytes; // source rows of a tile
     // Zeroed: an edge tile leaves part of it unread from the source.
     alignas(64) byte in[tile_rows * tile_bytes] = {};
@@ -763,12 +765,13 @@ void move_packed_transposed(const copy_plan &plan, std::size_t k_dim, const byte
     const std::size_t strip_bytes = static_cast<std::size_t>(strip_rows * col_dim.size / per_byte);
     src += plan.src_offset / per_byte;
     dst += plan.dst_offset / per_byte;
-    for_units(strips, strip_bytes, false, [&](std::size_t begin, std::size_t end) {
+    const bool stream = Bits == 4 && strips * strip_bytes >= streaming_threshold_bytes;
+    for_units(strips, strip_bytes, stream, [&](std::size_t begin, std::size_t end) {
         for (std::size_t u = begin; u < end; ++u) {
             const outer_walk at(outer, u / static_cast<std::size_t>(row_tiles));
             const dim_t row = static_cast<dim_t>(u % static_cast<std::size_t>(row_tiles)) * strip_rows;
             packed_strip<Bits>(k, src + at.src(), src_pitch, dst + at.dst(), dst_pitch, row,
-                               std::min(strip_rows, row_dim.size - row), col_dim.size);
+                               std::min(strip_rows, row_dim.size - row), col_dim.size, stream);
         }
     });
 }
