@@ -88,8 +88,11 @@ struct line_prefetch {
 using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                               std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead);
 
-// The AVX-512 machine this was tuned on (Intel, NHWC as NCHW, 64 MiB,
-// paired runs in one process on a shared machine): runs of 4 lines lift
+// Strips along all columns, no column blocks and no prefetch: the scalar
+// level's walk. It was the AVX-512 level's until that level was measured
+// on an AMD EPYC with AVX-512 (see avx512_ops::walk); on the Intel AVX-512
+// machine it was tuned on (NHWC as NCHW, 64 MiB, paired runs in one
+// process on a shared machine): runs of 4 lines lift
 // 1-byte elements by 15-60% (their tiles write 64 rows a line each, 4 KiB
 // apart); 2-byte elements gained 10-15% with runs of 2 lines and nothing
 // with 4; 4-byte elements lose 25-30% with runs of 2 lines and 8- and
@@ -97,8 +100,8 @@ using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch,
 // high for 2- and 4-byte elements (2, 4 and 8 tiles measured 5-40% slower);
 // 4 tiles for 8- and 16-byte elements, whose tiles have only 8 and 4 rows
 // (c128 rows a page apart: 10-13 -> 18-37 GB/s), and for 1-byte wide
-// tiles (3-10% faster). The scalar level walks the same way.
-inline constexpr tile_walk tuned_walk_avx512[5] = {{4, 4}, {2, 1}, {1, 1}, {1, 4}, {1, 4}};
+// tiles (3-10% faster). Column blocks with prefetch were not measured there.
+inline constexpr tile_walk strip_walk[5] = {{4, 4}, {2, 1}, {1, 1}, {1, 4}, {1, 4}};
 
 
 // Copies `bytes` from src to dst (not overlapping); with `stream`, the
@@ -134,6 +137,13 @@ using block_rows_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch
                                std::size_t rows, bool stream);
 // Row bytes of block_rows[i]: 16 << i.
 inline constexpr int block_row_kinds = 3;
+// The i with 16 << i == row_bytes, or -1 where no block_rows kind has rows
+// of that width.
+constexpr int block_row_kind(std::size_t row_bytes) {
+    for (int i = 0; i < block_row_kinds; ++i)
+        if (row_bytes == (std::size_t{16} << i)) return i;
+    return -1;
+}
 
 // A transpose into few destination rows (NHWC images of 3 or 4 channels
 // seen as NCHW), where tiles would be mostly empty: `cols` groups of R

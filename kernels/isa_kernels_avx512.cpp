@@ -11,7 +11,20 @@ struct avx512_ops {
     using vec = __m512i;
     static constexpr int bytes = 64;
     static constexpr int lanes = 4;
-    static constexpr level_walks walk = same_walk_at_any_reach(tuned_walk_avx512);
+    // Measured on an AMD EPYC with AVX-512 (2 cores; the CI machine),
+    // reshaper-run --mode=perf, NHWC as NCHW, 64-256 MiB, 3-4 rounds of
+    // interleaved runs at real-time priority, GB/s read+written. Against
+    // strip_walk (this level's walk until then, tuned on an Intel
+    // machine): the AVX2 level's column blocks with prefetch, rows a page
+    // or more apart ([64,256,64,64]): s8 43 -> 60-65, f64 and c64 49-59
+    // -> 73-82, f32, s32, bf16 and f16 even (57-62); rows under a page
+    // apart ([N,256,32,32], [N,256,14,14]): s8 32-42 -> 34-60, bf16 29-56
+    // -> 32-67, f64 62-71 -> 73. f32 rows under a page apart kept single
+    // tiles' speed only with 4 tiles side by side (14x14: 40 -> 45; 8
+    // tiles 34, 2 tiles 31-33), and bf16 ones were 5-10% faster with 2
+    // tiles than with 4, s8 ones 5-10% slower with 4 than with 2.
+    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {1, 4}}},
+                                          avx2_ops::walk[far_rows]}};
 
     static vec load(const std::uint8_t *p) { return _mm512_loadu_si512(p); }
     static void store(std::uint8_t *p, vec v) { _mm512_storeu_si512(p, v); }
@@ -94,6 +107,9 @@ void tile_partial(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_
 
 isa_kernels make_avx512_kernels() {
     isa_kernels table = make_simd_kernels<avx512_ops>(cpu_isa::avx512);
+    // 4-bit transposes: 4 byte tiles side by side (isa_kernels::packed_wide).
+    table.packed_wide = 4;
+    table.packed_tile = &transpose_tiles<avx512_ops, 1, 4, false>;
     table.tile_partial[0] = &tile_partial<1>;
     table.tile_partial[1] = &tile_partial<2>;
     table.tile_partial[2] = &tile_partial<4>;

@@ -49,7 +49,7 @@ void block_rows(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t 
 
 // Walked as the AVX-512 level was tuned (the scalar level is the
 // reference, not a speed target).
-constexpr const tile_walk (&walk)[5] = tuned_walk_avx512;
+constexpr const tile_walk (&walk)[5] = strip_walk;
 
 isa_kernels make_scalar_kernels() {
     isa_kernels table{cpu_isa::scalar,

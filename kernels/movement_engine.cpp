@@ -483,10 +483,8 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     // line take the level's block-row kernel too where it has one (AVX2,
     // f32: two register blocks per step, 1.17 -> 1.52x memcpy against
     // tile calls); elsewhere whole tiles.
-    block_rows_fn block_kernel = nullptr;
-    if (block_rows)
-        for (int i = 0; i < block_row_kinds; ++i)
-            if (sh.dst_pitch == (std::ptrdiff_t{16} << i)) block_kernel = k.block_rows[i][log2e];
+    const int block_kind = block_rows ? block_row_kind(static_cast<std::size_t>(sh.dst_pitch)) : -1;
+    const block_rows_fn block_kernel = block_kind >= 0 ? k.block_rows[block_kind][log2e] : nullptr;
     if (block_rows) strip_rows = std::max<dim_t>(1, block_strip_bytes / sh.dst_pitch / sh.t) * sh.t;
     const dim_t row_tiles = (sh.rows + strip_rows - 1) / strip_rows;
     const dim_t col_tiles = (sh.cols + sh.t - 1) / sh.t;
@@ -811,7 +809,7 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     // block rows write them a register block at a time (f32
     // [48,224,224,4] from NCHW: 2.1x memcpy, joined rows 1.7x).
     const std::size_t group_bytes = static_cast<std::size_t>(inner.size) * element_bytes;
-    const bool block_rows = inner.size >= min_transpose_side && (group_bytes == 16 || group_bytes == 32 || group_bytes == 64);
+    const bool block_rows = inner.size >= min_transpose_side && block_row_kind(group_bytes) >= 0;
     if (has_row_group_kernel(inner.size, element_bytes) && rows.dst_stride == inner.size &&
         rows.size >= min_split_columns && !block_rows)
         return fast_path::join_rows;
