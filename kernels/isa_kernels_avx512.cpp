@@ -13,18 +13,22 @@ struct avx512_ops {
     static constexpr int lanes = 4;
     // Measured on an AMD EPYC with AVX-512 (2 cores; the CI machine),
     // reshaper-run --mode=perf, NHWC as NCHW, 64-256 MiB, 3-4 rounds of
-    // interleaved runs at real-time priority, GB/s read+written. Against
-    // strip_walk (this level's walk until then, tuned on an Intel
-    // machine): the AVX2 level's column blocks with prefetch, rows a page
-    // or more apart ([64,256,64,64]): s8 43 -> 60-65, f64 and c64 49-59
-    // -> 73-82, f32, s32, bf16 and f16 even (57-62); rows under a page
-    // apart ([N,256,32,32], [N,256,14,14]): s8 32-42 -> 34-60, bf16 29-56
-    // -> 32-67, f64 62-71 -> 73. f32 rows under a page apart kept single
-    // tiles' speed only with 4 tiles side by side (14x14: 40 -> 45; 8
-    // tiles 34, 2 tiles 31-33), and bf16 ones were 5-10% faster with 2
-    // tiles than with 4, s8 ones 5-10% slower with 4 than with 2.
+    // interleaved runs at real-time priority, GB/s read+written (the
+    // machine's speed drifts by up to 1.5x between minutes: only figures
+    // of one round compare). Against strip_walk (this level's walk until
+    // then, tuned on an Intel machine), the AVX2 level's column blocks
+    // with prefetch: rows a page or more apart ([64,256,64,64]), 8 tiles
+    // side by side: s8 43 -> 60-65, f64 and c64 49-59 -> 73-82, f32, s32,
+    // bf16 and f16 even (57-62); then 2 tiles side by side against 8: f32
+    // and s32 41 -> 54 (1 tile 41, 4 tiles 49; 64 KiB blocks as 128, 256
+    // KiB as 128), bf16 42 -> 48, s8 40 -> 46, f64 and c64 48 -> 55 (4
+    // tiles: between). Rows under a page apart ([N,256,32,32],
+    // [N,256,14,14]): s8 32-42 -> 34-60, bf16 29-56 -> 32-67, f64 62-71 ->
+    // 73; f32 kept single tiles' speed only with 4 tiles side by side
+    // (14x14: 40 -> 45; 8 tiles 34, 2 tiles 31-33), bf16 was 5-10% faster
+    // with 2 tiles than with 4, s8 5-10% slower with 4 than with 2.
     static constexpr level_walks walk = {{{{{2, 0, 64, true}, {2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {1, 4}}},
-                                          avx2_ops::walk[far_rows]}};
+                                          {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {1, 4}}}}};
 
     static vec load(const std::uint8_t *p) { return _mm512_loadu_si512(p); }
     static void store(std::uint8_t *p, vec v) { _mm512_storeu_si512(p, v); }
