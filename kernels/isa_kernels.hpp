@@ -45,14 +45,18 @@ struct tile_walk {
 inline constexpr int max_wide_tiles = 8;
 
 // A level may walk differently where destination rows lie a page or more
-// apart (each row's run then opens a page of its own): walks are kept per
-// reach, [near_rows] below far_row_bytes, [far_rows] from it on.
-enum row_reach { near_rows = 0, far_rows = 1 };
+// apart (each row's run then opens a page of its own), and where the move
+// stays in the caches (it is not streamed: memory's pages and prefetches
+// no longer matter, the caches' sets do). Walks are kept per reach:
+// [near_rows] below far_row_bytes and [far_rows] from it on, for streamed
+// moves; [in_cache] for the others, whatever their rows' distance.
+enum row_reach { near_rows = 0, far_rows = 1, in_cache = 2 };
+inline constexpr int row_reaches = 3;
 inline constexpr std::ptrdiff_t far_row_bytes = 4096;
-using level_walks = std::array<std::array<tile_walk, 5>, 2>; // [row_reach][log2 of the element size]
-// One walk for both reaches.
+using level_walks = std::array<std::array<tile_walk, 5>, row_reaches>; // [row_reach][log2 of the element size]
+// One walk for every reach.
 constexpr level_walks same_walk_at_any_reach(const tile_walk (&w)[5]) {
-    return {{{w[0], w[1], w[2], w[3], w[4]}, {w[0], w[1], w[2], w[3], w[4]}}};
+    return {{{w[0], w[1], w[2], w[3], w[4]}, {w[0], w[1], w[2], w[3], w[4]}, {w[0], w[1], w[2], w[3], w[4]}}};
 }
 
 // The source lines of a wide step's successor: `rows` rows `pitch` bytes
@@ -176,12 +180,12 @@ struct isa_kernels {
     cpu_isa isa;
     tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
     level_walks walk;               // [row_reach][log2 of the element size]
-    wide_tile_fn wide_tile[2][5];   // walk[.][.].wide tiles at once (the tile itself where that is 1)
+    wide_tile_fn wide_tile[row_reaches][5];   // walk[.][.].wide tiles at once (the tile itself where that is 1)
     // Half tiles, walk[.].wide side by side: T/2 destination rows, 32 bytes
     // read per source row (nChw8c's 8 f32 channels, nChw16c's 16 bf16
     // ones); where a level's registers make them whole blocks (AVX2), null
     // elsewhere (the engine then takes partial tiles).
-    tile_transpose_fn half_wide_tile[2][5];
+    tile_transpose_fn half_wide_tile[row_reaches][5];
     run_copy_fn copy;
     runs_copy_fn copy_runs;
     // Where the level has masked loads and stores; null elsewhere (the

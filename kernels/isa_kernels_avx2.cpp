@@ -18,6 +18,7 @@ isa_kernels make_avx2_kernels() {
     table.packed_tile = &transpose_tiles<avx2_ops, 1, 8, false>;
     set_half_wide_tiles<near_rows>(table, std::make_index_sequence<5>());
     set_half_wide_tiles<far_rows>(table, std::make_index_sequence<5>());
+    set_half_wide_tiles<in_cache>(table, std::make_index_sequence<5>());
     // 64-byte rows of 4- and 8-byte elements: two blocks of 8 (4)
     // vectors fit the 16 registers. 1- and 2-byte elements would hold
     // 64 (32) and keep the tile walk, unmeasured otherwise.

@@ -66,7 +66,7 @@ isa_kernels make_scalar_kernels() {
                         &block_rows<16, 64>}},
                       walk[0].wide,
                       &transpose_tiles<1, walk[0].wide>};
-    for (int reach : {near_rows, far_rows}) {
+    for (int reach = 0; reach < row_reaches; ++reach) {
         table.wide_tile[reach][0] = &transpose_tiles<1, walk[0].wide>;
         table.wide_tile[reach][1] = &transpose_tiles<2, walk[1].wide>;
         table.wide_tile[reach][2] = &transpose_tiles<4, walk[2].wide>;

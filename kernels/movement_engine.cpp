@@ -449,7 +449,11 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     const std::size_t inner = plan.dims.size() - 1;
     const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
     const int log2e = log2_of(static_cast<std::size_t>(e));
-    const int reach = row_dim.dst_stride * e >= far_row_bytes ? far_rows : near_rows;
+    const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
+    const bool stream = total >= (e >= 2 ? transpose_streaming_threshold_bytes : streaming_threshold_bytes);
+    // The walks tuned for memory (streamed) keep short runs per destination
+    // row; moves the caches hold take longer ones (row_reach).
+    const int reach = !stream ? in_cache : row_dim.dst_stride * e >= far_row_bytes ? far_rows : near_rows;
     const tile_walk walk = k.walk[reach][log2e];
     transpose_shape sh{&k, k.tile[log2e], walk.wide > 1 ? k.wide_tile[reach][log2e] : nullptr, walk.prefetch_ahead,
                        walk.wide > 1 ? k.half_wide_tile[reach][log2e] : nullptr, walk.wide, k.tile_partial[log2e], e, tile_bytes / e, row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
@@ -494,14 +498,12 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     // its wide steps to pieces narrower than one (64 KiB f32, [1,16,1024]:
     // 8.6-8.9 -> 3.9-4.4 us).
     const std::size_t strips = outer.volume * static_cast<std::size_t>(row_tiles);
-    const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
     const std::size_t wanted = total < parallel_threshold_bytes
                                    ? 1
                                    : 8 * static_cast<std::size_t>(oneapi::tbb::this_task_arena::max_concurrency());
     const dim_t pieces = strips >= wanted ? 1 : std::min<dim_t>(col_tiles, static_cast<dim_t>((wanted + strips - 1) / strips));
     const dim_t piece_cols = (col_tiles + pieces - 1) / pieces * sh.t;
     const std::size_t piece_bytes = static_cast<std::size_t>(piece_cols * strip_rows * e);
-    const bool stream = total >= (e >= 2 ? transpose_streaming_threshold_bytes : streaming_threshold_bytes);
     // Moves the caches can hold are read from them: prefetching only costs
     // instructions there (f32 and bf16 at 256 KiB and 2 MiB measured 10%
     // slower with it).

@@ -253,7 +253,7 @@ TEST(movement_engine, wide_tiles_transpose_at_every_level) {
     std::vector<std::uint8_t> src(src_pitch * 64 * max_wide_tiles + 64);
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     for (cpu_isa isa : levels_here())
-        for (int reach : {near_rows, far_rows})
+        for (int reach = 0; reach < row_reaches; ++reach)
         for (int log2e = 0; log2e < 5; ++log2e)
             for (bool stream : {false, true}) {
                 const int e = 1 << log2e, t = 64 / e, w = kernels_for(isa).walk[reach][log2e].wide;
