@@ -135,6 +135,13 @@ std::vector<move_case> cases() {
         // Destination rows a page or more apart at every element size (the
         // far_rows walk), with ragged rows and columns.
         {"nhwc_far_rows", {1, 70, 65, 66}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        // The walks per reach (row_reach): streamed rows far apart and near
+        // for the element sizes the cases above leave out (for one element
+        // size each: "_e<bytes>"); the cases under the streaming
+        // threshold take the in_cache walk.
+        {"streamed_far_rows_e1", {1100, 4100}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
+        {"streamed_far_rows_e2", {600, 2100}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
+        {"streamed_near_rows_e8", {2000, 300}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
         // Half tiles (destination rows T/2 of the element size's tile side
         // T: nChw8c's 8 f32 channels, nChw16c's 16 bf16 ones) and other
         // short strips, ragged columns; streamed ones too.
@@ -186,7 +193,9 @@ TEST(movement_engine, every_level_and_element_size_matches_the_element_copy) {
             for (const auto &c : cases()) {
                 // Keep the largest cases to the sizes that matter for them.
                 const bool large = c.name.find("large") != std::string::npos || c.name == "dense_copy";
-                if (c.name.find("large_bytes") != std::string::npos) {
+                if (const auto at = c.name.find("_e"); c.name.rfind("streamed_", 0) == 0 && at != std::string::npos) {
+                    if (std::to_string(e) != c.name.substr(at + 2)) continue;
+                } else if (c.name.find("large_bytes") != std::string::npos) {
                     if (e != 1) continue;
                 } else if (c.name.find("large_wide_elements") != std::string::npos) {
                     if (e < 8) continue;
