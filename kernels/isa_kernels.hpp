@@ -168,6 +168,35 @@ constexpr bool has_row_group_kernel(std::int64_t rows, std::size_t element_bytes
     if (rows >= 2 && rows <= 7) return true;
     return (rows == 8 || rows == 16) && static_cast<std::size_t>(rows) * element_bytes < 32;
 }
+// Row counts without a kernel of their own that two compose (NHWC images of
+// 12 or 24 channels): R = R1 x R2, where R2 elements make one element of
+// R2 * E bytes (at most 16): a split first splits R1 rows of those, then
+// each of them into R2 rows (a join the other way round). Returns R2, the
+// largest power of two that divides R and leaves both kernels, or 0 where
+// R has a kernel of its own or none compose it. Measured against the tiles
+// (reshaper-run --mode=perf, 64 MiB of [N,C,224,224], AVX-512, GB/s):
+// splits of 12 channels s8 15 -> 35, bf16 17 -> 35, f32 20 -> 34; of 24
+// s8 19 -> 34, bf16 22 -> 32; joins of 12 s8 19 -> 32, bf16 35 -> 36, f32
+// 29 -> 35. Groups of more than 48 bytes stay with the tiles (f32 24
+// channels: 57 -> 31 split, 38 -> 31 joined), and so do joins of more than
+// 16 rows (s8 24 channels: 26 -> 21), and so do powers of two, whose
+// groups are whole fractions of a tile row (f32 8 channels: half tiles).
+constexpr std::int64_t composed_inner_rows(std::int64_t rows, std::size_t element_bytes, bool join = false) {
+    if (rows < 2 || (rows & (rows - 1)) == 0 || static_cast<std::size_t>(rows) * element_bytes > 48 ||
+        (join && rows > 16) || has_row_group_kernel(rows, element_bytes))
+        return 0;
+    for (std::int64_t inner = 16; inner >= 2; inner /= 2) {
+        const std::size_t outer_element = static_cast<std::size_t>(inner) * element_bytes;
+        if (rows % inner == 0 && outer_element <= 16 && has_row_group_kernel(rows / inner, outer_element) &&
+            has_row_group_kernel(inner, element_bytes))
+            return inner;
+    }
+    return 0;
+}
+// Whether R rows of elements of E bytes split (or join), by one kernel or two.
+constexpr bool has_row_groups(std::int64_t rows, std::size_t element_bytes, bool join = false) {
+    return has_row_group_kernel(rows, element_bytes) || composed_inner_rows(rows, element_bytes, join) > 0;
+}
 
 // 4-bit transposes' second half: `count` byte pairs (a, b) at `pairs`,
 // which hold the nibbles of two source rows side by side, become

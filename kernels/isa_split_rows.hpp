@@ -23,7 +23,14 @@ template <> struct element_bits_of<1> { typedef std::uint8_t type __attribute__(
 template <> struct element_bits_of<2> { typedef std::uint16_t type __attribute__((aligned(1), may_alias)); };
 template <> struct element_bits_of<4> { typedef std::uint32_t type __attribute__((aligned(1), may_alias)); };
 template <> struct element_bits_of<8> { typedef std::uint64_t type __attribute__((aligned(1), may_alias)); };
-template <> struct element_bits_of<16> { typedef unsigned __int128 type __attribute__((aligned(1), may_alias)); };
+// 16 bytes as a packed pair: GCC keeps 16-byte alignment for a typedef of
+// unsigned __int128 whatever the attribute says, and its aligned loads
+// fault on groups that start off a 16-byte boundary.
+template <> struct element_bits_of<16> {
+    struct __attribute__((packed, may_alias)) type {
+        std::uint64_t half[2];
+    };
+};
 
 // Split (R rows `pitch` bytes apart from `cols` groups of R back to back)
 // or joined (the inverse: the rows on the source side); split_rows_fn.

@@ -564,14 +564,63 @@ int source_contiguous_dim(const copy_plan &plan) {
 // channels had no fast path and went to oneDNN's reorder, 0.58-0.71x), so
 // each level moves the groups in one compiled loop (split_rows_fn), over
 // pieces of columns of a task's worth.
+// split_rows_fn (or join_rows) for R rows: the level's kernel, or two
+// composed (composed_inner_rows) through a buffer in L1 that holds the R1
+// intermediate rows of a few columns at a time.
+class row_groups_mover {
+public:
+    row_groups_mover(const isa_kernels &k, bool split, dim_t rows, std::ptrdiff_t e)
+        : e_(e), inner_rows_(composed_inner_rows(rows, static_cast<std::size_t>(e), !split)) {
+        const auto &table = split ? k.split_rows : k.join_rows;
+        const int log2e = log2_of(static_cast<std::size_t>(e));
+        split_ = split;
+        if (inner_rows_ == 0) {
+            whole_ = table[rows][log2e];
+            return;
+        }
+        outer_rows_ = rows / inner_rows_;
+        outer_ = table[outer_rows_][log2_of(static_cast<std::size_t>(inner_rows_ * e))];
+        inner_ = table[inner_rows_][log2e];
+    }
+
+    // As split_rows_fn: `cols` groups of R elements, R rows `pitch` apart.
+    void operator()(const byte *src, byte *dst, std::ptrdiff_t pitch, dim_t cols) const {
+        if (whole_) return whole_(src, dst, pitch, cols);
+        // The intermediate rows: R1 rows of elements of R2 * e bytes, a
+        // chunk of columns at a time, `chunk_bytes` in all.
+        constexpr std::ptrdiff_t chunk_bytes = std::ptrdiff_t{16} << 10;
+        alignas(64) byte middle[chunk_bytes];
+        const std::ptrdiff_t group = inner_rows_ * e_; // an intermediate element
+        const dim_t chunk = std::max<dim_t>(1, chunk_bytes / (outer_rows_ * group));
+        const std::ptrdiff_t middle_pitch = chunk * group;
+        for (dim_t c = 0; c < cols; c += chunk) {
+            const dim_t m = std::min(chunk, cols - c);
+            if (split_) {
+                outer_(src + c * outer_rows_ * group, middle, middle_pitch, m);
+                for (dim_t r = 0; r < outer_rows_; ++r)
+                    inner_(middle + r * middle_pitch, dst + r * inner_rows_ * pitch + c * e_, pitch, m);
+            } else {
+                for (dim_t r = 0; r < outer_rows_; ++r)
+                    inner_(src + r * inner_rows_ * pitch + c * e_, middle + r * middle_pitch, pitch, m);
+                outer_(middle, dst + c * outer_rows_ * group, middle_pitch, m);
+            }
+        }
+    }
+
+private:
+    std::ptrdiff_t e_;
+    dim_t inner_rows_, outer_rows_ = 0;
+    bool split_ = true;
+    split_rows_fn whole_ = nullptr, outer_ = nullptr, inner_ = nullptr;
+};
+
 void move_row_groups(const copy_plan &plan, fast_path path, std::ptrdiff_t e, const byte *src, byte *dst,
                      const isa_kernels &k) {
     const std::size_t inner = plan.dims.size() - 1, k_dim = static_cast<std::size_t>(source_contiguous_dim(plan));
     const bool split = path == fast_path::split_rows;
     // The R rows' dim, and the dim along them (the columns).
     const copy_dim &rows = plan.dims[split ? k_dim : inner], &cols = plan.dims[split ? inner : k_dim];
-    const int log2e = log2_of(static_cast<std::size_t>(e));
-    const split_rows_fn move = (split ? k.split_rows : k.join_rows)[rows.size][log2e];
+    const row_groups_mover move_groups(k, split, rows.size, e);
     outer_dims outer;
     for (std::size_t d = 0; d < inner; ++d)
         if (d != k_dim) outer.add(plan.dims[d], e);
@@ -600,12 +649,12 @@ void move_row_groups(const copy_plan &plan, fast_path path, std::ptrdiff_t e, co
                           byte *staged = staging_buffer(static_cast<std::size_t>(stream_cols * group_bytes));
                           for (dim_t c = 0; c < n; c += stream_cols) {
                               const dim_t m = std::min(stream_cols, n - c);
-                              move(src + at.src() + (col + c) * src_step, staged, pitch, m);
+                              move_groups(src + at.src() + (col + c) * src_step, staged, pitch, m);
                               k.copy(dst + at.dst() + (col + c) * dst_step, staged, static_cast<std::size_t>(m * group_bytes), true);
                           }
                           continue;
                       }
-                      move(src + at.src() + col * src_step, dst + at.dst() + col * dst_step, pitch, n);
+                      move_groups(src + at.src() + col * src_step, dst + at.dst() + col * dst_step, pitch, n);
                   }
               });
 }
@@ -811,7 +860,7 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     const int k = source_contiguous_dim(plan);
     if (k < 0) return fast_path::none;
     const copy_dim &rows = plan.dims[static_cast<std::size_t>(k)];
-    if (has_row_group_kernel(rows.size, element_bytes) && inner.src_stride == rows.size &&
+    if (has_row_groups(rows.size, element_bytes) && inner.src_stride == rows.size &&
         inner.size >= min_split_columns)
         return fast_path::split_rows;
     // Groups of 16, 32 or 64 bytes that the transpose takes keep it: its
@@ -819,7 +868,7 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     // [48,224,224,4] from NCHW: 2.1x memcpy, joined rows 1.7x).
     const std::size_t group_bytes = static_cast<std::size_t>(inner.size) * element_bytes;
     const bool block_rows = inner.size >= min_transpose_side && block_row_kind(group_bytes) >= 0;
-    if (has_row_group_kernel(inner.size, element_bytes) && rows.dst_stride == inner.size &&
+    if (has_row_groups(inner.size, element_bytes, true) && rows.dst_stride == inner.size &&
         rows.size >= min_split_columns && !block_rows)
         return fast_path::join_rows;
     if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;

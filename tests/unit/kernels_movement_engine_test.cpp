@@ -169,6 +169,14 @@ std::vector<move_case> cases() {
         {"split_large_3_rows", {5, 3, 100000}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"split_large_5_rows", {3, 5, 70001}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"padded_groups_5_rows", {3, 5, 301}, {0, 2, 1}, {0, 1, 2}, {0, 1, 0}, {0, 0, 0}},
+        // Row counts two kernels compose (composed_inner_rows), split and
+        // joined, past one chunk of the L1 buffer, padded and misaligned.
+        {"split_12_rows", {3, 12, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"split_24_rows_padded_offset", {2, 24, 1500}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 3}, 5, 2},
+        {"split_10_rows", {2, 10, 2001}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"split_large_12_rows", {3, 12, 30001}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"join_12_rows_padded_offset", {2, 1500, 12}, {0, 2, 1}, {0, 1, 2}, {0, 3, 0}, {0, 0, 0}, 2, 5},
+        {"join_large_12_rows", {3, 30001, 12}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         // The inverse (NCHW images as NHWC: joined rows), from padded
         // source rows and misaligned starts; large enough for threads.
         {"join_2_rows", {3, 301, 2}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
@@ -359,8 +367,23 @@ TEST(movement_engine, fast_path_choice_follows_the_layout) {
     EXPECT_EQ(path({8, 64}, {1, 8}, {64, 1}, 1), fast_path::split_rows);
     EXPECT_EQ(path({16, 64}, {1, 16}, {64, 1}, 1), fast_path::split_rows);
     EXPECT_EQ(path({16, 64}, {1, 16}, {64, 1}, 2), fast_path::transpose);
-    EXPECT_EQ(path({12, 64}, {1, 12}, {64, 1}, 1), fast_path::transpose);
     EXPECT_EQ(path({64, 8}, {1, 64}, {8, 1}, 1), fast_path::join_rows);
+    // Row counts two kernels compose (12 = 3 x 4, 24 = 3 x 8, 10 = 5 x 2),
+    // up to groups of 48 bytes, joins up to 16 rows; others keep the tiles.
+    EXPECT_EQ(path({12, 64}, {1, 12}, {64, 1}, 1), fast_path::split_rows);
+    EXPECT_EQ(path({12, 64}, {1, 12}, {64, 1}, 4), fast_path::split_rows);
+    EXPECT_EQ(path({24, 64}, {1, 24}, {64, 1}, 2), fast_path::split_rows);
+    EXPECT_EQ(path({10, 64}, {1, 10}, {64, 1}, 1), fast_path::split_rows);
+    EXPECT_EQ(path({24, 64}, {1, 24}, {64, 1}, 4), fast_path::transpose);
+    EXPECT_EQ(path({9, 64}, {1, 9}, {64, 1}, 1), fast_path::transpose);
+    EXPECT_EQ(path({64, 12}, {1, 64}, {12, 1}, 1), fast_path::join_rows);
+    EXPECT_EQ(path({64, 24}, {1, 64}, {24, 1}, 1), fast_path::transpose);
+    EXPECT_EQ(composed_inner_rows(12, 1), 4);
+    EXPECT_EQ(composed_inner_rows(24, 1), 8);
+    EXPECT_EQ(composed_inner_rows(24, 2), 8);
+    EXPECT_EQ(composed_inner_rows(24, 4), 0);
+    EXPECT_EQ(composed_inner_rows(6, 8), 0); // a kernel of its own
+    EXPECT_EQ(composed_inner_rows(24, 1, true), 0);
     // Few source rows into groups back to back: joined, but for groups the
     // block rows write (16, 32 or 64 bytes).
     EXPECT_EQ(path({64, 3}, {1, 64}, {3, 1}, 4), fast_path::join_rows);
