@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "kernels/isa_kernels.hpp"
@@ -15,39 +16,26 @@
 namespace reshaper::impl {
 namespace {
 
-// The element as an unsigned integer of its size, read and written at any
-// alignment: bit-exact for every dtype. (The attributes hold on these
-// typedefs; GCC ignores them on a dependent type.)
-template <int E> struct element_bits_of;
-template <> struct element_bits_of<1> { typedef std::uint8_t type __attribute__((aligned(1), may_alias)); };
-template <> struct element_bits_of<2> { typedef std::uint16_t type __attribute__((aligned(1), may_alias)); };
-template <> struct element_bits_of<4> { typedef std::uint32_t type __attribute__((aligned(1), may_alias)); };
-template <> struct element_bits_of<8> { typedef std::uint64_t type __attribute__((aligned(1), may_alias)); };
-// 16 bytes as a packed pair: GCC keeps 16-byte alignment for a typedef of
-// unsigned __int128 whatever the attribute says, and its aligned loads
-// fault on groups that start off a 16-byte boundary.
-template <> struct element_bits_of<16> {
-    struct __attribute__((packed, may_alias)) type {
-        std::uint64_t half[2];
-    };
-};
-
 // Split (R rows `pitch` bytes apart from `cols` groups of R back to back)
 // or joined (the inverse: the rows on the source side); split_rows_fn.
+// Elements move as fixed-size memcpys: bit-exact for every dtype, at any
+// alignment (an intermediate row of composed rows starts wherever the
+// tensor does), and the compiler still vectorises them. (Integer typedefs
+// with aligned(1) lost the attribute in this template: UBSan reported
+// misaligned 8-byte loads, and GCC emitted aligned 16-byte loads that
+// faulted.)
 template <bool Split, int R, int E>
-void row_groups(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t pitch_bytes, std::ptrdiff_t cols) {
-    using unaligned = typename element_bits_of<E>::type;
-    const auto *__restrict in = reinterpret_cast<const unaligned *>(src);
-    auto *__restrict out = reinterpret_cast<unaligned *>(dst);
-    const std::ptrdiff_t pitch = pitch_bytes / E;
+void row_groups(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t pitch, std::ptrdiff_t cols) {
+    const std::uint8_t *__restrict in = src;
+    std::uint8_t *__restrict out = dst;
     // No two rows overlap, nor source and destination: without the pragma
     // the loop ran a versioned scalar copy wherever GCC's run-time alias
     // check over whole rows failed (1-byte elements, 8 rows: 8.5 GB/s).
 #pragma GCC ivdep
     for (std::ptrdiff_t c = 0; c < cols; ++c)
         for (int r = 0; r < R; ++r) {
-            if constexpr (Split) out[r * pitch + c] = in[c * R + r];
-            else out[c * R + r] = in[r * pitch + c];
+            if constexpr (Split) std::memcpy(out + r * pitch + c * E, in + (c * R + r) * E, E);
+            else std::memcpy(out + (c * R + r) * E, in + r * pitch + c * E, E);
         }
 }
 
@@ -61,13 +49,14 @@ void set_split_rows_of(isa_kernels &table, std::index_sequence<L...>) {
 // value v = a | b << 8 makes both results shifts and masks of v, which the
 // compiler vectorises (16-bit lanes narrowed to bytes).
 void split_nibble_pairs(const std::uint8_t *pairs, std::size_t count, std::uint8_t *low, std::uint8_t *high) {
-    using unaligned = element_bits_of<2>::type;
-    const auto *__restrict in = reinterpret_cast<const unaligned *>(pairs);
-    auto *__restrict lo = low;
-    auto *__restrict hi = high;
+    const std::uint8_t *__restrict in = pairs;
+    std::uint8_t *__restrict lo = low;
+    std::uint8_t *__restrict hi = high;
 #pragma GCC ivdep
     for (std::size_t j = 0; j < count; ++j) {
-        const unsigned v = in[j];
+        std::uint16_t pair;
+        std::memcpy(&pair, in + 2 * j, 2);
+        const unsigned v = pair;
         lo[j] = static_cast<std::uint8_t>((v & 0x0Fu) | ((v >> 4) & 0xF0u));
         hi[j] = static_cast<std::uint8_t>(((v >> 4) & 0x0Fu) | ((v >> 8) & 0xF0u));
     }
