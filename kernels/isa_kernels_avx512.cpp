@@ -26,14 +26,18 @@ struct avx512_ops {
     // [N,256,14,14]): s8 32-42 -> 34-60, bf16 29-56 -> 32-67, f64 62-71 ->
     // 73; f32 kept single tiles' speed only with 4 tiles side by side
     // (14x14: 40 -> 45; 8 tiles 34, 2 tiles 31-33), bf16 was 5-10% faster
-    // with 2 tiles than with 4, s8 5-10% slower with 4 than with 2.
+    // with 2 tiles than with 4, s8 5-10% slower with 4 than with 2. Later,
+    // bf16 [64,256,32,32] (rows line-aligned, 2 KiB apart): 4 tiles and
+    // 128 KiB blocks 53 -> 64 GB/s against 2 tiles and 64 KiB, at a cost
+    // to 14x14 (rows staged, line_staging): 32 -> 28.5; the first is the
+    // common shape.
     // Moves that stay in the caches (in_cache; 512 KiB NHWC as NCHW),
     // against those walks: f32 (rows 4 KiB apart) 32 -> 64, bf16 43 ->
     // 67, s8 35 -> 59 (rows 1 KiB apart: 57 -> 67), f64 41 -> 63; 8 tiles
     // side by side beat 4 and 2 at every element size (f32 65 / 48 / 31);
     // backend_bench's [1,16,64,64] f32 transpose (64 KiB, rows 4 KiB
     // apart): 2.15 -> 1.39 us.
-    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {1, 4}}},
+    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 128, true}, {4, 0, 64, true}, {8, 0, 128, true}, {1, 4}}},
                                           {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {1, 4}}},
                                           {{{8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {1, 4}}}}};
 
