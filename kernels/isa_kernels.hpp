@@ -235,6 +235,19 @@ struct isa_kernels {
     // [R][log2 of the element size], where has_row_group_kernel(R, size)
     split_rows_fn split_rows[max_split_rows + 1][split_row_sizes] = {};
     split_rows_fn join_rows[max_split_rows + 1][split_row_sizes] = {};
+    // Streamed transposes of exactly one tile's rows (the 16 x 16 f32
+    // blocks of ABcd16a16b and nChw16c: a strip is one tile high whatever
+    // the walk) walk tile by tile, without wide steps and their prefetches,
+    // where this is true. Measured with reshaper-run --mode=perf, 64 MiB,
+    // 4-5 interleaved rounds, GB/s read+written: on an AMD EPYC with
+    // AVX-512, ABcd16a16b -> abcd 35 -> 43 at AVX-512 (35 -> 37 with the
+    // AVX2 level forced), nChw16c -> nchw 55 -> 58 (52 -> 56); on an AMD
+    // EPYC without AVX-512 (Zen 3), the AVX2 level's own machines, the
+    // opposite (movement_bench, 2 rounds of 3 interleaved repeats):
+    // nChw16c -> nchw 37 / 30 with the far-rows walk against 20 / 20 tile
+    // by tile (oneDNN's reorder 20-23), ABcd16a16b -> abcd 24 / 17 against
+    // 13 / 13 (oneDNN 12-14). So the AVX2 level keeps its walk.
+    bool one_tile_rows_tile_by_tile = true;
 };
 
 // The table of a level; the level must not exceed detected_cpu_isa().

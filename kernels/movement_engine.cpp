@@ -456,12 +456,9 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     const int reach = !stream ? in_cache : row_dim.dst_stride * e >= far_row_bytes ? far_rows : near_rows;
     tile_walk walk = k.walk[reach][log2e];
     // Streamed transposes of exactly one tile's rows (the 16 x 16 f32
-    // blocks of ABcd16a16b and nChw16c) walk tile by tile: a strip is then
-    // one tile high whatever the walk, and wide steps with their
-    // prefetches only cost (reshaper-run --mode=perf, 64 MiB, 4-5
-    // interleaved rounds: ABcd16a16b -> abcd 35 -> 43 GB/s at AVX-512, 35
-    // -> 37 at AVX2; nChw16c -> nchw 55 -> 58 and 52 -> 56).
-    if (stream && row_dim.size == tile_bytes / e) walk = tile_walk{1, 1};
+    // blocks of ABcd16a16b and nChw16c) walk tile by tile where the level
+    // measured that faster (isa_kernels::one_tile_rows_tile_by_tile).
+    if (stream && row_dim.size == tile_bytes / e && k.one_tile_rows_tile_by_tile) walk = tile_walk{1, 1};
     transpose_shape sh{&k, k.tile[log2e], walk.wide > 1 ? k.wide_tile[reach][log2e] : nullptr, walk.prefetch_ahead,
                        walk.wide > 1 ? k.half_wide_tile[reach][log2e] : nullptr, walk.wide, k.tile_partial[log2e], e, tile_bytes / e, row_dim.size, col_dim.size, col_dim.src_stride * e, row_dim.dst_stride * e};
     outer_dims outer;
