@@ -15,9 +15,10 @@ isa_kernels make_avx2_kernels() {
     isa_kernels table = make_simd_kernels<avx2_ops>(cpu_isa::avx2);
     // 4-bit transposes: 8 byte tiles side by side (isa_kernels::packed_wide).
     table.packed_wide = 8;
-    table.one_tile_rows_tile_by_tile = false; // see isa_kernels
-
     table.packed_tile = &transpose_tiles<avx2_ops, 1, 8, false>;
+    // One tile's rows walk as any other rows here (measured on Zen 3: see
+    // isa_kernels::one_tile_rows_tile_by_tile).
+    table.one_tile_rows_tile_by_tile = false;
     set_half_wide_tiles<near_rows>(table, std::make_index_sequence<5>());
     set_half_wide_tiles<far_rows>(table, std::make_index_sequence<5>());
     set_half_wide_tiles<in_cache>(table, std::make_index_sequence<5>());
