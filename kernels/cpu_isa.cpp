@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/limits.hpp"
+
 namespace reshaper::impl {
 
 std::string_view to_string(cpu_isa isa) {
@@ -57,10 +59,9 @@ cpu_isa active_cpu_isa() {
         if (!cap || !*cap) return detected;
         const auto level = parse_cpu_isa(cap);
         if (!level) {
-            std::fprintf(stderr,
-                         "reshaper: RESHAPER_MAX_CPU_ISA=%s is not one of scalar, avx2, avx512; "
-                         "using %s\n",
-                         cap, std::string(to_string(detected)).c_str());
+            warn_once("RESHAPER_MAX_CPU_ISA", "RESHAPER_MAX_CPU_ISA=" + std::string(cap) +
+                                                  " is not one of scalar, avx2, avx512; using " +
+                                                  std::string(to_string(detected)));
             return detected;
         }
         return std::min(*level, detected);

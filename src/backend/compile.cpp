@@ -275,8 +275,9 @@ private:
         try {
             mover.run(src, dst);
         } catch (const dnnl::error &e) {
-            throw error(e.status == dnnl_out_of_memory ? status::out_of_memory : status::runtime_error,
-                        where + ": oneDNN failed: " + e.what() + " [onednn_failure]");
+            if (e.status == dnnl_out_of_memory)
+                throw error(status::out_of_memory, where + ": oneDNN ran out of memory: " + e.what() + " [memory_limit]");
+            throw error(status::runtime_error, where + ": oneDNN failed: " + e.what() + " [onednn_failure]");
         } catch (const std::bad_alloc &) {
             throw error(status::out_of_memory, where + ": out of memory for a temporary [memory_limit]");
         }

@@ -1,9 +1,15 @@
 #include "core/verbose_log.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace reshaper::impl {
 
@@ -35,11 +41,33 @@ struct sink {
     }
     void open(const std::string &path) {
         if (file) std::fclose(file);
-        file = path.empty() ? nullptr : std::fopen(path.c_str(), "a");
-        if (!path.empty() && !file)
-            std::fprintf(stderr, "reshaper_verbose,info,error,cannot open RESHAPER_VERBOSE_FILE %s; "
-                                 "writing to stderr\n", path.c_str());
+        file = nullptr;
         header_written = false;
+        if (path.empty()) return;
+        std::string why;
+        file = open_for_appending(path, why);
+        if (!file)
+            std::fprintf(stderr, "reshaper_verbose,info,error,cannot open RESHAPER_VERBOSE_FILE %s (%s); "
+                                 "writing to stderr\n", path.c_str(), why.c_str());
+    }
+
+    // fopen(path, "a"), except that opening never waits: a FIFO that no
+    // process reads made fopen block for good (O_NONBLOCK makes that open
+    // fail with ENXIO instead). Once open, writes block as usual.
+    static std::FILE *open_for_appending(const std::string &path, std::string &why) {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            why = errno == ENXIO ? "a FIFO or socket that no process reads" : std::strerror(errno);
+            return nullptr;
+        }
+        const int flags = ::fcntl(fd, F_GETFL);
+        if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+        std::FILE *f = ::fdopen(fd, "a");
+        if (!f) {
+            why = std::strerror(errno);
+            ::close(fd);
+        }
+        return f;
     }
 };
 

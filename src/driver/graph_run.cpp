@@ -75,7 +75,7 @@ graph_run run_graph_file(const std::string &path, const options &opts) {
     } catch (const error &e) {
         run.failure = e;
     } catch (const std::bad_alloc &) {
-        run.failure = error(status::out_of_memory, "out of memory while running " + path);
+        run.failure = error(status::out_of_memory, "out of memory while running " + path + " [memory_limit]");
     } catch (const std::exception &e) {
         run.failure = error(status::runtime_error, e.what());
     }

@@ -56,7 +56,7 @@ std::uint64_t splitmix64(std::uint64_t &state) {
                     " needs " + impl::format_bytes(bytes) + ", more than the driver's memory budget of " +
                     impl::format_bytes(static_cast<std::uint64_t>(memory_budget())) +
                     " per tensor (a twelfth of this machine's memory, at most 16 GiB or "
-                    "RESHAPER_MAX_TENSOR_BYTES)");
+                    "RESHAPER_MAX_TENSOR_BYTES) [memory_limit]");
 }
 
 // Bytes the tensor's memory spans, padding included.

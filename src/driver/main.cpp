@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 
 #include <dnnl.h>
@@ -16,10 +17,6 @@
 
 using namespace reshaper;
 
-// gperftools' tcmalloc, when the driver links it (RESHAPER_DRIVER_TCMALLOC):
-// nothing otherwise.
-extern "C" int MallocExtension_SetNumericProperty(const char *property, std::size_t value) __attribute__((weak));
-
 namespace {
 // Volatile: a pointer only ever written is otherwise optimised away, and
 // the run it held became a leak to LeakSanitizer.
@@ -27,12 +24,6 @@ const driver::graph_run *volatile left_to_exit = nullptr;
 } // namespace
 
 int main(int argc, char **argv) {
-    // tcmalloc keeps the pages of freed spans by default: a large graph's
-    // file text, released once read, and the memory of each phase stayed
-    // resident beside the next (the peak of checking 100,000 partitions
-    // read from 38.5 MB: 200 MB, and 157 MB with freed pages returned).
-    if (MallocExtension_SetNumericProperty)
-        MallocExtension_SetNumericProperty("tcmalloc.aggressive_memory_decommit", 1);
     driver::options opts;
     try {
         opts = driver::parse_options(argc, argv);
@@ -55,6 +46,9 @@ int main(int argc, char **argv) {
                     level.c_str(), detected.c_str());
         return 0;
     }
+    // The kernels' level, read now so that an unusable RESHAPER_MAX_CPU_ISA
+    // is said in every mode, not only where a kernel runs.
+    impl::active_cpu_isa();
     std::unique_ptr<tbb::global_control> thread_limit;
     if (opts.threads) {
         // oneDNN's CPU runtime here is OpenMP: it reads this before its first use.
@@ -67,15 +61,20 @@ int main(int argc, char **argv) {
     for (const std::string &path : opts.files) {
         auto owned = std::make_unique<const driver::graph_run>(driver::run_graph_file(path, opts));
         const driver::graph_run &run = *owned;
-        if (opts.report == driver::report_format::json) {
-            const std::string report = driver::json_report(run, opts);
-            std::fwrite(report.data(), 1, report.size(), stdout);
-        } else {
-            driver::write_text_report(stdout, run, opts);
+        int code = driver::exit_code(run);
+        try {
+            if (opts.report == driver::report_format::json) driver::write_json_report(stdout, run, opts);
+            else driver::write_text_report(stdout, run, opts);
+        } catch (const std::bad_alloc &) {
+            // The report is written as it is made, in small pieces; should
+            // even those not fit, the run still ends with an error, not an abort.
+            std::fprintf(stderr, "\nreshaper-run: out of memory while writing the report of %s [memory_limit]\n",
+                         path.c_str());
+            code = std::max(code, 3);
         }
         std::fputc('\n', stdout);
         std::fflush(stdout);
-        worst = std::max(worst, driver::exit_code(run));
+        worst = std::max(worst, code);
         // The last file's run is left to the operating system, as the process
         // ends next: freeing a 100,000-partition run one allocation at a time
         // took 35-40 ms of its 1.1 s. Reachable from here, it is no leak.

@@ -1,6 +1,9 @@
 #include "driver/options.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <string>
+#include <thread>
 #include <string_view>
 
 #include "core/status.hpp"
@@ -21,6 +24,15 @@ int parse_positive(std::string_view name, std::string_view text) {
     return value;
 }
 
+// The most --threads allows: 1024, or the machine's hardware threads when
+// more. oneTBB's limit and OpenMP's thread count take any number, and the
+// memory they reserve grows with it: 10^7 took 1.3 GB and 6 s before a
+// single partition ran (1024: nothing measurable).
+int max_threads() {
+    constexpr unsigned floor = 1024;
+    return static_cast<int>(std::max(floor, std::min(std::thread::hardware_concurrency(), 1u << 20)));
+}
+
 [[noreturn]] void bad_value(std::string_view name, std::string_view value, std::string_view allowed) {
     throw error(status::invalid_arguments, "option " + std::string(name) + " takes " +
                                                std::string(allowed) + ", got '" +
@@ -37,7 +49,7 @@ const char *usage_text() {
            "  --report=text|json       (default text)\n"
            "  --values                 with --report=json: include output values\n"
            "  --reps=N                 timed runs per partition in perf mode (default 20)\n"
-           "  --threads=N              worker threads (default: all cores)\n"
+           "  --threads=N              worker threads, at most 1024 or the cores (default: all cores)\n"
            "  --help, -h               the full help; --version: versions\n"
            "exit status: 0 all good; 1 a check found a mismatch; 2 invalid input (unreadable or\n"
            "  malformed JSON, invalid graph, op, attribute, dtype or shape); 3 unavailable (no such\n"
@@ -61,8 +73,9 @@ const char *help_text() {
            "  --report=text|json      (default text; json: one object per file and line)\n"
            "  --values         with --report=json: include output tensors' values\n"
            "  --reps=N         timed runs per partition in perf mode (default 20)\n"
-           "  --threads=N      worker threads (default: all cores): for the kernels, and in\n"
-           "                   check and infer mode for partitions run side by side\n"
+           "  --threads=N      worker threads (default: all cores; at most 1024, or the cores\n"
+           "                   when more): for the kernels, and in check and infer mode for\n"
+           "                   partitions run side by side\n"
            "  --help, -h       this text\n"
            "  --version        the library's and oneDNN's versions\n"
            "\n"
@@ -72,8 +85,8 @@ const char *help_text() {
            "environment: RESHAPER_VERBOSE=1|2|3 (RESHAPER_VERBOSE_FILE=path),\n"
            "RESHAPER_GRAPH_DUMP=graph|partition|graph,partition (RESHAPER_GRAPH_DUMP_DIR=dir),\n"
            "RESHAPER_MAX_CPU_ISA=avx512|avx2|scalar (cap the kernels' SIMD level).\n"
-           "limits (environment): RESHAPER_MAX_GRAPH_BYTES (1 GiB), RESHAPER_MAX_JSON_DEPTH (256),\n"
-           "RESHAPER_MAX_OPS (10000000), RESHAPER_MAX_TENSOR_BYTES (16 GiB; check and perf);\n"
+           "limits (environment): RESHAPER_MAX_GRAPH_BYTES (1 GiB), RESHAPER_MAX_JSON_DEPTH (256, at\n"
+           "most 1024), RESHAPER_MAX_OPS (10000000), RESHAPER_MAX_TENSOR_BYTES (16 GiB; check and perf);\n"
            "beyond one: out_of_memory, exit 3.\n"
            "Error rule ids: docs/rules.md.\n";
 }
@@ -123,6 +136,11 @@ options parse_options(int argc, const char *const argv[]) {
             opts.reps = parse_positive(name, value);
         } else if (name == "--threads") {
             opts.threads = parse_positive(name, value);
+            if (*opts.threads > max_threads())
+                throw error(status::invalid_arguments,
+                            "option --threads takes at most " + std::to_string(max_threads()) + " (this machine has " +
+                                std::to_string(std::thread::hardware_concurrency()) + " hardware threads), got '" +
+                                std::string(value) + "' [driver_option]");
         } else {
             throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "' [driver_option]");
         }

@@ -9,8 +9,9 @@
 
 namespace reshaper::driver {
 
-std::string json_report(const graph_run &run, const options &opts);
-// Written to `to` as it is made, a piece at a time (it can be tens of MB).
+// Both written to `to` as they are made, a piece at a time (they can be
+// tens of MB); the JSON report is one line, without its newline.
+void write_json_report(std::FILE *to, const graph_run &run, const options &opts);
 void write_text_report(std::FILE *to, const graph_run &run, const options &opts);
 // The text report's last line: "summary: ok, 5 partitions, 3 claimed,
 // lowerings: 2 alias, 1 reorder, 0 kernel, check: 3 passed, 0 failed, 1.234 ms".

@@ -731,7 +731,7 @@ auto reading(F &&f) {
         throw error(status::invalid_graph, std::string("unexpected JSON structure: ") + e.what() +
                                                " [field_type]");
     } catch (const std::bad_alloc &) {
-        throw error(status::out_of_memory, "out of memory while reading the graph");
+        throw error(status::out_of_memory, "out of memory while reading the graph [memory_limit]");
     }
 }
 

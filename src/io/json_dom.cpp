@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/limits.hpp"
 #include "core/status.hpp"
 #include "io/decimal_text.hpp"
 
@@ -186,7 +187,11 @@ private:
         if (open_.size() >= max_depth_)
             throw error(status::invalid_graph,
                         "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
-                            " levels (RESHAPER_MAX_JSON_DEPTH) [json_syntax]");
+                            " levels (RESHAPER_MAX_JSON_DEPTH" +
+                            (max_depth_ >= json_depth_ceiling ? ", which cannot go above " +
+                                                                    std::to_string(json_depth_ceiling)
+                                                              : std::string()) +
+                            ") [json_syntax]");
         const bool member_of_top = open_.size() == 1 && tree_.nodes_[open_[0].index].type == json_tree::kind::object;
         const bool streamed = stream_ && type == json_tree::kind::array && member_of_top &&
                               std::string_view(tree_.pool_).substr(key_at_, key_size_) == stream_->key;
@@ -382,7 +387,8 @@ struct bounded_text {
 };
 
 // The fast reader recurses once per level of nesting: past this limit on
-// nesting the text goes to nlohmann's reader, which does not.
+// nesting the text goes to nlohmann's reader, which does not (the limits
+// allow no more, core/limits.hpp: json_depth_ceiling; tests ask for more).
 constexpr std::uint64_t fast_reader_max_depth = 1024;
 
 } // namespace
