@@ -599,7 +599,9 @@ public:
                 warnings.push_back(note + "; the producer's shape " + dims_to_string(lt.shape) +
                                    " stands [tensor_agreement]");
             }
-            // A dim filled in by another place can make given strides dense.
+            // A dim filled in by another place can make given strides dense
+            // (exactly: strides that differ in a size-1 dim are kept as
+            // given, for what is handed on).
             if (!lt.strides.empty() && dense_strides(lt.shape) == lt.strides) lt.strides.clear();
         }
         return tensor_map::from_unsorted(std::move(met_));
