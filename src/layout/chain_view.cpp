@@ -110,10 +110,11 @@ struct walk_state {
             for (dim_t left = dims[k]; left > 1; left /= (*r)[cursor++]) pieces.push_back((*r)[cursor]);
             // A split of one strided dim is always a view of it.
             const view_result split = compute_view_strides({dims[k]}, {strides[k]}, pieces);
-            if (!split.strides)
-                throw error(status::invalid_shape, chain_error("splitting " + std::to_string(dims[k]) +
-                                                               " at stride " + std::to_string(strides[k]) +
-                                                               ": " + std::string(describe(split.failure))));
+            if (!split.strides) // strides whose buffer overflows int64
+                throw error(status::invalid_shape,
+                            "compose_chain: splitting a dim of " + std::to_string(dims[k]) + " at stride " +
+                                std::to_string(strides[k]) + " into " + dims_to_string(pieces) + ": " +
+                                std::string(describe(split.failure)) + " [overflow]");
             new_dims.insert(new_dims.end(), pieces.begin(), pieces.end());
             new_strides.insert(new_strides.end(), split.strides->begin(), split.strides->end());
         }

@@ -217,3 +217,18 @@ TEST(ChainView, CommonRefinementOfTwoShapes) {
     EXPECT_EQ(common_refinement({1, 6, 1}, {2, 1, 3}), (dims_t{2, 3}));
     EXPECT_EQ(common_refinement({6}, {4}), std::nullopt);
 }
+
+TEST(ChainView, StridesWhoseSplitOverflowsAreAnErrorNamingTheRule) {
+    // [4,3] strides [2^62,1] transposed after [2,2,3]: splitting the dim of
+    // 4 at stride 2^62 needs stride 2^63.
+    const dim_t huge = dim_t{1} << 62;
+    const std::vector<chain_step> steps{{{2, 2, 3}, {}}, {{2, 2, 3}, {1, 0, 2}}};
+    try {
+        compose_chain({4, 3}, {4, 3}, {huge, 1}, steps);
+        ADD_FAILURE() << "no error";
+    } catch (const error &e) {
+        EXPECT_EQ(e.code(), status::invalid_shape);
+        EXPECT_NE(std::string(e.what()).find("[overflow]"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(stepwise_view_strides({4, 3}, {huge, 1}, steps), std::nullopt);
+}
