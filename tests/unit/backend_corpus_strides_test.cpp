@@ -211,5 +211,23 @@ TEST(CorpusStrides, ATensorDescribedWithOtherStridesInSizeOneDimsLoads) {
     EXPECT_NE(std::string(e.what()).find("[tensor_agreement]"), std::string::npos) << e.what();
 }
 
+// A tensor of no elements addresses no memory: any two stride lists of it
+// describe one layout; the producer's stands.
+TEST(CorpusStrides, AZeroVolumeTensorMayBeDescribedWithAnyStrides) {
+    const std::string text = R"({"version": "3.3.0", "engine_kind": "cpu", "graph": [
+      {"id": 0, "name": "r0", "kind": "StaticReshape",
+       "attrs": {"special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": [4, 0]}},
+       "inputs": [{"id": 0, "dtype": "f32", "shape": [0, 4], "stride": [4, 1], "layout_type": "strided", "property_type": "undef"}],
+       "outputs": [{"id": 1, "dtype": "f32", "shape": [4, 0], "stride": [5, 2], "layout_type": "strided", "property_type": "undef"}]},
+      {"id": 1, "name": "r1", "kind": "StaticReshape",
+       "attrs": {"special_zero": {"type": "bool", "value": 0}, "shape": {"type": "s64[]", "value": [0]}},
+       "inputs": [{"id": 1, "dtype": "f32", "shape": [4, 0], "stride": [9, 3], "layout_type": "strided", "property_type": "undef"}],
+       "outputs": [{"id": 2, "dtype": "f32", "shape": [0], "stride": [1], "layout_type": "strided", "property_type": "undef"}]}]})";
+    const loaded l = load(text);
+    EXPECT_EQ(l.g.tensor(1).strides, (dims_t{5, 2}));
+    ASSERT_EQ(l.parts.size(), 1u);
+    EXPECT_EQ(compile(l.g, l.parts[0], {}, {}, cpu_engine())->lowering(), lowering_kind::alias);
+}
+
 } // namespace
 } // namespace reshaper::impl::testing
