@@ -5,7 +5,7 @@
 
 #include "core/logical_tensor.hpp"
 #include "core/status.hpp"
-#include "kernels/dim_merge.hpp"
+#include "core/dim_merge.hpp"
 
 namespace reshaper::impl {
 namespace {

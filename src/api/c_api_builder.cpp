@@ -74,8 +74,10 @@ void merge_description(impl::logical_tensor &known, const impl::logical_tensor &
         }
         return;
     }
-    const bool strides_agree =
-        known.strides.empty() || given.strides.empty() || known.strides == given.strides;
+    // Strides that differ only where they address nothing (size-1 dims,
+    // zero volume) describe one layout; the first description's stand.
+    const bool strides_agree = known.strides.empty() || given.strides.empty() ||
+                               (shape && impl::same_strided_layout(*shape, known.strides, given.strides));
     if (!same_kind || !shape || !strides_agree)
         throw impl::error(impl::status::invalid_graph,
                           where + " describes tensor " + std::to_string(given.id) + " as " +

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "kernels/dim_merge.hpp"
+#include "core/dim_merge.hpp"
 #include "kernels/movement_engine.hpp"
 #include "kernels/strided_copy.hpp"
 #include "layout/memory_layout.hpp"

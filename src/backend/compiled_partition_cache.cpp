@@ -66,6 +66,9 @@ public:
         return *this;
     }
     key_builder &add_tensor(const logical_tensor &lt) {
+        // Strides exactly as given, those of size-1 dims too: the plans
+        // agree (same_strided_layout), but the output's strides are handed
+        // on as given, and a framework may choose its next kernel by them.
         add(lt.id).add(static_cast<std::int64_t>(lt.dtype)).add(lt.shape).add(lt.strides);
         add(static_cast<std::int64_t>(lt.layout)).add(lt.format).add(static_cast<std::int64_t>(lt.property));
         add(static_cast<std::int64_t>(lt.values.has_value()));

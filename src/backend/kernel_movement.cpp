@@ -47,7 +47,9 @@ public:
             else if (step.src.opaque() || step.dst.opaque())
                 padded_copy(step, from, to);
             else if (planned.copy) {
-                if (planned.copy->volume == 0 || (from == to && step.src.strides == step.dst.strides)) continue;
+                if (planned.copy->volume == 0 ||
+                    (from == to && same_strided_layout(step.dims, step.src.strides, step.dst.strides)))
+                    continue; // every element already where it goes
                 planned_copy(type_, *planned.copy, from, to);
             } else
                 strided_copy(type_, step.dims, strided_tensor{from, 0, step.src.strides},

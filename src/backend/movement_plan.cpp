@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/status.hpp"
-#include "kernels/dim_merge.hpp"
+#include "core/dim_merge.hpp"
 #include "layout/chain_view.hpp"
 #include "layout/memory_layout.hpp"
 #include "layout/view_strides.hpp"
@@ -76,12 +76,6 @@ void check_no_overlap(const logical_tensor &lt, const dims_t &strides) {
     }
 }
 
-bool equal_ignoring_unit_dims(const dims_t &dims, const dims_t &a, const dims_t &b) {
-    for (std::size_t k = 0; k < dims.size(); ++k)
-        if (dims[k] != 1 && a[k] != b[k]) return false;
-    return true;
-}
-
 dims_t dense_or_throw(const dims_t &dims) {
     auto s = dense_strides(dims);
     if (!s) throw error(status::invalid_shape, "dense strides of " + dims_to_string(dims) + " overflow int64 [overflow]");
@@ -126,6 +120,10 @@ struct movable {
     std::string format;
 };
 
+// What a plan that is no alias says when no reason below applies: never
+// empty (every lowering that moves data says why).
+const char *const no_view_found = "no strided view of the input gives the output";
+
 // Why a plan that is not an alias is not one (for reports and verbose).
 std::string why_not_alias(const logical_tensor &input, const dims_t &in_strides,
                           const logical_tensor &output, const dims_t &out_strides, bool out_any) {
@@ -137,7 +135,7 @@ std::string why_not_alias(const logical_tensor &input, const dims_t &in_strides,
                ", which is no strided view of the strided input";
     const std::string reason = explain_view_failure(input.shape, in_strides, output.shape);
     if (!reason.empty()) return reason;
-    if (out_any) return "";
+    if (out_any) return no_view_found; // unreachable: a view of an any output is taken
     return "the output's strides " + dims_to_string(out_strides) + " are not the view's strides " +
            dims_to_string(*view_of(input.shape, in_strides, output.shape));
 }
@@ -149,11 +147,13 @@ movable movable_of(const logical_tensor &lt, const dims_t &strides) {
     return {lt.shape, {}, lt.format};
 }
 
-// The two ends of a plan, checked: equal volumes, the input's layout is concrete, strides
-// describe buffers and the output's elements do not share addresses. A
-// strided output is reported with its strides, also when given as dense by
-// omission; one whose layout nobody stated (undef) is the backend's to
-// choose, as `any` is.
+// The two ends of a plan, checked: equal volumes, the input's layout is
+// concrete and strides describe buffers. A strided output is reported with
+// its strides, also when given as dense by omission; one whose layout
+// nobody stated (undef) is the backend's to choose, as `any` is. Whether
+// the output's elements share addresses is checked only once the plan
+// writes it (check_no_overlap): an alias writes nothing, and a view of a
+// broadcast input shares addresses as PyTorch's does.
 struct plan_ends {
     bool in_strided = false;
     dims_t in_strides; // when in_strided
@@ -178,7 +178,6 @@ plan_ends checked_ends(const logical_tensor &input, logical_tensor &output) {
     e.out_opaque = output.layout == layout_type::opaque;
     if (!e.out_any && !e.out_opaque) {
         e.out_strides = checked_strides(output, "output");
-        check_no_overlap(output, e.out_strides);
         output.layout = layout_type::strided;
         output.strides = e.out_strides;
     }
@@ -347,31 +346,20 @@ std::optional<padded_boxes> padded_step_as_boxes(const movement_step &step) {
     return result;
 }
 
-std::optional<dims_t> common_refinement(const dims_t &a, const dims_t &b) {
-    dims_t out;
-    std::size_t i = 0, j = 0;
-    dim_t ra = 1, rb = 1; // what is left of a[i-1] / b[j-1]
-    for (;;) {
-        while (ra == 1 && i < a.size()) ra = a[i++];
-        while (rb == 1 && j < b.size()) rb = b[j++];
-        if (ra == 1 || rb == 1) break;
-        if (ra <= 0 || rb <= 0) return std::nullopt;
-        const dim_t m = std::min(ra, rb);
-        if (ra % m != 0 || rb % m != 0) return std::nullopt;
-        out.push_back(m);
-        ra /= m;
-        rb /= m;
-    }
-    if (ra != 1 || rb != 1) return std::nullopt; // volumes differ
-    return out;
-}
-
 void coalesce_step(movement_step &step) {
     if (step.src.opaque() || step.dst.opaque()) return; // blocked formats need their own dims
     merge_contiguous_dims(step.dims, {&step.src.strides, &step.dst.strides});
 }
 
-movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output, bool explain) {
+namespace {
+
+// plan_movement, and a chain without permutations (`steps`, when given):
+// an output of layout any that views the input gets the strides PyTorch
+// gives the chain step by step, where every step is a view (they differ
+// from the view of the whole chain only in size-1 dims, which a framework's
+// next op may still look at).
+movement_plan plan_reshape(const logical_tensor &input, const logical_tensor &output, bool explain,
+                           const std::vector<chain_step> *steps) {
     const dims_t &in_dims = input.shape;
     const dims_t &out_dims = output.shape;
     const auto volume = checked_volume(in_dims);
@@ -383,20 +371,20 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
     const dims_t &in_strides = ends.in_strides;
     dims_t out_strides = ends.out_strides;
 
-    // Alias: the output is a view of the input buffer.
+    // Alias: the output is a view of the input buffer (of a broadcast
+    // input too: its elements then share addresses, as in PyTorch).
     if (in_strided && !out_opaque) {
         auto v = view_of(in_dims, in_strides, out_dims);
+        if (v && steps)
+            if (auto stepwise = stepwise_view_strides(in_dims, in_strides, *steps)) v = std::move(stepwise);
         if (out_any) {
-            // Not the view of a broadcast (zero-stride) input: an output
-            // whose elements share addresses is one no one can write.
-            if (v && classify_addresses(out_dims, *v) != addresses::distinct) v.reset();
             if (v || *volume == 0) {
                 plan.alias = true;
                 plan.output.layout = layout_type::strided;
                 plan.output.strides = v ? *v : dense_or_throw(out_dims);
                 return plan;
             }
-        } else if (*volume == 0 || (v && equal_ignoring_unit_dims(out_dims, *v, out_strides))) {
+        } else if (*volume == 0 || (v && same_strided_layout(out_dims, *v, out_strides))) {
             plan.alias = true;
             plan.output.layout = layout_type::strided;
             plan.output.strides = out_strides;
@@ -417,6 +405,8 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
         out_strides = dense_or_throw(out_dims);
         plan.output.layout = layout_type::strided;
         plan.output.strides = out_strides;
+    } else if (!out_opaque) {
+        check_no_overlap(plan.output, out_strides); // written: no two elements at one address
     }
     if (*volume == 0) return plan; // nothing to move
 
@@ -462,6 +452,12 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
     return plan;
 }
 
+} // namespace
+
+movement_plan plan_movement(const logical_tensor &input, const logical_tensor &output, bool explain) {
+    return plan_reshape(input, output, explain, nullptr);
+}
+
 namespace {
 
 // Where a segment of a chain reads from or writes to: the partition's
@@ -479,16 +475,22 @@ chain_end dense_temporary(const dims_t &dims, std::size_t slot) {
     return chain_end{dims, dense_or_throw(dims), true, slot};
 }
 
-// Why a chain whose output is strided does not view its input.
-std::string why_chain_not_alias(const std::vector<composed_view> &segments, const dims_t &g,
+// Why a chain does not view its input.
+std::string why_chain_not_alias(const logical_tensor &input, bool through_temporary,
+                                const std::vector<composed_view> &segments, const dims_t &g,
                                 const dims_t &g_strides, const logical_tensor &output,
                                 const dims_t &out_strides, bool out_any) {
     if (segments.size() > 1)
-        return "the chain's dims do not nest: after a permutation, " +
-               dims_to_string(segments[0].output_dims) +
-               " cuts across the permuted dims, so the data passes through " +
+        return "the chain's dims do not nest in memory: a permutation moves the dims " +
+               dims_to_string(segments[0].output_dims) + ", which cut across the view " +
+               dims_to_string(segments[0].view_dims) + " strides " +
+               dims_to_string(segments[0].view_strides) +
+               " reached before it (no stride addresses them), so the data passes through " +
                std::to_string(segments.size() - 1) + " dense temporar" +
                (segments.size() == 2 ? "y" : "ies");
+    if (through_temporary)
+        return "the input is in blocked format " + input.format +
+               " with padding, which no strided view reads: it is reordered into a dense temporary first";
     if (output.layout == layout_type::opaque)
         return "the output is in blocked format " + output.format +
                ", which is no strided view of the input";
@@ -496,7 +498,7 @@ std::string why_chain_not_alias(const std::vector<composed_view> &segments, cons
                                 " strides " + dims_to_string(g_strides) + "; ";
     const std::string reason = explain_view_failure(g, g_strides, output.shape);
     if (!reason.empty()) return through + reason;
-    if (out_any) return "";
+    if (out_any) return no_view_found; // unreachable: a view of an any output is taken
     return through + "the output's strides " + dims_to_string(out_strides) +
            " are not the view's strides " + dims_to_string(*view_of(g, g_strides, output.shape));
 }
@@ -510,7 +512,7 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
     const auto volume = checked_volume(input.shape);
     // Without a permutation the chain is one reshape; with nothing to move
     // only the shapes matter.
-    if (!permutes || (volume && *volume == 0)) return plan_movement(input, output, explain);
+    if (!permutes || (volume && *volume == 0)) return plan_reshape(input, output, explain, &steps);
 
     movement_plan plan;
     plan.output = output;
@@ -529,33 +531,27 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
         plan.steps.push_back({input.shape, step_side{{}, in.format, false}, source.side()});
         plan.temporaries = 1;
     }
-    const std::vector<composed_view> segments = compose_chain(input.shape, source.dims, steps);
+    const std::vector<composed_view> segments = compose_chain(input.shape, source.dims, source.strides, steps);
     plan.temporary_dims = input.shape; // every temporary holds the whole tensor
     if (explain)
-        for (const composed_view &view : segments) {
+        for (const composed_view &view : segments)
             // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "..." + string.
-            std::string order;
-            for (std::size_t k : view.order) {
-                if (!order.empty()) order += ',';
-                order += std::to_string(k);
-            }
             plan.composition.append(plan.composition.empty() ? "chain composed: " : " then ")
                 .append(dims_to_string(view.input_dims))
-                .append(" as ")
-                .append(dims_to_string(view.fine_dims))
-                .append(" permuted (")
-                .append(order)
-                .append(") read as ")
+                .append(" viewed as ")
+                .append(dims_to_string(view.view_dims))
+                .append(" strides ")
+                .append(dims_to_string(view.view_strides))
+                .append(" read as ")
                 .append(dims_to_string(view.output_dims));
-        }
 
-    // The last segment's input as the permuted strided dims, segment by
-    // segment; every segment but the last ends in a temporary.
+    // The last segment's view of its source, segment by segment; every
+    // segment but the last ends in a temporary.
     dims_t g, g_strides;
     for (std::size_t k = 0; k < segments.size(); ++k) {
         const composed_view &view = segments[k];
-        g = view.permuted_dims();
-        g_strides = permuted_strides(view, source.dims, source.strides);
+        g = view.view_dims;
+        g_strides = view.view_strides;
         if (k + 1 == segments.size()) break;
         const chain_end temp = dense_temporary(view.output_dims, source.temporary ? 1 - source.slot : 0);
         plan.steps.push_back(*single_strided_step(g, g_strides, temp.dims, temp.strides));
@@ -566,25 +562,35 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
         source = temp;
     }
 
-    // Alias: one segment over the partition's own buffer, viewed by the output.
+    // Alias: one segment over the partition's own buffer, viewed by the
+    // output (a broadcast input's view shares addresses, as in PyTorch).
+    // Every chain whose every step is a view is one (stepwise_view_strides);
+    // an output of layout any gets PyTorch's strides for it.
     if (segments.size() == 1 && !source.temporary && !out_opaque) {
         auto v = view_of(g, g_strides, output.shape);
-        if (out_any && v && classify_addresses(output.shape, *v) == addresses::distinct) {
+        if (v && ends.in_strided)
+            if (auto stepwise = stepwise_view_strides(input.shape, in_strides, steps)) v = std::move(stepwise);
+        if (out_any && v) {
             plan.alias = true;
             plan.output.layout = layout_type::strided;
             plan.output.strides = *v;
             return plan;
         }
-        if (!out_any && v && equal_ignoring_unit_dims(output.shape, *v, out_strides)) {
+        if (!out_any && v && same_strided_layout(output.shape, *v, out_strides)) {
             plan.alias = true;
             return plan;
         }
     }
-    if (explain) plan.why_not_alias = why_chain_not_alias(segments, g, g_strides, output, out_strides, out_any);
+    if (explain)
+        plan.why_not_alias =
+            why_chain_not_alias(input, source.temporary && segments.size() == 1, segments, g, g_strides,
+                                output, out_strides, out_any);
     if (out_any) {
         out_strides = dense_or_throw(output.shape);
         plan.output.layout = layout_type::strided;
         plan.output.strides = out_strides;
+    } else if (!out_opaque) {
+        check_no_overlap(plan.output, out_strides); // written: no two elements at one address
     }
 
     // The last segment into the output: one strided step where one fits,

@@ -45,17 +45,22 @@ struct movement_plan {
     // When not an alias: why the output cannot be a view of the input (the
     // view rule's reason, naming the dims that break it).
     std::string why_not_alias;
-    // For a chain that permutes axes: how it was composed ("input [2,3,4]
-    // as [2,3,4] permuted (0,2,1)", per segment), for the plan's text.
+    // For a chain that permutes axes: how it was composed ("chain composed:
+    // [2,3,4] viewed as [2,4,3] strides [12,1,4] read as [2,4,3]", per
+    // segment), for the plan's text.
     std::string composition;
 };
 
 // `input`: known shape, layout strided/undef (strides or dense) or opaque.
 // `output`: shape known and of the input's volume; layout any (undef reads
 // as any), strided or opaque. Throws error(invalid_arguments) for
-// strides that cannot be a buffer (negative, wrong rank, overlapping output
-// elements) and for an input layout of `any`; error(invalid_shape) when
-// the volumes differ or strides overflow int64.
+// strides that cannot be a buffer (negative, wrong rank, output elements
+// that share an address where the plan writes them: an alias writes
+// nothing, so a view of a broadcast input may share addresses, as PyTorch's
+// does) and for an input layout of `any`; error(invalid_shape) when the
+// volumes differ or strides overflow int64. An alias whenever the view rule
+// gives the output (any, or strided with the view's strides in every dim of
+// size > 1: same_strided_layout); every plan that is no alias says why.
 //
 // `explain`: whether to write the plan's words (why_not_alias,
 // composition). compile plans without them and plans again with them only
@@ -65,11 +70,13 @@ movement_plan plan_movement(const logical_tensor &input, const logical_tensor &o
 
 // The plan of a chain of reshapes and permutations (the ops' transforms, in
 // order; see layout/chain_view.hpp) from `input` to `output`, whose shape is
-// the chain's last: an alias when the output can view the input through the
-// whole chain, else one strided step from the input to the output (a
-// transpose), or, where the chain's dims do not nest or a layout is padded,
-// steps through dense temporaries. A chain without permutations is
-// plan_movement's. Throws as plan_movement does.
+// the chain's last: an alias when the output can view the memory of the
+// input through the whole chain (always when every step is a view, as
+// PyTorch makes them: an output of layout any then gets PyTorch's strides,
+// see stepwise_view_strides), else one strided step from the input to the
+// output (a transpose), or, where the chain's dims do not nest in memory or
+// a layout is padded, steps through dense temporaries. A chain without
+// permutations is plan_movement's. Throws as plan_movement does.
 movement_plan plan_chain_movement(const logical_tensor &input,
                                   const std::vector<chain_step> &steps,
                                   const logical_tensor &output, bool explain = true);
@@ -115,8 +122,5 @@ struct padded_boxes {
 inline constexpr dim_t padding_zero_run = 64;
 std::optional<padded_boxes> padded_step_as_boxes(const movement_step &step);
 
-// The coarsest dims that refine both `a` and `b` (both of the same positive
-// volume, no zero dims), or nothing when their boundaries do not nest.
-std::optional<dims_t> common_refinement(const dims_t &a, const dims_t &b);
 
 } // namespace reshaper::impl

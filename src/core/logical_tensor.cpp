@@ -82,6 +82,14 @@ std::optional<dims_t> effective_strides(const logical_tensor &lt) {
     return dense_strides(lt.shape);
 }
 
+bool same_strided_layout(const dims_t &shape, const dims_t &a, const dims_t &b) {
+    if (a.size() != shape.size() || b.size() != shape.size()) return a == b;
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return true; // no element
+    for (std::size_t k = 0; k < shape.size(); ++k)
+        if (shape[k] != 1 && a[k] != b[k]) return false;
+    return true;
+}
+
 const logical_tensor *find_tensor(const std::vector<logical_tensor> &lts, tensor_id id) {
     for (const logical_tensor &lt : lts)
         if (lt.id == id) return &lt;

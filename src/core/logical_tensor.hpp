@@ -76,6 +76,18 @@ inline bool reads_as_strided(layout_type l) {
 // row-major when it gave none. Nothing for other layouts or unknown shapes.
 std::optional<dims_t> effective_strides(const logical_tensor &lt);
 
+// The one layout equality of strided tensors: whether strides `a` and `b`
+// give every element of a tensor of `shape` the same address. The stride of
+// a dim of size 1 is only ever multiplied by index 0, and a tensor of zero
+// volume has no element, so those strides never address memory and may
+// differ (oneDNN's benchdnn writes [1024,1024,32,1] and [16384,1024,32,1]
+// for one [1,16,32,32] tensor). Every other stride must be equal, also
+// where a dim is unknown (-1). Lists whose length is not the rank compare
+// as they are. Validation and alias decisions ask this; what is handed on
+// (compiled-partition cache keys, strides given to outputs) keeps strides
+// exactly as given: a framework may choose its next kernel by them.
+bool same_strided_layout(const dims_t &shape, const dims_t &a, const dims_t &b);
+
 // The tensor with id `id` in `lts`, or nullptr (boundary tensors a caller
 // gives are matched by id).
 const logical_tensor *find_tensor(const std::vector<logical_tensor> &lts, tensor_id id);

@@ -537,14 +537,15 @@ public:
         if (seen_lt.layout == layout_type::opaque && lt.layout == layout_type::opaque && seen_lt.format != lt.format)
             disagree("format", in_quotes(seen_lt.format), in_quotes(lt.format));
         if (auto merged = merge_known_dims(seen_lt.shape, lt.shape)) {
-            // One shape, so one layout: the strides must agree too (an empty
-            // list is dense row-major, comparable once every dim is known).
+            // One shape, so one layout: the strides must address the same
+            // memory (an empty list is dense row-major, comparable once
+            // every dim is known; strides of size-1 dims address nothing).
             if (seen_lt.layout == layout_type::strided && lt.layout == layout_type::strided &&
                 seen_lt.strides != lt.strides) {
                 const auto dense = dense_strides(*merged);
                 const dims_t a = seen_lt.strides.empty() && dense ? *dense : seen_lt.strides;
                 const dims_t b = lt.strides.empty() && dense ? *dense : lt.strides;
-                if (!a.empty() && !b.empty() && a != b)
+                if (!a.empty() && !b.empty() && !same_strided_layout(*merged, a, b))
                     disagree("stride", dims_to_string(a) + " for shape " + dims_to_string(*merged),
                              dims_to_string(b));
             }
@@ -598,7 +599,9 @@ public:
                 warnings.push_back(note + "; the producer's shape " + dims_to_string(lt.shape) +
                                    " stands [tensor_agreement]");
             }
-            // A dim filled in by another place can make given strides dense.
+            // A dim filled in by another place can make given strides dense
+            // (exactly: strides that differ in a size-1 dim are kept as
+            // given, for what is handed on).
             if (!lt.strides.empty() && dense_strides(lt.shape) == lt.strides) lt.strides.clear();
         }
         return tensor_map::from_unsorted(std::move(met_));

@@ -552,3 +552,50 @@ TEST(Builder, CppBuilderErrorsCarryStatusAndRule) {
         EXPECT_NE(std::string(e.what()).find("op 3 'Reshape_3'"), std::string::npos) << e.what();
     }
 }
+
+// Issue 25: the stride of a size-1 dim addresses nothing, so descriptions
+// that differ only there (benchdnn's matmul_select.json has one) are one
+// tensor; the first description's strides stand. A stride that differs in
+// a dim of size > 1 is still a conflict.
+TEST(Builder, StridesOfSizeOneDimsMayDifferBetweenDescriptions) {
+    reshaper_graph_t graph = nullptr;
+    ASSERT_OK(reshaper_graph_create(reshaper_engine_cpu, &graph));
+    const int64_t in_dims[] = {6, 4}, mid_dims[] = {1, 6, 4}, out_dims[] = {24}, mid_shape[] = {1, 6, 4},
+                  out_shape[] = {24};
+    const int64_t made[] = {24, 4, 1}, read[] = {7, 4, 1}, conflicting[] = {24, 5, 1};
+    reshaper_logical_tensor_t in{}, mid_made{}, mid_read{}, mid_bad{}, out{};
+    ASSERT_OK(reshaper_logical_tensor_init(&in, 0, reshaper_dt_f32, 2, in_dims, nullptr, reshaper_layout_strided,
+                                           reshaper_property_undef));
+    ASSERT_OK(reshaper_logical_tensor_init(&mid_made, 1, reshaper_dt_f32, 3, mid_dims, made,
+                                           reshaper_layout_strided, reshaper_property_undef));
+    ASSERT_OK(reshaper_logical_tensor_init(&mid_read, 1, reshaper_dt_f32, 3, mid_dims, read,
+                                           reshaper_layout_strided, reshaper_property_undef));
+    ASSERT_OK(reshaper_logical_tensor_init(&mid_bad, 1, reshaper_dt_f32, 3, mid_dims, conflicting,
+                                           reshaper_layout_strided, reshaper_property_undef));
+    ASSERT_OK(reshaper_logical_tensor_init(&out, 2, reshaper_dt_f32, 1, out_dims, nullptr, reshaper_layout_strided,
+                                           reshaper_property_undef));
+    const auto reshape = [](int64_t id, const reshaper_logical_tensor_t &from, const reshaper_logical_tensor_t &to,
+                            const int64_t *shape, size_t rank) {
+        reshaper_op_t op = nullptr;
+        EXPECT_EQ(reshaper_op_create(&op, id, "StaticReshape", "r"), reshaper_success);
+        EXPECT_EQ(reshaper_op_add_input(op, &from), reshaper_success);
+        EXPECT_EQ(reshaper_op_add_output(op, &to), reshaper_success);
+        EXPECT_EQ(reshaper_op_set_attr_s64s(op, "shape", shape, rank), reshaper_success);
+        EXPECT_EQ(reshaper_op_set_attr_bool(op, "special_zero", 0), reshaper_success);
+        return op;
+    };
+    reshaper_op_t first = reshape(0, in, mid_made, mid_shape, 3);
+    reshaper_op_t bad = reshape(1, mid_bad, out, out_shape, 1);
+    reshaper_op_t second = reshape(1, mid_read, out, out_shape, 1);
+    ASSERT_OK(reshaper_graph_add_op(graph, first));
+    EXPECT_EQ(reshaper_graph_add_op(graph, bad), reshaper_invalid_graph);
+    EXPECT_EQ(last_rule(), "tensor_agreement") << last_message();
+    ASSERT_OK(reshaper_graph_add_op(graph, second)) << last_message();
+    ASSERT_OK(reshaper_graph_finalize(graph));
+    // The tensor keeps the first description's strides.
+    reshaper_logical_tensor_t kept{};
+    ASSERT_OK(reshaper_graph_get_tensor(graph, 1, &kept));
+    EXPECT_EQ(std::vector<int64_t>(kept.strides, kept.strides + kept.ndims), (std::vector<int64_t>{24, 4, 1}));
+    for (reshaper_op_t op : {first, bad, second}) reshaper_op_destroy(op);
+    reshaper_graph_destroy(graph);
+}

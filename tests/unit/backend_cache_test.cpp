@@ -51,6 +51,32 @@ TEST(backend_cache, anything_compile_reads_is_part_of_the_key) {
     EXPECT_EQ(cache.hits(), 0u);
 }
 
+// Issue 25: strides of size-1 dims address nothing, so the plans agree, but
+// a framework may pick its next kernel by them (torch 1.13's convolution
+// does, by the stride of a size-1 batch dim): each compile keeps its own
+// and hands on the strides it was given.
+TEST(backend_cache, strides_of_size_one_dims_stay_in_the_key_and_in_the_outputs) {
+    compiled_partition_cache cache(16);
+    const graph g = chain_of({1, 6, 4}, {1, 24});
+    const partition p = whole_graph(g);
+    const logical_tensor in_a = strided_lt(0, data_type::f32, {1, 6, 4}, {24, 4, 1});
+    const logical_tensor in_b = strided_lt(0, data_type::f32, {1, 6, 4}, {7, 4, 1});
+    const logical_tensor out_a = strided_lt(1, data_type::f32, {1, 24}, {24, 1});
+    const logical_tensor out_b = strided_lt(1, data_type::f32, {1, 24}, {1, 1});
+    const auto a = cache.get_or_compile(g, p, {in_a}, {out_a}, cpu_engine());
+    const auto b = cache.get_or_compile(g, p, {in_b}, {out_b}, cpu_engine());
+    const auto c = cache.get_or_compile(g, p, {in_a}, {out_b}, cpu_engine());
+    EXPECT_NE(a.get(), b.get());
+    EXPECT_NE(a.get(), c.get());
+    EXPECT_EQ(cache.misses(), 3u);
+    for (const auto &cp : {a, b, c}) EXPECT_EQ(cp->lowering(), lowering_kind::alias) << cp->why_not_alias();
+    EXPECT_EQ(a->inputs()[0].strides, (dims_t{24, 4, 1}));
+    EXPECT_EQ(b->inputs()[0].strides, (dims_t{7, 4, 1}));
+    EXPECT_EQ(a->outputs()[0].strides, (dims_t{24, 1}));
+    EXPECT_EQ(b->outputs()[0].strides, (dims_t{1, 1}));
+    EXPECT_EQ(c->outputs()[0].strides, (dims_t{1, 1}));
+}
+
 TEST(backend_cache, least_recently_used_entry_is_evicted) {
     compiled_partition_cache cache(2);
     const graph a = chain_of({2, 3}, {6}), b = chain_of({4, 5}, {20}), c = chain_of({6, 7}, {42});

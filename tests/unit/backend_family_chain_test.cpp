@@ -4,9 +4,15 @@
 // user's graph would be, on random input strides, with an intermediate
 // result now and then also a graph output. Every output is checked against
 // a brute-force index reference the test keeps itself: only transposes move
-// elements, every other op keeps the row-major order.
+// elements, every other op keeps the row-major order. Inputs are dense,
+// permuted, or laid out as real tensors are (gaps, broadcast dims, any
+// stride in size-1 dims): every chain that is a view step by step as
+// PyTorch makes one (stepwise_view_strides) must be an alias with PyTorch's
+// strides, every alias must read the reference in place too, and every
+// output that is moved must say why it is no alias (issue 25).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <numeric>
 #include <random>
 
@@ -153,7 +159,7 @@ TEST(FamilyChains, RandomChainsOfEveryOpMatchTheIndexReference) {
     const data_type types[] = {data_type::f32, data_type::bf16, data_type::s8, data_type::u4,
                                data_type::s2, data_type::c128, data_type::boolean, data_type::string};
     const dim_t volumes[] = {1, 6, 12, 24, 60, 96, 128, 210};
-    int multi_output = 0, aliases = 0, movements = 0;
+    int multi_output = 0, aliases = 0, movements = 0, stepwise_views = 0, broadcast_inputs = 0;
     for (int trial = 0; trial < 1500; ++trial) {
         const data_type t = types[rng() % std::size(types)];
         const bool onednn_ok = t == data_type::f32 || t == data_type::bf16;
@@ -187,9 +193,14 @@ TEST(FamilyChains, RandomChainsOfEveryOpMatchTheIndexReference) {
         ASSERT_EQ(parts[0].outputs, outs);
         if (outs.size() > 1) ++multi_output;
 
-        // Input: dense or strided in a random axis order; outputs: any or dense.
+        // Input: dense, strided in a random axis order, or laid out as real
+        // tensors are; outputs: any or dense.
         logical_tensor in = input;
-        if (rng() % 2 == 0) {
+        const unsigned layout_kind = rng() % 3;
+        if (layout_kind == 2) {
+            in.strides = random_layout_strides(rng, in_dims);
+            if (std::count(in.strides.begin(), in.strides.end(), 0) > 0) ++broadcast_inputs;
+        } else if (layout_kind == 1) {
             std::vector<std::size_t> order(in_dims.size());
             std::iota(order.begin(), order.end(), std::size_t{0});
             std::shuffle(order.begin(), order.end(), rng);
@@ -208,6 +219,20 @@ TEST(FamilyChains, RandomChainsOfEveryOpMatchTheIndexReference) {
         }
         const auto cp = compile(b.g, parts[0], {in}, out_lts, cpu_engine());
         (cp->lowering() == lowering_kind::alias ? aliases : movements) += 1;
+        const dims_t in_strides = effective_strides(in).value();
+        for (std::size_t k = 0; k < outs.size(); ++k) {
+            const auto &pairs = cp->inplace_pairs();
+            const bool aliased =
+                std::find(pairs.begin(), pairs.end(), std::pair<tensor_id, tensor_id>{0, outs[k]}) != pairs.end();
+            const auto stepwise = stepwise_view_strides(in_dims, in_strides, cp->output_steps()[k]);
+            if (!stepwise) continue;
+            ++stepwise_views;
+            if (out_lts[k].layout == layout_type::any) {
+                EXPECT_TRUE(aliased) << "output " << outs[k] << ": " << cp->why_not_alias();
+                EXPECT_EQ(cp->outputs()[k].strides, *stepwise) << "output " << outs[k];
+            }
+        }
+        if (cp->lowering() != lowering_kind::alias) EXPECT_FALSE(cp->why_not_alias().empty());
 
         host_buffer input_buffer(in);
         input_buffer.fill_random(rng);
@@ -243,8 +268,26 @@ TEST(FamilyChains, RandomChainsOfEveryOpMatchTheIndexReference) {
             }
             EXPECT_TRUE(got == want) << "output " << outs[k] << " " << cp->lowering_details();
             EXPECT_TRUE(out_buffers[k].guards_intact());
+            // An alias also reads the reference in place, through its strides.
+            if (cp->lowering() == lowering_kind::alias) {
+                host_buffer in_place(dense_out);
+                in_place.fill(0);
+                reference_reshape(lt, input_buffer.data(), dense_out, in_place.data());
+                EXPECT_TRUE(in_place == want) << "output " << outs[k] << " in place " << cp->lowering_details();
+            }
+        }
+        if (cp->lowering() == lowering_kind::alias) {
+            // Executed in place, nothing moves and nothing is written.
+            const host_buffer before = input_buffer;
+            std::vector<void *> in_place(outs.size(), input_buffer.data());
+            cp->execute(in_ptrs, in_place);
+            EXPECT_TRUE(input_buffer == before);
         }
     }
+    std::printf("%d aliases, %d moved, %d outputs views step by step, %d broadcast inputs\n", aliases, movements,
+                stepwise_views, broadcast_inputs);
+    EXPECT_GT(stepwise_views, 300);
+    EXPECT_GT(broadcast_inputs, 50);
     EXPECT_GT(multi_output, 100);
     EXPECT_GT(aliases, 200);
     EXPECT_GT(movements, 200);

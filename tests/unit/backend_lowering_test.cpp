@@ -214,7 +214,7 @@ TEST(backend_lowering_special, gpu_partitions_claim_exactly_the_reorder_dtypes) 
     }
 }
 
-// A broadcast input (stride 0): no view merges it, every lowering reads it.
+// A broadcast input (stride 0): no view merges it with its neighbour.
 TEST(backend_lowering_special, broadcast_input) {
     for (data_type t : {data_type::f32, data_type::bf16, data_type::u8, data_type::s64, data_type::u4}) {
         SCOPED_TRACE(std::string(to_string(t)));
@@ -223,14 +223,28 @@ TEST(backend_lowering_special, broadcast_input) {
         const auto cp = compile_whole(g, in, any_lt(1, t, {12}));
         EXPECT_NE(cp->lowering(), lowering_kind::alias);
         expect_matches_reference(*cp);
-        // Splitting a broadcast dim has a view, stride 0 kept, but an output
-        // whose elements share addresses is one no caller may hand back
-        // (issue 9): an `any` output gets dense strides and a copy.
+        // Splitting the other dim is a view, stride 0 kept, as PyTorch's
+        // view is ([0,2,1], issue 25). Its elements share addresses, which
+        // an alias may have (it writes none of them), and handed back as
+        // the output's layout it compiles to the same alias (issue 9).
         graph split = static_chain(in, {{3, 2, 2}});
         const auto view = compile_whole(split, in, any_lt(1, t, {3, 2, 2}));
-        EXPECT_NE(view->lowering(), lowering_kind::alias);
-        EXPECT_EQ(view->outputs()[0].strides, (dims_t{4, 2, 1}));
+        EXPECT_EQ(view->lowering(), lowering_kind::alias);
+        EXPECT_EQ(view->outputs()[0].strides, (dims_t{0, 2, 1}));
         expect_matches_reference(*view);
+        const auto again = compile_whole(split, in, view->outputs()[0]);
+        EXPECT_EQ(again->lowering(), lowering_kind::alias);
+        expect_matches_reference(*again);
+        // A dense output is written: a copy, which says why.
+        const auto dense = compile_whole(split, in, strided_lt(1, t, {3, 2, 2}));
+        EXPECT_NE(dense->lowering(), lowering_kind::alias);
+        EXPECT_NE(dense->why_not_alias().find("are not the view's strides [0,2,1]"), std::string::npos)
+            << dense->why_not_alias();
+        expect_matches_reference(*dense);
+        // Strides that share addresses where the plan writes stay an error.
+        const error shared = error_of([&] { compile_whole(split, in, strided_lt(1, t, {3, 2, 2}, {4, 0, 1})); });
+        EXPECT_EQ(shared.code(), status::invalid_arguments);
+        EXPECT_NE(std::string(shared.what()).find("share an address"), std::string::npos) << shared.what();
     }
 }
 

@@ -94,3 +94,24 @@ TEST(LogicalTensor, ShapeValuesWidenFromEveryIntegerType) {
     tensor_values u2{data_type::u2, 5, {0x9E, 0x01}, {}};
     EXPECT_EQ(values_as_int64(u2), (std::vector<std::int64_t>{2, 3, 1, 2, 1}));
 }
+
+// Issue 25: the one layout equality ignores the strides that address no
+// memory (size-1 dims, zero-volume tensors) and compares every other.
+TEST(LogicalTensor, StridedLayoutsAreEqualWhenTheyAddressTheSameMemory) {
+    EXPECT_TRUE(same_strided_layout({1, 16, 32, 32}, {1024, 1024, 32, 1}, {16384, 1024, 32, 1}));
+    EXPECT_TRUE(same_strided_layout({8, 1, 96}, {0, 96, 1}, {0, 5, 1}));
+    EXPECT_TRUE(same_strided_layout({1, 1}, {3, 9}, {0, 0}));
+    EXPECT_TRUE(same_strided_layout({}, {}, {}));
+    EXPECT_FALSE(same_strided_layout({1, 16, 32, 32}, {1024, 1024, 32, 1}, {1024, 1024, 33, 1}));
+    EXPECT_FALSE(same_strided_layout({2, 3}, {3, 1}, {1, 2}));
+    EXPECT_FALSE(same_strided_layout({8, 96}, {0, 1}, {96, 1})); // broadcast is another layout
+    // Zero volume: no element, every stride list alike.
+    EXPECT_TRUE(same_strided_layout({0, 4}, {4, 1}, {1, 7}));
+    EXPECT_TRUE(same_strided_layout({3, 0, 2}, {0, 0, 0}, {2, 2, 1}));
+    // An unknown dim may be larger than 1: its stride counts.
+    EXPECT_FALSE(same_strided_layout({-1, 4}, {4, 1}, {8, 1}));
+    EXPECT_TRUE(same_strided_layout({-1, 1}, {4, 1}, {4, 9}));
+    // Lists of another length than the rank compare as they are.
+    EXPECT_FALSE(same_strided_layout({1, 4}, {4, 1}, {1}));
+    EXPECT_TRUE(same_strided_layout({1, 4}, {1}, {1}));
+}

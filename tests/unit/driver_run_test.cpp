@@ -796,3 +796,39 @@ TEST(DriverCheck, PartitionsCheckedSideBySideReportAsOneAtATime) {
     ASSERT_EQ(json_two.reports.size(), 1u);
     EXPECT_EQ(json_one.reports[0], json_two.reports[0]);
 }
+
+// Issue 25, through the driver: the chain whose permuted dims' strides nest
+// and the unsqueeze of a broadcast input are views, with the strides
+// PyTorch gives them (PyTorch 1.13: [2,4] and [0,96,1]), and check mode
+// holds them against the reference in place and into another buffer.
+TEST(DriverCheck, ChainsThatAreViewsInPyTorchAreAliases) {
+    for (const char *mode : {"infer", "check"}) {
+        auto r = run_driver(std::string("--report=json --mode=") + mode + " " + data("nested_strides_chain.json"));
+        ASSERT_EQ(r.exit_code, 0) << r.out;
+        const json &p = r.reports.at(0).at("partitions").at(0);
+        EXPECT_EQ(p.at("lowering"), "alias") << p.dump();
+        EXPECT_EQ(find_tensor(r.reports[0], 3)->at("stride"), json::parse("[2, 4]")) << mode;
+
+        r = run_driver(std::string("--report=json --mode=") + mode + " " + data("broadcast_unsqueeze.json"));
+        ASSERT_EQ(r.exit_code, 0) << r.out;
+        ASSERT_EQ(r.reports.at(0).at("partitions").size(), 2u);
+        for (const json &part : r.reports[0].at("partitions")) EXPECT_EQ(part.at("lowering"), "alias") << part.dump();
+        EXPECT_EQ(find_tensor(r.reports[0], 2)->at("stride"), json::parse("[0, 96, 1]")) << mode;
+        EXPECT_EQ(find_tensor(r.reports[0], 4)->at("stride"), json::parse("[0, 96, 1]")) << mode;
+        if (std::string(mode) == "check") EXPECT_EQ(r.reports[0].at("check").at("failed"), 0);
+    }
+}
+
+// Issue 25: a tensor described with other strides in size-1 dims where it
+// is made and where it is read (as benchdnn's matmul_select.json does)
+// loads and checks; the strides handed on are the producer's.
+TEST(DriverCheck, StridesOfSizeOneDimsMayDifferBetweenDescriptions) {
+    const auto r = run_driver("--report=json --mode=check " + data("size_one_strides.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(find_tensor(r.reports.at(0), 2)->at("stride"), json::parse("[1024, 1024, 32, 1]"));
+    bool aliased = false;
+    for (const json &part : r.reports[0].at("partitions"))
+        if (part.contains("lowering")) aliased = aliased || part.at("lowering") == "alias";
+    EXPECT_TRUE(aliased) << r.out.substr(0, 2000);
+    EXPECT_EQ(r.reports[0].at("check").at("failed"), 0);
+}

@@ -1,5 +1,6 @@
-// The one dim-merging (coalescing) rule of the backend, used by the copy
-// plans of the kernels, the movement plan's steps and the alias copy.
+// The one dim-merging (coalescing) rule, used by the copy plans of the
+// kernels, the movement plan's steps, the alias copy and the composition of
+// chains (layout/chain_view), which is why it lives in core.
 #pragma once
 
 #include <initializer_list>

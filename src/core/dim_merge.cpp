@@ -1,4 +1,4 @@
-#include "kernels/dim_merge.hpp"
+#include "core/dim_merge.hpp"
 
 namespace reshaper::impl {
 
