@@ -74,9 +74,12 @@ def torch_values(dtype_name, shape, seed=0):
 
 def same_bits(a, b):
     if isinstance(a, torch.Tensor):
-        a = a.contiguous().view(torch.uint8) if a.dtype != torch.bool else a.contiguous().to(torch.uint8)
-        b = b.contiguous().view(torch.uint8) if b.dtype != torch.bool else b.contiguous().to(torch.uint8)
-        return a.shape == b.shape and torch.equal(a, b)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        # reshape(-1): flat, stride 1 (contiguous() keeps odd strides of size-1 dims)
+        a = a.reshape(-1).view(torch.uint8) if a.dtype != torch.bool else a.reshape(-1).to(torch.uint8)
+        b = b.reshape(-1).view(torch.uint8) if b.dtype != torch.bool else b.reshape(-1).to(torch.uint8)
+        return torch.equal(a, b)
     return a.shape == b.shape and a.dtype == b.dtype and np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
 
 
@@ -236,6 +239,66 @@ def test_torch_movement_is_bit_exact(dtype):
     if x.is_complex():
         (out3,) = cp.execute([x.conj()])
         assert same_bits(out3, x.conj().resolve_conj().permute(2, 0, 1))
+
+
+def test_random_dtypes_shapes_and_input_layouts_against_numpy_and_torch():
+    """A seeded differential run over the input conversion: random dtype,
+    shape (zero-volume ones too), op (ONNX Transpose or Flatten), array kind
+    and input layout (dense, permuted memory, a stepped slice); every output
+    bit-exact against numpy's or torch's own, dense inputs of alias
+    partitions viewed, never copied."""
+    rng = np.random.default_rng(2024)
+    dtypes = sorted(set(NUMPY_DTYPES) | set(TORCH_DTYPES))
+    for case in range(120):
+        dtype = dtypes[rng.integers(len(dtypes))]
+        rank = int(rng.integers(1, 5))
+        shape = [int(rng.integers(0 if rng.random() < 0.1 else 1, 5)) for _ in range(rank)]
+        use_torch = dtype not in NUMPY_DTYPES or (dtype in TORCH_DTYPES and rng.random() < 0.5)
+        values = torch_values(dtype, shape, case) if use_torch else random_values(dtype, tuple(shape), case)
+        if rng.random() < 0.5:
+            perm = [int(a) for a in rng.permutation(rank)]
+            cp = transpose(dtype, shape, perm)
+            expect = values.permute(perm) if use_torch else values.transpose(perm)
+        else:
+            axis = int(rng.integers(0, rank + 1))
+            cp = flatten(dtype, shape, axis)
+            rows = int(np.prod(shape[:axis], dtype=np.int64))
+            expect = values.reshape(rows, -1 if rows else int(np.prod(shape[axis:], dtype=np.int64)))
+        layout = int(rng.integers(3))
+        if layout == 0:
+            x = values
+        elif layout == 1:  # the same values, their memory in another order
+            order = [int(a) for a in rng.permutation(rank)]
+            back = [int(a) for a in np.argsort(order)]
+            x = (values.permute(order).contiguous().permute(back) if use_torch
+                 else np.ascontiguousarray(values.transpose(order)).transpose(back))
+        else:  # every second element of a buffer twice as wide
+            wide = [2 * d for d in shape]
+            big = torch.zeros(wide, dtype=values.dtype) if use_torch else np.zeros(wide, values.dtype)
+            step = tuple(slice(None, None, 2) for _ in shape)
+            big[step] = values
+            x = big[step]
+        (out,) = cp.execute([x])
+        where = f"case {case}: {dtype} {shape} layout {layout} {cp.lowering}"
+        assert isinstance(out, torch.Tensor) == use_torch, where
+        assert same_bits(out, expect), where
+        if cp.lowering == "alias" and layout == 0 and 0 not in shape:
+            assert (shares_storage(out, values) if use_torch else np.shares_memory(out, values)), where
+
+
+def test_broadcast_input_layout_takes_agreeing_values_only():
+    # A [8,96] input of strides [0,1] (a positional encoding, expanded).
+    op = (reshaper.Op(0, "StaticReshape", "b").add_input(lt(0, "f32", [8, 96], [0, 1]))
+          .add_output(lt(1, "f32", [-1, -1, -1])).set_attr("shape", [8, 1, 96]).set_attr("special_zero", False))
+    cp = compiled(op)
+    pe = torch.randn(96).expand(8, 96)
+    for given in (pe, pe.contiguous(), pe.numpy().copy()):
+        (out,) = cp.execute([given])
+        assert np.array_equal(np.asarray(out), pe.numpy().reshape(8, 1, 96))
+    for given in (torch.randn(8, 96), np.random.default_rng(0).standard_normal((8, 96)).astype(np.float32)):
+        with pytest.raises(reshaper.Error) as e:
+            cp.execute([given])
+        assert (e.value.code, e.value.rule) == ("invalid_shape", "values_fit_layout")
 
 
 # ---------------------------------------------------------------- outputs= --

@@ -178,10 +178,11 @@ class Op:
 # they offer nothing else (numpy cannot export bool or read-only arrays
 # through DLPack, and torch cannot import numpy's u16/u32/u64).
 
-def _torch_module():
-    """torch if the caller has imported it (a torch tensor can only exist then);
-    never imported here for numpy callers."""
-    return _sys.modules.get("torch")
+class _NoTensor:
+    """Stands for torch.Tensor while torch is not imported (no object is one)."""
+
+
+_numpy_address = _reshaper.numpy_address
 
 
 _NUMPY_NAMES = {(_np.dtype(t).kind, _np.dtype(t).itemsize): name
@@ -213,6 +214,17 @@ def _dense_strides(shape):
     return tuple(strides)
 
 
+def _disjoint(shape, strides):
+    """Whether no two elements share an address (sufficient test: each dim's
+    stride, smallest first, steps over all the dims below it)."""
+    reach = 1
+    for s, d in sorted((s, d) for d, s in zip(shape, strides) if d > 1):
+        if s < reach:
+            return 0 in shape
+        reach = s * d
+    return True
+
+
 def _same_layout(shape, strides, wanted):
     """Whether an array of `shape` with `strides` addresses memory as the
     compiled `wanted` strides do (same unit): the stride of a size-1 dim
@@ -238,21 +250,24 @@ class _Tensor:
         self.byte_strides = tuple(s * itemsize for s in self.strides)
         self.volume = int(_np.prod(self.shape, dtype=_np.int64)) if not self.dynamic else -1
         self.span = (1 + sum((d - 1) * s for d, s in zip(self.shape, self.strides))) if self.volume > 0 else 0
+        # Whether the layout may give several elements one address (a
+        # broadcast input: stride 0): values copied into it must agree there.
+        self.overlapping = not self.dynamic and not _disjoint(self.shape, self.strides)
         # Whether np.empty(shape) has the compiled strides (numpy's dense
         # strides, size-1 dims included; zero-volume arrays get all zeros).
         self.numpy_strides = self.volume > 0 and self.strides == _dense_strides(self.shape)
         self.alias_input = None  # the input position an alias output views
+        # Whether an output is a torch tensor, by whether torch is wanted (the
+        # first input is a torch tensor): as wanted, unless only the other
+        # library holds the dtype (bf16: torch; u16, u32, u64: numpy).
+        self.in_torch = (self.np_dtype is None, self.torch_name is not None)
+        self.complex = lt.dtype in ("c64", "c128")
         self.mem_size = 0
         self.problem = None  # (code, rule, message) that keeps execute from running
         if lt.layout == "opaque":
             self.problem = ("unimplemented", "", f"{self.what}: blocked layouts ({lt.format}) are not handled by the Python binding")
         elif self.np_dtype is None and self.torch_name is None:
             self.problem = ("unimplemented", "", f"{self.what} has dtype {lt.dtype}, which neither numpy nor torch can hold")
-
-    def in_torch(self, torch_wanted):
-        """Whether this output is a torch tensor: as the first input was,
-        unless only the other library holds the dtype (bf16, u16/u32/u64)."""
-        return self.torch_name is not None if torch_wanted else self.np_dtype is None
 
     def dtype_error(self, got):
         return Error("invalid_arguments", "input_dtype_matches",
@@ -279,6 +294,7 @@ class _Plan:
             if spec.lt.id in viewed_input:
                 spec.alias_input = position.get(viewed_input[spec.lt.id])
         self.dynamic = any(spec.dynamic for spec in self.outputs)
+        self.alias_outputs = [k for k, spec in enumerate(self.outputs) if spec.alias_input is not None]
         self.problem = next((t.problem for t in self.inputs + self.outputs if t.problem), None)
         if self.problem is None:
             self.problem = next((("invalid_shape", "input_shape_known",
@@ -291,17 +307,17 @@ class _Plan:
         if len(inputs) != len(self.inputs):
             raise Error("invalid_arguments", "execute_buffers",
                         f"the partition takes {len(self.inputs)} inputs, got {len(inputs)} [execute_buffers]")
-        torch = _torch_module()
-        tensor_type = torch.Tensor if torch is not None else ()
+        torch = _sys.modules.get("torch")  # a torch tensor exists only once the caller imported torch
+        tensor_type = torch.Tensor if torch is not None else _NoTensor
         bases, addresses = [], []
         for spec, obj in zip(self.inputs, inputs):
             if isinstance(obj, tensor_type):
-                base = _torch_input(obj, spec, torch)
-                addresses.append(base.data_ptr())
+                obj = _torch_input(obj, spec, torch)
+                addresses.append(obj.data_ptr())
             else:
-                base = _numpy_input(obj, spec)
-                addresses.append(_reshaper.numpy_address(base))
-            bases.append(base)
+                obj = _numpy_input(obj, spec)
+                addresses.append(_numpy_address(obj))
+            bases.append(obj)
         if outputs is not None:
             return self._run_into(cp, addresses, outputs, torch, tensor_type)
         torch_wanted = bool(inputs) and isinstance(inputs[0], tensor_type)
@@ -310,26 +326,29 @@ class _Plan:
             if spec.alias_input is not None:  # run in place: the output is the input's memory
                 results.append(None)
                 out_addresses.append(addresses[spec.alias_input])
-                continue
-            if spec.in_torch(torch_wanted):
+            elif spec.in_torch[torch_wanted]:
                 torch = torch or _import_torch()
                 out = _torch_output(spec, torch)
+                results.append(out)
                 out_addresses.append(out.data_ptr())
             else:
                 out = _numpy_output(spec)
-                out_addresses.append(_reshaper.numpy_address(out))
-            results.append(out)
+                results.append(out)
+                out_addresses.append(_numpy_address(out))
         if not self.dynamic:
             cp.execute_raw(addresses, out_addresses)
-            shapes = [spec.shape for spec in self.outputs]
-        else:
-            shapes = [tuple(d["shape"]) for d in cp.execute_addresses(addresses, out_addresses)]
+            for k in self.alias_outputs:
+                spec = self.outputs[k]
+                results[k] = _view(bases[spec.alias_input], spec, spec.shape, spec.strides,
+                                   spec.in_torch[torch_wanted], torch)
+            return results
+        shapes = [tuple(d["shape"]) for d in cp.execute_addresses(addresses, out_addresses)]
         for k, spec in enumerate(self.outputs):
             shape = shapes[k]
-            strides = spec.strides if not spec.dynamic else _dense_strides(shape)
             if spec.alias_input is not None:
+                strides = spec.strides if not spec.dynamic else _dense_strides(shape)
                 results[k] = _view(bases[spec.alias_input], spec, shape, strides,
-                                   spec.in_torch(torch_wanted), torch or _torch_module())
+                                   spec.in_torch[torch_wanted], torch or _sys.modules.get("torch"))
             elif spec.dynamic:
                 results[k] = results[k].reshape(shape)  # the dense raw buffer, as its dims
         return results
@@ -350,7 +369,7 @@ class _Plan:
                 out_addresses.append(obj.data_ptr())
             elif isinstance(obj, _np.ndarray):
                 _check_numpy_output(obj, spec)
-                out_addresses.append(_reshaper.numpy_address(obj))
+                out_addresses.append(_numpy_address(obj))
             else:
                 raise Error("invalid_arguments", "execute_buffers",
                             f"{spec.what}: outputs= takes numpy arrays or torch tensors, got "
@@ -394,33 +413,55 @@ def _numpy_input(a, spec):
         buf = _np.zeros(spec.span, spec.np_dtype)
         view = _np.ndarray(spec.shape, spec.np_dtype, buf, 0, spec.byte_strides)
         view[...] = a  # the same dtype: a copy into the compiled layout, no cast
+        if spec.overlapping and view.tobytes() != _np.ascontiguousarray(a).tobytes():
+            raise _disagreeing_values(spec)
         a = view
     return a
 
 
 def _torch_input(t, spec, torch):
-    if t.device.type != "cpu":
+    if not t.is_cpu or t.layout is not torch.strided:
         raise Error("invalid_arguments", "execute_buffers",
-                    f"{spec.what}: a tensor on {t.device}; the Python binding executes on CPU [execute_buffers]")
-    if t.layout is not torch.strided:
-        raise Error("invalid_arguments", "execute_buffers",
-                    f"{spec.what}: a {t.layout} tensor; execute takes strided tensors [execute_buffers]")
+                    f"{spec.what}: a {t.layout} tensor on {t.device}; execute takes strided CPU tensors "
+                    f"[execute_buffers]")
     name = _TORCH_NAMES.get(t.dtype) or _torch_dtype_name(t.dtype, torch)
     if name != spec.dtype:
         raise spec.dtype_error(name)
     if t.requires_grad:
         t = t.detach()  # read as data: no autograd
-    if t.is_conj() or t.is_neg():
-        t = t.resolve_conj().resolve_neg()  # the values, not the lazily conjugated memory
+    if t.is_neg() or (spec.complex and t.is_conj()):
+        t = t.resolve_conj().resolve_neg()  # the values, not the lazily negated or conjugated memory
     if t.shape != spec.shape:
         if t.numel() != spec.volume:
             raise spec.shape_error(tuple(t.shape))
         t = t.reshape(spec.shape)
     if not _same_layout(spec.shape, t.stride(), spec.strides):
-        view = torch.zeros(spec.span, dtype=t.dtype).as_strided(spec.shape, spec.strides)
-        view.copy_(t)  # same dtype: a copy into the compiled layout, no cast
+        buf = torch.zeros(spec.span, dtype=t.dtype)
+        view = buf.as_strided(spec.shape, spec.strides)
+        if not spec.overlapping:
+            view.copy_(t)  # same dtype: a copy into the compiled layout, no cast
+        else:  # copy_ refuses a view that writes one address twice: scatter by address
+            addresses = torch.zeros(spec.shape, dtype=torch.int64)
+            for axis, (d, stride) in enumerate(zip(spec.shape, spec.strides)):
+                steps = [1] * len(spec.shape)
+                steps[axis] = d
+                addresses += (torch.arange(d) * stride).view(steps)
+            buf[addresses.reshape(-1)] = t.reshape(-1)
+            if not torch.equal(_torch_bytes(view, torch), _torch_bytes(t, torch)):
+                raise _disagreeing_values(spec)
         t = view
     return t
+
+
+def _disagreeing_values(spec):
+    return Error("invalid_shape", "values_fit_layout",
+                 f"{spec.what}: its layout (strides {list(spec.strides)}) gives several elements one "
+                 f"address, and the values given differ there [values_fit_layout]")
+
+
+def _torch_bytes(t, torch):
+    flat = t.reshape(-1)  # stride 1 (contiguous() keeps odd strides of size-1 dims)
+    return flat.view(torch.uint8) if t.dtype is not torch.bool else flat.to(torch.uint8)
 
 
 def _numpy_output(spec):
