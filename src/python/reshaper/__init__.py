@@ -1,8 +1,10 @@
 """reshaper: the reshape-family backend from Python.
 
 Load or build oneDNN Graph graphs, partition them, compile the partitions
-reshaper claims and execute them on numpy arrays or any object with the buffer
-protocol or DLPack (torch tensors). See docs/python.md.
+reshaper claims and execute them on numpy arrays, torch tensors or any object
+with the buffer protocol, __array_interface__ or DLPack, without copies where
+the layout allows (an alias output is a view of its input). Every failure is a
+reshaper.Error. See docs/python.md.
 
     import numpy as np, reshaper
     g = reshaper.Graph.from_file("examples/attention_reshapes.json")
@@ -409,7 +411,7 @@ def _numpy_input(a, spec):
         if a.size != spec.volume:
             raise spec.shape_error(a.shape)
         a = a.reshape(spec.shape)  # the same logical values, of another shape
-    if not _same_layout(spec.shape, a.strides, spec.byte_strides):
+    if a.strides != spec.byte_strides and not _same_layout(spec.shape, a.strides, spec.byte_strides):
         buf = _np.zeros(spec.span, spec.np_dtype)
         view = _np.ndarray(spec.shape, spec.np_dtype, buf, 0, spec.byte_strides)
         view[...] = a  # the same dtype: a copy into the compiled layout, no cast
@@ -435,7 +437,7 @@ def _torch_input(t, spec, torch):
         if t.numel() != spec.volume:
             raise spec.shape_error(tuple(t.shape))
         t = t.reshape(spec.shape)
-    if not _same_layout(spec.shape, t.stride(), spec.strides):
+    if t.stride() != spec.strides and not _same_layout(spec.shape, t.stride(), spec.strides):
         buf = torch.zeros(spec.span, dtype=t.dtype)
         view = buf.as_strided(spec.shape, spec.strides)
         if not spec.overlapping:
@@ -491,7 +493,7 @@ def _view(base, spec, shape, strides, in_torch, torch):
         return base.as_strided(shape, strides, base.storage_offset())
     if base_is_torch:
         base = base.numpy()
-    byte_strides = tuple(s * spec.itemsize for s in strides)
+    byte_strides = spec.byte_strides if strides is spec.strides else tuple(s * spec.itemsize for s in strides)
     if base.flags.c_contiguous:  # its buffer spans exactly its bytes
         return _np.ndarray(shape, base.dtype, base, 0, byte_strides)
     return _np.lib.stride_tricks.as_strided(base, shape, byte_strides)
