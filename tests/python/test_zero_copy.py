@@ -212,6 +212,15 @@ def test_dynamic_reshape_alias_is_a_view_too():
     x = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)
     (out,) = cp.execute([x, np.array([3, 8], dtype=np.int32)])
     assert out.shape == (3, 8) and out.stride() == (8, 1) and shares_storage(out, x)
+    # Zero volume, the output's dims known only at execute (issue 25: f32
+    # outputs of zero volume raised numpy's ValueError).
+    empty_op = (reshaper.Op(0, "DynamicReshape", "dyn0").add_input(lt(0, "f32", [2, 0, 4]))
+                .add_input(lt(1, "s32", [2], property="variable")).add_output(lt(2, "f32", [-1, -1]))
+                .set_attr("special_zero", False))
+    empty = compiled(empty_op)
+    for given in (np.zeros((2, 0, 4), np.float32), torch.zeros(2, 0, 4)):
+        (out,) = empty.execute([given, np.array([0, 8], dtype=np.int32)])
+        assert tuple(out.shape) == (0, 8) and isinstance(out, type(given))
     with pytest.raises(reshaper.Error) as e:  # shape values as floats: no cast to 4
         cp.execute([x, np.array([6.0, 4.5])])
     assert (e.value.code, e.value.rule) == ("invalid_arguments", "input_dtype_matches")

@@ -160,7 +160,7 @@ class Op:
                    "s64[]": self._op.set_attr_s64s, "f32": self._op.set_attr_f32,
                    "f32[]": self._op.set_attr_f32s, "string": self._op.set_attr_str}
         if type not in setters:
-            raise Error("invalid_arguments", "api_argument", f"unknown attribute type {type!r}")
+            raise Error("invalid_arguments", "api_argument", f"unknown attribute type {type!r} [api_argument]")
         value = [v for v in value] if type.endswith("[]") else value
         _call(setters[type], name, value)
         return self
@@ -185,6 +185,11 @@ class _NoTensor:
 
 
 _numpy_address = _reshaper.numpy_address
+# What a zero-byte torch tensor (data_ptr() 0) crosses as: the C API takes
+# NULL only where it knows the size is 0, which it does not for an output
+# whose dims arrive at execute.
+_NOWHERE_ARRAY = _np.zeros(1, _np.uint8)
+_NOWHERE = _numpy_address(_NOWHERE_ARRAY)
 
 
 _NUMPY_NAMES = {(_np.dtype(t).kind, _np.dtype(t).itemsize): name
@@ -217,12 +222,15 @@ def _dense_strides(shape):
 
 
 def _disjoint(shape, strides):
-    """Whether no two elements share an address (sufficient test: each dim's
-    stride, smallest first, steps over all the dims below it)."""
+    """Whether no two elements surely share an address: each dim's stride,
+    smallest first, steps over all the dims below it (a sufficient test; a
+    layout it doubts only costs the check of the values copied into it)."""
+    if 0 in shape:
+        return True
     reach = 1
     for s, d in sorted((s, d) for d, s in zip(shape, strides) if d > 1):
         if s < reach:
-            return 0 in shape
+            return False
         reach = s * d
     return True
 
@@ -253,7 +261,8 @@ class _Tensor:
         self.volume = int(_np.prod(self.shape, dtype=_np.int64)) if not self.dynamic else -1
         self.span = (1 + sum((d - 1) * s for d, s in zip(self.shape, self.strides))) if self.volume > 0 else 0
         # Whether the layout may give several elements one address (a
-        # broadcast input: stride 0): values copied into it must agree there.
+        # broadcast input: stride 0): values copied into it must agree there
+        # (the graph-file path's values_fit_layout).
         self.overlapping = not self.dynamic and not _disjoint(self.shape, self.strides)
         # Whether np.empty(shape) has the compiled strides (numpy's dense
         # strides, size-1 dims included; zero-volume arrays get all zeros).
@@ -315,7 +324,7 @@ class _Plan:
         for spec, obj in zip(self.inputs, inputs):
             if isinstance(obj, tensor_type):
                 obj = _torch_input(obj, spec, torch)
-                addresses.append(obj.data_ptr())
+                addresses.append(obj.data_ptr() or _NOWHERE)
             else:
                 obj = _numpy_input(obj, spec)
                 addresses.append(_numpy_address(obj))
@@ -332,7 +341,7 @@ class _Plan:
                 torch = torch or _import_torch()
                 out = _torch_output(spec, torch)
                 results.append(out)
-                out_addresses.append(out.data_ptr())
+                out_addresses.append(out.data_ptr() or _NOWHERE)
             else:
                 out = _numpy_output(spec)
                 results.append(out)
@@ -368,7 +377,7 @@ class _Plan:
                             f"outputs whose shape is known after compile [execute_buffers]")
             if isinstance(obj, tensor_type):
                 _check_torch_output(obj, spec, torch)
-                out_addresses.append(obj.data_ptr())
+                out_addresses.append(obj.data_ptr() or _NOWHERE)
             elif isinstance(obj, _np.ndarray):
                 _check_numpy_output(obj, spec)
                 out_addresses.append(_numpy_address(obj))
