@@ -1,6 +1,7 @@
 // _reshaper: the Python binding's native part, over the public C++ API
 // (reshaper/reshaper.hpp). Buffers cross as addresses; the array handling
 // (numpy, buffer protocol, DLPack, layouts) lives in reshaper/__init__.py.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -106,6 +107,11 @@ PYBIND11_MODULE(_reshaper, m) {
         }
     });
 
+    // The address of a numpy array's first element (what
+    // arr.__array_interface__["data"][0] gives, without building the dict).
+    m.def("numpy_address", [](const py::array &a) { return reinterpret_cast<std::uintptr_t>(a.data()); },
+          py::arg("array").noconvert());
+
     m.def("version", [] {
         reshaper_version_t v;
         check(reshaper_get_version(&v));
@@ -148,7 +154,23 @@ PYBIND11_MODULE(_reshaper, m) {
                      resolved = c.execute_dynamic(in_pointers(in), out_pointers(out));
                  }
                  return to_py(resolved);
-             });
+             })
+        // The lean path of the package's execute (outputs whose dims are
+        // known after compile): no resolved tensors to build and return.
+        .def("execute_raw",
+             [](const compiled_partition &c, const std::vector<std::uintptr_t> &in,
+                const std::vector<std::uintptr_t> &out) {
+                 const auto in_p = in_pointers(in);
+                 const auto out_p = out_pointers(out);
+                 py::gil_scoped_release release;
+                 c.execute(in_p, out_p);
+             })
+        .def_property_readonly("inplace_pairs", &compiled_partition::inplace_pairs)
+        // The C handle (reshaper_compiled_partition_t) as an address, for
+        // calling the C API directly (ctypes; benchmarks/python_call_bench.py).
+        .def_property_readonly("c_handle", [](const compiled_partition &c) {
+            return reinterpret_cast<std::uintptr_t>(c.get());
+        });
 
     py::class_<partition>(m, "Partition")
         .def_property_readonly("id", &partition::id)

@@ -4,7 +4,9 @@
 // every type, reshaper_graph_add_op, reshaper_graph_set_tensor_values,
 // reshaper_graph_finalize; then to_json (which must read back to the same
 // partitions), get_partitions, compile and execute of what compiles, on
-// buffers of exactly the compiled size. Most ops continue a coherent chain
+// buffers of exactly the compiled size (now and then with the outputs of
+// in-place pairs given their input's buffer, as the Python binding runs an
+// alias). Most ops continue a coherent chain
 // (the fuzzer tracks the dims, so inference, compile and execute are
 // reached); the others are random in every field, out-of-range enums and
 // unterminated format tags included. Every call must return a status of the
@@ -443,6 +445,13 @@ void compile_and_run(FuzzedDataProvider &fdp, reshaper_graph_t graph, const_resh
     check(reshaper_compiled_partition_get_why_not_alias(cp, &text));
     size_t pairs = 0;
     check(reshaper_compiled_partition_get_inplace_pairs(cp, nullptr, 0, &pairs));
+    std::vector<reshaper_inplace_pair_t> inplace(pairs);
+    if (pairs) check(reshaper_compiled_partition_get_inplace_pairs(cp, inplace.data(), inplace.size(), &pairs));
+    // Decided before the buffers' random bytes use up the input; an input
+    // used up by now decides by the output id's parity (else it would never
+    // run in place: ConsumeBool() is false on no bytes).
+    const bool try_in_place =
+            !inplace.empty() && (fdp.remaining_bytes() > 0 ? fdp.ConsumeBool() : inplace[0].output_id % 2 == 0);
     check(reshaper_compiled_partition_get_inputs(cp, nullptr, 0, &n_in));
     check(reshaper_compiled_partition_get_outputs(cp, nullptr, 0, &n_out));
     std::vector<reshaper_logical_tensor_t> cins(n_in), couts(n_out);
@@ -469,6 +478,18 @@ void compile_and_run(FuzzedDataProvider &fdp, reshaper_graph_t graph, const_resh
         std::vector<void *> out_ptrs;
         for (auto &b : in_buffers) in_ptrs.push_back(b.data());
         for (auto &b : out_buffers) out_ptrs.push_back(b.data());
+        // Now and then as the Python binding runs it: each output of an
+        // in-place pair given its input's buffer (an alias's output is then
+        // that memory with the output's strides; nothing may move).
+        bool in_place = false;
+        if (try_in_place)
+            for (std::size_t k = 0; k < couts.size(); ++k)
+                for (const reshaper_inplace_pair_t &pair : inplace)
+                    for (std::size_t i = 0; i < cins.size(); ++i)
+                        if (pair.output_id == couts[k].id && pair.input_id == cins[i].id) {
+                            out_ptrs[k] = in_buffers[i].data();
+                            in_place = true;
+                        }
         std::vector<reshaper_logical_tensor_t> resolved(out_ptrs.size());
         const reshaper_status_t e =
             dynamic || fdp.ConsumeBool()
@@ -476,7 +497,13 @@ void compile_and_run(FuzzedDataProvider &fdp, reshaper_graph_t graph, const_resh
                                                                     out_ptrs.data(), resolved.data()))
                 : check(reshaper_compiled_partition_execute(cp, in_ptrs.size(), in_ptrs.data(), out_ptrs.size(),
                                                             out_ptrs.data()));
-        if (in_buffers != pristine) finding("execute wrote an input", e);
+        if (in_buffers != pristine) finding(in_place ? "an in-place alias moved its input" : "execute wrote an input", e);
+        if (in_place && e != reshaper_success) {
+            const char *rule = nullptr;
+            reshaper_get_last_error_rule(&rule);
+            if (rule && std::strcmp(rule, "execute_buffers") == 0)
+                finding("an in-place pair's buffers were refused in place", e);
+        }
         if (e != reshaper_success)
             for (const auto &b : out_buffers)
                 if (std::any_of(b.begin(), b.end(), [](std::uint8_t x) { return x != 0xA5; }))

@@ -1,8 +1,10 @@
 """reshaper: the reshape-family backend from Python.
 
 Load or build oneDNN Graph graphs, partition them, compile the partitions
-reshaper claims and execute them on numpy arrays or any object with the buffer
-protocol or DLPack (torch tensors). See docs/python.md.
+reshaper claims and execute them on numpy arrays, torch tensors or any object
+with the buffer protocol, __array_interface__ or DLPack, without copies where
+the layout allows (an alias output is a view of its input). Every failure is a
+reshaper.Error. See docs/python.md.
 
     import numpy as np, reshaper
     g = reshaper.Graph.from_file("examples/attention_reshapes.json")
@@ -11,6 +13,11 @@ protocol or DLPack (torch tensors). See docs/python.md.
             cp = p.compile()
             outs = cp.execute([np.zeros(t.shape, np.float32) for t in cp.inputs])
 """
+import functools as _functools
+import operator as _operator
+import sys as _sys
+import warnings as _warnings
+
 import numpy as _np
 
 from . import _reshaper
@@ -29,12 +36,23 @@ class Error(Exception):
         self.message = message
 
 
+def _native_error(e):
+    code, rule, message = e.args
+    return Error(code, rule, message)
+
+
+def _unexpected_error(where, e):
+    """Any other failure inside the module, as a reshaper.Error."""
+    if isinstance(e, MemoryError):
+        return Error("out_of_memory", "memory_limit", f"{where}: out of memory [memory_limit]")
+    return Error("invalid_arguments", "api_argument", f"{where}: {type(e).__name__}: {e} [api_argument]")
+
+
 def _call(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except _reshaper.NativeError as e:
-        code, rule, message = e.args
-        raise Error(code, rule, message) from None
+        raise _native_error(e) from None
 
 
 def version():
@@ -42,13 +60,26 @@ def version():
     return _call(_reshaper.version)
 
 
-# dtype names of the graph format <-> numpy dtypes (where numpy has one).
-_NUMPY = {
-    "f32": _np.float32, "f16": _np.float16, "f64": _np.float64,
-    "s8": _np.int8, "u8": _np.uint8, "s16": _np.int16, "u16": _np.uint16,
-    "s32": _np.int32, "u32": _np.uint32, "s64": _np.int64, "u64": _np.uint64,
-    "boolean": _np.bool_, "c64": _np.complex64, "c128": _np.complex128,
+# dtype name of the graph format -> (bytes per element, numpy dtype or None,
+# torch dtype name or None): the dtypes the Python binding has arrays of.
+_DTYPES = {
+    "f32": (4, _np.float32, "float32"), "f16": (2, _np.float16, "float16"),
+    "bf16": (2, None, "bfloat16"), "f64": (8, _np.float64, "float64"),
+    "s8": (1, _np.int8, "int8"), "u8": (1, _np.uint8, "uint8"),
+    "s16": (2, _np.int16, "int16"), "u16": (2, _np.uint16, None),
+    "s32": (4, _np.int32, "int32"), "u32": (4, _np.uint32, None),
+    "s64": (8, _np.int64, "int64"), "u64": (8, _np.uint64, None),
+    "boolean": (1, _np.bool_, "bool"), "c64": (8, _np.complex64, "complex64"),
+    "c128": (16, _np.complex128, "complex128"),
 }
+# dtype names <-> numpy dtypes (where numpy has one).
+_NUMPY = {name: t for name, (_, t, _) in _DTYPES.items() if t is not None}
+
+
+def _element_strides(lt):
+    if lt.strides and len(lt.strides) == len(lt.shape):
+        return lt.strides
+    return list(_dense_strides(lt.shape))
 
 
 def _numpy_dtype(name):
@@ -64,10 +95,11 @@ class LogicalTensor:
     (a oneDNN tag, for opaque)."""
 
     def __init__(self, id, dtype, shape, strides=None, layout="strided", property="undef", format=""):
-        self.id = int(id)
+        # operator.index: ints (numpy's too), never a float truncated.
+        self.id = _operator.index(id)
         self.dtype = dtype
-        self.shape = [int(d) for d in shape]
-        self.strides = None if strides is None else [int(s) for s in strides]
+        self.shape = [_operator.index(d) for d in shape]
+        self.strides = None if strides is None else [_operator.index(s) for s in strides]
         self.layout = layout
         self.property = property
         self.format = format
@@ -128,22 +160,381 @@ class Op:
                    "s64[]": self._op.set_attr_s64s, "f32": self._op.set_attr_f32,
                    "f32[]": self._op.set_attr_f32s, "string": self._op.set_attr_str}
         if type not in setters:
-            raise Error("invalid_arguments", "api_argument", f"unknown attribute type {type!r}")
+            raise Error("invalid_arguments", "api_argument", f"unknown attribute type {type!r} [api_argument]")
         value = [v for v in value] if type.endswith("[]") else value
         _call(setters[type], name, value)
         return self
 
 
-def _as_array(obj):
-    """A numpy view of `obj` (numpy array, buffer protocol, DLPack) without copying."""
-    if isinstance(obj, _np.ndarray):
-        return obj
-    if hasattr(obj, "__dlpack__"):
+# ---------------------------------------------------------------- execute --
+# How arrays cross into execute and back. What depends only on the compiled
+# partition (dtypes, strides, which output views which input, buffer sizes)
+# is worked out once, at the first execute (_Plan); each call then only
+# reads each object's dtype, shape, strides and address.
+#
+# The sharing path is chosen per object: torch tensors through data_ptr()
+# and as_strided on the tensor itself (in torch 1.13 DLPack refuses bool and
+# requires_grad tensors, and a tensor made from a capsule does not share the
+# input's storage object); numpy arrays directly; other objects through the
+# buffer protocol or __array_interface__ (np.asarray), and DLPack only when
+# they offer nothing else (numpy cannot export bool or read-only arrays
+# through DLPack, and torch cannot import numpy's u16/u32/u64).
+
+class _NoTensor:
+    """Stands for torch.Tensor while torch is not imported (no object is one)."""
+
+
+_numpy_address = _reshaper.numpy_address
+# What a zero-byte torch tensor (data_ptr() 0) crosses as: the C API takes
+# NULL only where it knows the size is 0, which it does not for an output
+# whose dims arrive at execute.
+_NOWHERE_ARRAY = _np.zeros(1, _np.uint8)
+_NOWHERE = _numpy_address(_NOWHERE_ARRAY)
+
+
+_NUMPY_NAMES = {(_np.dtype(t).kind, _np.dtype(t).itemsize): name
+                for name, (_, t, _) in _DTYPES.items() if t is not None}
+
+
+def _numpy_dtype_name(dt):
+    if dt.isnative and dt.fields is None and dt.subdtype is None:
+        name = _NUMPY_NAMES.get((dt.kind, dt.itemsize))
+        if name:
+            return name
+    return f"numpy {dt.str}"
+
+
+_TORCH_NAMES = {}
+
+
+def _torch_dtype_name(dtype, torch):
+    if not _TORCH_NAMES:
+        _TORCH_NAMES.update({getattr(torch, t): name for name, (_, _, t) in _DTYPES.items() if t})
+    return _TORCH_NAMES.get(dtype) or f"torch {dtype}"
+
+
+def _dense_strides(shape):
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.insert(0, step)
+        step *= max(d, 1)
+    return tuple(strides)
+
+
+def _disjoint(shape, strides):
+    """Whether no two elements surely share an address: each dim's stride,
+    smallest first, steps over all the dims below it (a sufficient test; a
+    layout it doubts only costs the check of the values copied into it)."""
+    if 0 in shape:
+        return True
+    reach = 1
+    for s, d in sorted((s, d) for d, s in zip(shape, strides) if d > 1):
+        if s < reach:
+            return False
+        reach = s * d
+    return True
+
+
+def _same_layout(shape, strides, wanted):
+    """Whether an array of `shape` with `strides` addresses memory as the
+    compiled `wanted` strides do (same unit): the stride of a size-1 dim
+    addresses nothing, nor do any strides of a zero-volume tensor."""
+    if strides == wanted or 0 in shape:
+        return True
+    return all(s == w for d, s, w in zip(shape, strides, wanted) if d != 1)
+
+
+class _Tensor:
+    """One boundary tensor of a compiled partition, as execute uses it."""
+
+    def __init__(self, lt, role, index):
+        self.lt = lt
+        self.what = f"{role} {index} (tensor {lt.id})"
+        self.dtype = lt.dtype
+        itemsize, np_type, self.torch_name = _DTYPES.get(lt.dtype, (0, None, None))
+        self.np_dtype = _np.dtype(np_type) if np_type is not None else None
+        self.itemsize = itemsize
+        self.shape = tuple(lt.shape)
+        self.dynamic = any(d < 0 for d in self.shape)
+        self.strides = tuple(_element_strides(lt))
+        self.byte_strides = tuple(s * itemsize for s in self.strides)
+        self.volume = int(_np.prod(self.shape, dtype=_np.int64)) if not self.dynamic else -1
+        self.span = (1 + sum((d - 1) * s for d, s in zip(self.shape, self.strides))) if self.volume > 0 else 0
+        # Whether the layout may give several elements one address (a
+        # broadcast input: stride 0): values copied into it must agree there
+        # (the graph-file path's values_fit_layout).
+        self.overlapping = not self.dynamic and not _disjoint(self.shape, self.strides)
+        # Whether np.empty(shape) has the compiled strides (numpy's dense
+        # strides, size-1 dims included; zero-volume arrays get all zeros).
+        self.numpy_strides = self.volume > 0 and self.strides == _dense_strides(self.shape)
+        self.alias_input = None  # the input position an alias output views
+        # Whether an output is a torch tensor, by whether torch is wanted (the
+        # first input is a torch tensor): as wanted, unless only the other
+        # library holds the dtype (bf16: torch; u16, u32, u64: numpy).
+        self.in_torch = (self.np_dtype is None, self.torch_name is not None)
+        self.complex = lt.dtype in ("c64", "c128")
+        self.mem_size = 0
+        self.problem = None  # (code, rule, message) that keeps execute from running
+        if lt.layout == "opaque":
+            self.problem = ("unimplemented", "", f"{self.what}: blocked layouts ({lt.format}) are not handled by the Python binding")
+        elif self.np_dtype is None and self.torch_name is None:
+            self.problem = ("unimplemented", "", f"{self.what} has dtype {lt.dtype}, which neither numpy nor torch can hold")
+
+    def dtype_error(self, got):
+        return Error("invalid_arguments", "input_dtype_matches",
+                     f"{self.what} has dtype {self.dtype}; an array of dtype {got} was given "
+                     f"(execute casts nothing) [input_dtype_matches]")
+
+    def shape_error(self, got, rule="boundary_shape", code="invalid_shape"):
+        return Error(code, rule, f"{self.what} has shape {list(self.shape)}; an array of shape "
+                                 f"{list(got)} was given [{rule}]")
+
+
+class _Plan:
+    """What execute needs of a compiled partition, worked out once."""
+
+    def __init__(self, cp):
+        in_lts = [LogicalTensor._from_native(d) for d in cp.inputs]
+        out_lts = [LogicalTensor._from_native(d) for d in cp.outputs]
+        self.inputs = [_Tensor(lt, "input", i) for i, lt in enumerate(in_lts)]
+        self.outputs = [_Tensor(lt, "output", k) for k, lt in enumerate(out_lts)]
+        position = {lt.id: i for i, lt in enumerate(in_lts)}
+        viewed_input = {out_id: in_id for in_id, out_id in cp.inplace_pairs}
+        for k, spec in enumerate(self.outputs):
+            spec.mem_size = cp.output_mem_size(k)
+            if spec.lt.id in viewed_input:
+                spec.alias_input = position.get(viewed_input[spec.lt.id])
+        self.dynamic = any(spec.dynamic for spec in self.outputs)
+        self.alias_outputs = [k for k, spec in enumerate(self.outputs) if spec.alias_input is not None]
+        self.problem = next((t.problem for t in self.inputs + self.outputs if t.problem), None)
+        if self.problem is None:
+            self.problem = next((("invalid_shape", "input_shape_known",
+                                  f"{t.what} has unknown dims {list(t.shape)} [input_shape_known]")
+                                 for t in self.inputs if t.dynamic), None)
+
+    def run(self, cp, inputs, outputs):
+        if self.problem:
+            raise Error(*self.problem)
+        if len(inputs) != len(self.inputs):
+            raise Error("invalid_arguments", "execute_buffers",
+                        f"the partition takes {len(self.inputs)} inputs, got {len(inputs)} [execute_buffers]")
+        torch = _sys.modules.get("torch")  # a torch tensor exists only once the caller imported torch
+        tensor_type = torch.Tensor if torch is not None else _NoTensor
+        bases, addresses = [], []
+        for spec, obj in zip(self.inputs, inputs):
+            if isinstance(obj, tensor_type):
+                obj = _torch_input(obj, spec, torch)
+                addresses.append(obj.data_ptr() or _NOWHERE)
+            else:
+                obj = _numpy_input(obj, spec)
+                addresses.append(_numpy_address(obj))
+            bases.append(obj)
+        if outputs is not None:
+            return self._run_into(cp, addresses, outputs, torch, tensor_type)
+        torch_wanted = bool(inputs) and isinstance(inputs[0], tensor_type)
+        results, out_addresses = [], []
+        for spec in self.outputs:
+            if spec.alias_input is not None:  # run in place: the output is the input's memory
+                results.append(None)
+                out_addresses.append(addresses[spec.alias_input])
+            elif spec.in_torch[torch_wanted]:
+                torch = torch or _import_torch()
+                out = _torch_output(spec, torch)
+                results.append(out)
+                out_addresses.append(out.data_ptr() or _NOWHERE)
+            else:
+                out = _numpy_output(spec)
+                results.append(out)
+                out_addresses.append(_numpy_address(out))
+        if not self.dynamic:
+            cp.execute_raw(addresses, out_addresses)
+            for k in self.alias_outputs:
+                spec = self.outputs[k]
+                results[k] = _view(bases[spec.alias_input], spec, spec.shape, spec.strides,
+                                   spec.in_torch[torch_wanted], torch)
+            return results
+        shapes = [tuple(d["shape"]) for d in cp.execute_addresses(addresses, out_addresses)]
+        for k, spec in enumerate(self.outputs):
+            shape = shapes[k]
+            if spec.alias_input is not None:
+                strides = spec.strides if not spec.dynamic else _dense_strides(shape)
+                results[k] = _view(bases[spec.alias_input], spec, shape, strides,
+                                   spec.in_torch[torch_wanted], torch or _sys.modules.get("torch"))
+            elif spec.dynamic:
+                results[k] = results[k].reshape(shape)  # the dense raw buffer, as its dims
+        return results
+
+    def _run_into(self, cp, addresses, outputs, torch, tensor_type):
+        outputs = list(outputs)
+        if len(outputs) != len(self.outputs):
+            raise Error("invalid_arguments", "execute_buffers",
+                        f"the partition has {len(self.outputs)} outputs, outputs= gave {len(outputs)} [execute_buffers]")
+        out_addresses = []
+        for spec, obj in zip(self.outputs, outputs):
+            if spec.dynamic:
+                raise Error("invalid_arguments", "execute_buffers",
+                            f"{spec.what} has dims known only at execute ({list(spec.shape)}); outputs= takes "
+                            f"outputs whose shape is known after compile [execute_buffers]")
+            if isinstance(obj, tensor_type):
+                _check_torch_output(obj, spec, torch)
+                out_addresses.append(obj.data_ptr() or _NOWHERE)
+            elif isinstance(obj, _np.ndarray):
+                _check_numpy_output(obj, spec)
+                out_addresses.append(_numpy_address(obj))
+            else:
+                raise Error("invalid_arguments", "execute_buffers",
+                            f"{spec.what}: outputs= takes numpy arrays or torch tensors, got "
+                            f"{type(obj).__name__} [execute_buffers]")
+        cp.execute_raw(addresses, out_addresses)
+        return outputs
+
+
+def _import_torch():
+    import torch
+    return torch
+
+
+def _as_numpy(obj, spec):
+    """A numpy array over `obj`'s memory (buffer protocol, __array_interface__,
+    DLPack when it offers nothing else; other objects, e.g. lists, as numpy
+    reads them)."""
+    if hasattr(obj, "__dlpack__") and not (hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__")):
         try:
-            return _np.from_dlpack(obj)
-        except (TypeError, RuntimeError, BufferError, AttributeError):
-            pass
+            memoryview(obj)
+        except TypeError:
+            try:
+                return _np.from_dlpack(obj)
+            except (TypeError, RuntimeError, BufferError, ValueError) as e:
+                raise Error("invalid_arguments", "execute_buffers",
+                            f"{spec.what}: numpy cannot read this DLPack object ({e}) [execute_buffers]") from None
     return _np.asarray(obj)
+
+
+def _numpy_input(a, spec):
+    if not isinstance(a, _np.ndarray):
+        a = _as_numpy(a, spec)
+    dt = a.dtype
+    if dt is not spec.np_dtype and dt != spec.np_dtype:
+        raise spec.dtype_error(_numpy_dtype_name(dt))
+    if a.shape != spec.shape:
+        if a.size != spec.volume:
+            raise spec.shape_error(a.shape)
+        a = a.reshape(spec.shape)  # the same logical values, of another shape
+    if a.strides != spec.byte_strides and not _same_layout(spec.shape, a.strides, spec.byte_strides):
+        buf = _np.zeros(spec.span, spec.np_dtype)
+        view = _np.ndarray(spec.shape, spec.np_dtype, buf, 0, spec.byte_strides)
+        view[...] = a  # the same dtype: a copy into the compiled layout, no cast
+        if spec.overlapping and view.tobytes() != _np.ascontiguousarray(a).tobytes():
+            raise _disagreeing_values(spec)
+        a = view
+    return a
+
+
+def _torch_input(t, spec, torch):
+    if not t.is_cpu or t.layout is not torch.strided:
+        raise Error("invalid_arguments", "execute_buffers",
+                    f"{spec.what}: a {t.layout} tensor on {t.device}; execute takes strided CPU tensors "
+                    f"[execute_buffers]")
+    name = _TORCH_NAMES.get(t.dtype) or _torch_dtype_name(t.dtype, torch)
+    if name != spec.dtype:
+        raise spec.dtype_error(name)
+    if t.requires_grad:
+        t = t.detach()  # read as data: no autograd
+    if t.is_neg() or (spec.complex and t.is_conj()):
+        t = t.resolve_conj().resolve_neg()  # the values, not the lazily negated or conjugated memory
+    if t.shape != spec.shape:
+        if t.numel() != spec.volume:
+            raise spec.shape_error(tuple(t.shape))
+        t = t.reshape(spec.shape)
+    if t.stride() != spec.strides and not _same_layout(spec.shape, t.stride(), spec.strides):
+        buf = torch.zeros(spec.span, dtype=t.dtype)
+        view = buf.as_strided(spec.shape, spec.strides)
+        if not spec.overlapping:
+            view.copy_(t)  # same dtype: a copy into the compiled layout, no cast
+        else:  # copy_ refuses a view that writes one address twice: scatter by address
+            addresses = torch.zeros(spec.shape, dtype=torch.int64)
+            for axis, (d, stride) in enumerate(zip(spec.shape, spec.strides)):
+                steps = [1] * len(spec.shape)
+                steps[axis] = d
+                addresses += (torch.arange(d) * stride).view(steps)
+            buf[addresses.reshape(-1)] = t.reshape(-1)
+            if not torch.equal(_torch_bytes(view, torch), _torch_bytes(t, torch)):
+                raise _disagreeing_values(spec)
+        t = view
+    return t
+
+
+def _disagreeing_values(spec):
+    return Error("invalid_shape", "values_fit_layout",
+                 f"{spec.what}: its layout (strides {list(spec.strides)}) gives several elements one "
+                 f"address, and the values given differ there [values_fit_layout]")
+
+
+def _torch_bytes(t, torch):
+    flat = t.reshape(-1)  # stride 1 (contiguous() keeps odd strides of size-1 dims)
+    return flat.view(torch.uint8) if t.dtype is not torch.bool else flat.to(torch.uint8)
+
+
+def _numpy_output(spec):
+    if spec.dynamic:  # dims known after execute: a dense buffer of the bytes
+        return _np.empty(spec.mem_size // spec.itemsize, spec.np_dtype)
+    if spec.numpy_strides:
+        return _np.empty(spec.shape, spec.np_dtype)
+    return _np.ndarray(spec.shape, spec.np_dtype, _np.empty(spec.span, spec.np_dtype), 0, spec.byte_strides)
+
+
+def _torch_output(spec, torch):
+    dtype = getattr(torch, spec.torch_name)
+    if spec.dynamic:
+        return torch.empty(spec.mem_size // spec.itemsize, dtype=dtype)
+    return torch.empty_strided(spec.shape, spec.strides, dtype=dtype)
+
+
+def _view(base, spec, shape, strides, in_torch, torch):
+    """The output of an alias: `base` (the input's memory) with the output's
+    shape and strides, as a torch tensor or a numpy array."""
+    base_is_torch = torch is not None and isinstance(base, torch.Tensor)
+    if in_torch:
+        if not base_is_torch:
+            with _warnings.catch_warnings():  # a read-only array stays read-only to us
+                _warnings.simplefilter("ignore")
+                base = torch.from_numpy(base)
+        return base.as_strided(shape, strides, base.storage_offset())
+    if base_is_torch:
+        base = base.numpy()
+    byte_strides = spec.byte_strides if strides is spec.strides else tuple(s * spec.itemsize for s in strides)
+    if base.flags.c_contiguous:  # its buffer spans exactly its bytes
+        return _np.ndarray(shape, base.dtype, base, 0, byte_strides)
+    return _np.lib.stride_tricks.as_strided(base, shape, byte_strides)
+
+
+def _check_torch_output(t, spec, torch):
+    name = _torch_dtype_name(t.dtype, torch)
+    if name != spec.dtype:
+        raise spec.dtype_error(name)
+    if t.device.type != "cpu" or t.layout is not torch.strided or t.is_conj() or t.is_neg():
+        raise Error("invalid_arguments", "execute_buffers",
+                    f"{spec.what}: outputs= takes strided CPU tensors without lazy conjugation [execute_buffers]")
+    if t.shape != spec.shape:
+        raise spec.shape_error(tuple(t.shape), "execute_buffers", "invalid_arguments")
+    if not _same_layout(spec.shape, t.stride(), spec.strides):
+        raise Error("invalid_arguments", "execute_buffers",
+                    f"{spec.what} has strides {list(spec.strides)}; outputs= gave a tensor of strides "
+                    f"{list(t.stride())} [execute_buffers]")
+
+
+def _check_numpy_output(a, spec):
+    if a.dtype != spec.np_dtype:
+        raise spec.dtype_error(_numpy_dtype_name(a.dtype))
+    if a.shape != spec.shape:
+        raise spec.shape_error(a.shape, "execute_buffers", "invalid_arguments")
+    if not _same_layout(spec.shape, a.strides, spec.byte_strides):
+        raise Error("invalid_arguments", "execute_buffers",
+                    f"{spec.what} has strides {list(spec.byte_strides)} (bytes); outputs= gave an array of "
+                    f"strides {list(a.strides)} [execute_buffers]")
+    if not a.flags.writeable:
+        raise Error("invalid_arguments", "execute_buffers",
+                    f"{spec.what}: outputs= gave a read-only array [execute_buffers]")
 
 
 class CompiledPartition:
@@ -152,6 +543,7 @@ class CompiledPartition:
 
     def __init__(self, native):
         self._cp = native
+        self._execution = None  # the _Plan, made at the first execute
 
     @property
     def lowering(self):
@@ -173,69 +565,30 @@ class CompiledPartition:
     def why_not_alias(self):
         return self._cp.why_not_alias
 
-    def execute(self, inputs):
+    def execute(self, inputs, outputs=None):
         """One array per compiled input, in order, holding the tensor's
-        logical values (numpy, buffer protocol or DLPack; used in place when
-        its dtype and strides are the compiled layout's, else copied into
-        it). Returns one numpy array per output, of its logical shape (known
-        at execute also when the shape values arrive only then)."""
-        lts = self.inputs
-        if len(inputs) != len(lts):
-            raise Error("invalid_arguments", "execute_buffers",
-                        f"the partition takes {len(lts)} inputs, got {len(inputs)}")
-        keep, in_addresses = [], []
-        for i, (obj, lt) in enumerate(zip(inputs, lts)):
-            buf = _input_buffer(_as_array(obj), lt, i)
-            keep.append(buf)
-            in_addresses.append(buf.ctypes.data)
-        out_lts = self.outputs
-        out_buffers = []
-        for k, lt in enumerate(out_lts):
-            size = _call(self._cp.output_mem_size, k)
-            out_buffers.append(_np.empty(max(size, 1), dtype=_np.uint8))
-        resolved = _call(self._cp.execute_addresses, in_addresses, [b.ctypes.data for b in out_buffers])
-        return [_logical_array(b, LogicalTensor._from_native(d)) for b, d in zip(out_buffers, resolved)]
+        logical values: numpy arrays, torch tensors, or any buffer-protocol,
+        __array_interface__ or DLPack object, of the compiled dtype (nothing
+        is cast). An input whose layout is the compiled one is used in place;
+        any other is copied into it. Returns one array per output, of its
+        logical shape and compiled strides: torch tensors when the first
+        input is a torch tensor, numpy arrays otherwise. An alias output is a
+        view of its input's memory. `outputs`: caller-allocated arrays of the
+        compiled outputs' dtype, shape and strides, filled and returned."""
+        try:
+            return (self._execution or self._make_execution()).run(self._cp, inputs, outputs)
+        except Error:
+            raise
+        except _reshaper.NativeError as e:
+            raise _native_error(e) from None
+        except Exception as e:
+            raise _unexpected_error("CompiledPartition.execute", e) from None
 
+    execute._guarded = True
 
-def _element_strides(lt):
-    if lt.strides and len(lt.strides) == len(lt.shape):
-        return lt.strides
-    strides, step = [], 1
-    for d in reversed(lt.shape):
-        strides.insert(0, step)
-        step *= max(d, 1)
-    return strides
-
-
-def _input_buffer(arr, lt, index):
-    if lt.layout == "opaque":
-        raise Error("unimplemented", "", f"input {index}: blocked layouts ({lt.format}) are not handled by the Python binding")
-    dtype = _numpy_dtype(lt.dtype)
-    shape = [int(d) for d in arr.shape]
-    if -1 in lt.shape:
-        raise Error("invalid_shape", "input_shape_known", f"input {index} (tensor {lt.id}) has unknown dims {lt.shape}")
-    if shape != lt.shape and arr.size == _np.prod(lt.shape, dtype=_np.int64):
-        arr = arr.reshape(lt.shape) if arr.ndim != len(lt.shape) else arr
-    if [int(d) for d in arr.shape] != lt.shape:
-        raise Error("invalid_shape", "boundary_shape",
-                    f"input {index} (tensor {lt.id}) has shape {lt.shape}, got an array of shape {list(arr.shape)}")
-    strides = _element_strides(lt)
-    itemsize = dtype.itemsize
-    if arr.dtype == dtype and all(s * itemsize == b or d == 1 for s, b, d in zip(strides, arr.strides, arr.shape)):
-        return arr  # already in the compiled layout: used in place
-    span = 1 + sum((d - 1) * s for d, s in zip(lt.shape, strides)) if all(d > 0 for d in lt.shape) else 1
-    buf = _np.zeros(max(span, 1), dtype=dtype)
-    view = _np.lib.stride_tricks.as_strided(buf, shape=lt.shape, strides=[s * itemsize for s in strides])
-    view[...] = arr.astype(dtype, copy=False)
-    return buf
-
-
-def _logical_array(raw, lt):
-    dtype = _numpy_dtype(lt.dtype)
-    strides = _element_strides(lt)
-    view = _np.lib.stride_tricks.as_strided(raw.view(dtype), shape=lt.shape,
-                                            strides=[s * dtype.itemsize for s in strides])
-    return _np.array(view)  # its own memory, of the logical shape
+    def _make_execution(self):
+        self._execution = _Plan(self._cp)
+        return self._execution
 
 
 class Partition:
@@ -285,7 +638,13 @@ class Graph:
 
     def set_tensor_values(self, tensor_id, values, dtype=None):
         """Row-major values of an input tensor (a constant shape input, ...)."""
-        arr = _np.ascontiguousarray(values, dtype=dtype)
+        given = _np.asarray(values)
+        arr = _np.ascontiguousarray(given, dtype=dtype)
+        if arr.dtype != given.dtype and not _np.array_equal(
+                arr.astype(given.dtype), given, equal_nan=given.dtype.kind in "fc"):
+            raise Error("invalid_data_type", "value_fits_dtype",
+                        f"tensor {tensor_id}: values {given.ravel()[:8].tolist()} do not all fit dtype "
+                        f"{arr.dtype} [value_fits_dtype]")
         _call(self._g.set_tensor_values_address, int(tensor_id), arr.ctypes.data, arr.nbytes)
         return self
 
@@ -305,3 +664,39 @@ class Graph:
 
     def partitions(self, policy="fusion", engine="cpu"):
         return [Partition(p) for p in _call(self._g.partitions, policy, engine)]
+
+
+# Every failure of the module is a reshaper.Error: each public function,
+# method and property (those added later too) runs inside this guard.
+def _guarded(fn, where):
+    @_functools.wraps(fn)
+    def guarded(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Error:
+            raise
+        except _reshaper.NativeError as e:
+            raise _native_error(e) from None
+        except Exception as e:
+            raise _unexpected_error(where, e) from None
+    guarded._guarded = True
+    return guarded
+
+
+def _guard_class(cls):
+    for name, attr in list(vars(cls).items()):
+        if name.startswith("_") and name != "__init__":
+            continue
+        where = f"{cls.__name__}.{name}"
+        if isinstance(attr, property):
+            setattr(cls, name, property(_guarded(attr.fget, where), doc=attr.__doc__))
+        elif isinstance(attr, (classmethod, staticmethod)):
+            setattr(cls, name, type(attr)(_guarded(attr.__func__, where)))
+        elif callable(attr) and not getattr(attr, "_guarded", False):
+            setattr(cls, name, _guarded(attr, where))
+
+
+version = _guarded(version, "version")
+for _cls in (LogicalTensor, Op, Graph, Partition, CompiledPartition):
+    _guard_class(_cls)
+del _cls
