@@ -86,6 +86,7 @@ constexpr std::array rules{
     // Executing (src/backend, src/api).
     rule_info{"execute_buffers", s::invalid_arguments, "execute", "one buffer per input and output, none NULL when it has bytes, an output overlapping an input only for an alias run in place"},
     rule_info{"input_dtype_matches", s::invalid_arguments, "execute", "an array given to execute from Python (an input, or an output given with outputs=) has the compiled tensor's dtype: nothing is cast"},
+    rule_info{"python_tensor_kind", s::unimplemented, "execute", "a tensor executed from Python is one numpy or torch 1.13 can hold: a dtype one of them has (not 4- or 2-bit, f8 or string) in a strided layout"},
     rule_info{"runtime_shape_given", s::invalid_arguments, "execute", "shape values that arrive only at execute are given then"},
     rule_info{"runtime_shape_match", s::invalid_shape, "execute", "shape values at execute give the output shape the partition was compiled for"},
     rule_info{"onednn_failure", s::runtime_error, "execute", "a oneDNN primitive runs without an error"},

@@ -393,6 +393,7 @@ def test_dtypes_no_array_holds_are_unimplemented_whatever_the_volume(dtype):
             with pytest.raises(reshaper.Error) as e:
                 cp.execute([given])
             assert e.value.code == "unimplemented" and dtype in str(e.value)
+            assert e.value.rule == "python_tensor_kind"
 
 
 def test_native_errors_never_escape():

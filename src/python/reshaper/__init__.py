@@ -84,7 +84,8 @@ def _element_strides(lt):
 
 def _numpy_dtype(name):
     if name not in _NUMPY:
-        raise Error("unimplemented", "", f"dtype {name} has no numpy equivalent in the Python binding")
+        raise Error("unimplemented", "python_tensor_kind",
+                    f"dtype {name} has no numpy equivalent in the Python binding [python_tensor_kind]")
     return _np.dtype(_NUMPY[name])
 
 
@@ -276,9 +277,11 @@ class _Tensor:
         self.mem_size = 0
         self.problem = None  # (code, rule, message) that keeps execute from running
         if lt.layout == "opaque":
-            self.problem = ("unimplemented", "", f"{self.what}: blocked layouts ({lt.format}) are not handled by the Python binding")
+            self.problem = ("unimplemented", "python_tensor_kind",
+                            f"{self.what}: blocked layouts ({lt.format}) are not handled by the Python binding [python_tensor_kind]")
         elif self.np_dtype is None and self.torch_name is None:
-            self.problem = ("unimplemented", "", f"{self.what} has dtype {lt.dtype}, which neither numpy nor torch can hold")
+            self.problem = ("unimplemented", "python_tensor_kind",
+                            f"{self.what} has dtype {lt.dtype}, which neither numpy nor torch can hold [python_tensor_kind]")
 
     def dtype_error(self, got):
         return Error("invalid_arguments", "input_dtype_matches",
