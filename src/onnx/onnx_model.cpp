@@ -1,0 +1,1067 @@
+#include "onnx/onnx_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "core/checked_math.hpp"
+#include "core/limits.hpp"
+#include "ops/registry.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+[[noreturn]] void not_a_model(const std::string &source, const std::string &why) {
+    throw error(status::invalid_graph, source + " is not a valid ONNX model: " + why + " [onnx_model]");
+}
+
+// ---- element values ---------------------------------------------------------
+
+// Shape arithmetic is small: values of more elements are not folded (a
+// ConstantOfShape of an image's shape would be megabytes).
+constexpr std::size_t max_folded_elements = 4096;
+
+// The types folding computes in: integers, bool, f32, f64. A long double
+// holds every int64 and uint64 exactly.
+bool foldable(data_type t) {
+    switch (t) {
+    case data_type::s8: case data_type::u8: case data_type::s16: case data_type::u16:
+    case data_type::s32: case data_type::u32: case data_type::s64: case data_type::u64:
+    case data_type::boolean: case data_type::f32: case data_type::f64: return true;
+    default: return false;
+    }
+}
+
+// A value folding knows: a small tensor of a foldable type.
+struct known {
+    data_type type = data_type::undef;
+    dims_t shape;
+    std::vector<long double> v;
+};
+
+// `x` as an element of `t` holds it (integers wrap as a cast does, floats
+// round to their precision); nothing for a NaN or infinity cast to an
+// integer.
+std::optional<long double> as_element(data_type t, long double x) {
+    if (t == data_type::f32) return static_cast<long double>(static_cast<float>(x));
+    if (t == data_type::f64) return static_cast<long double>(static_cast<double>(x));
+    if (t == data_type::boolean) return x != 0 ? 1.0L : 0.0L;
+    if (!std::isfinite(x)) return std::nullopt;
+    x = std::trunc(x);
+    if (x < -9223372036854775808.0L || x >= 18446744073709551616.0L) return std::nullopt;
+    const auto bits = x < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) : static_cast<std::uint64_t>(x);
+    switch (t) {
+    case data_type::s8: return static_cast<std::int8_t>(bits);
+    case data_type::u8: return static_cast<std::uint8_t>(bits);
+    case data_type::s16: return static_cast<std::int16_t>(bits);
+    case data_type::u16: return static_cast<std::uint16_t>(bits);
+    case data_type::s32: return static_cast<std::int32_t>(bits);
+    case data_type::u32: return static_cast<std::uint32_t>(bits);
+    case data_type::s64: return static_cast<long double>(static_cast<std::int64_t>(bits));
+    case data_type::u64: return static_cast<long double>(bits);
+    default: return std::nullopt;
+    }
+}
+
+template <typename T> void put(std::vector<std::uint8_t> &bytes, std::size_t i, T value) {
+    std::memcpy(bytes.data() + i * sizeof(T), &value, sizeof(T));
+}
+template <typename T> long double get(const std::vector<std::uint8_t> &bytes, std::size_t i) {
+    T value;
+    std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
+    return static_cast<long double>(value);
+}
+
+tensor_values encode(const known &k) {
+    tensor_values out;
+    out.type = k.type;
+    out.count = k.v.size();
+    out.bytes.assign(dense_bytes(k.type, k.v.size()), 0);
+    for (std::size_t i = 0; i < k.v.size(); ++i) {
+        const long double x = k.v[i];
+        switch (k.type) {
+        case data_type::s8: put(out.bytes, i, static_cast<std::int8_t>(x)); break;
+        case data_type::u8: put(out.bytes, i, static_cast<std::uint8_t>(x)); break;
+        case data_type::boolean: put(out.bytes, i, static_cast<std::uint8_t>(x != 0)); break;
+        case data_type::s16: put(out.bytes, i, static_cast<std::int16_t>(x)); break;
+        case data_type::u16: put(out.bytes, i, static_cast<std::uint16_t>(x)); break;
+        case data_type::s32: put(out.bytes, i, static_cast<std::int32_t>(x)); break;
+        case data_type::u32: put(out.bytes, i, static_cast<std::uint32_t>(x)); break;
+        case data_type::s64: put(out.bytes, i, static_cast<std::int64_t>(x)); break;
+        case data_type::u64: put(out.bytes, i, static_cast<std::uint64_t>(x)); break;
+        case data_type::f32: put(out.bytes, i, static_cast<float>(x)); break;
+        case data_type::f64: put(out.bytes, i, static_cast<double>(x)); break;
+        default: break;
+        }
+    }
+    return out;
+}
+
+std::optional<known> decode(const tensor_values &values, const dims_t &shape) {
+    if (!foldable(values.type) || values.count > max_folded_elements) return std::nullopt;
+    known k{values.type, shape, {}};
+    k.v.resize(values.count);
+    for (std::size_t i = 0; i < values.count; ++i) {
+        switch (values.type) {
+        case data_type::s8: k.v[i] = get<std::int8_t>(values.bytes, i); break;
+        case data_type::u8: case data_type::boolean: k.v[i] = get<std::uint8_t>(values.bytes, i); break;
+        case data_type::s16: k.v[i] = get<std::int16_t>(values.bytes, i); break;
+        case data_type::u16: k.v[i] = get<std::uint16_t>(values.bytes, i); break;
+        case data_type::s32: k.v[i] = get<std::int32_t>(values.bytes, i); break;
+        case data_type::u32: k.v[i] = get<std::uint32_t>(values.bytes, i); break;
+        case data_type::s64: k.v[i] = get<std::int64_t>(values.bytes, i); break;
+        case data_type::u64: k.v[i] = get<std::uint64_t>(values.bytes, i); break;
+        case data_type::f32: k.v[i] = get<float>(values.bytes, i); break;
+        case data_type::f64: k.v[i] = get<double>(values.bytes, i); break;
+        default: return std::nullopt;
+        }
+    }
+    return k;
+}
+
+int onnx_elem_type(data_type t) {
+    for (int e = 1; e <= 26; ++e)
+        if (dtype_of_onnx(e) == t) return e;
+    return 0;
+}
+
+onnx::TensorProto to_tensor_proto(const known &k) {
+    onnx::TensorProto t;
+    t.set_data_type(onnx_elem_type(k.type));
+    for (dim_t d : k.shape) t.add_dims(d);
+    const tensor_values bytes = encode(k);
+    t.set_raw_data(std::string(bytes.bytes.begin(), bytes.bytes.end()));
+    return t;
+}
+
+std::optional<dims_t> tensor_proto_dims(const onnx::TensorProto &t) {
+    dims_t dims(t.dims().begin(), t.dims().end());
+    for (dim_t d : dims)
+        if (d < 0) return std::nullopt;
+    if (!checked_volume(dims)) return std::nullopt;
+    return dims;
+}
+
+// ---- node attributes ---------------------------------------------------------
+
+const onnx::AttributeProto *find_attr(const onnx::NodeProto &n, std::string_view name) {
+    for (const auto &a : n.attribute())
+        if (a.name() == name) return &a;
+    return nullptr;
+}
+
+std::optional<std::int64_t> attr_int(const onnx::NodeProto &n, std::string_view name) {
+    const auto *a = find_attr(n, name);
+    if (!a || !a->has_i()) return std::nullopt;
+    return a->i();
+}
+
+std::optional<std::vector<std::int64_t>> attr_ints(const onnx::NodeProto &n, std::string_view name) {
+    const auto *a = find_attr(n, name);
+    if (!a) return std::nullopt;
+    return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
+}
+
+// ---- shapes from ONNX's type information -------------------------------------
+
+// Nothing when the rank is unknown; -1 for a symbolic or unknown dim.
+std::optional<dims_t> shape_of(const onnx::TypeProto &type) {
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+    dims_t dims;
+    for (const auto &d : type.tensor_type().shape().dim())
+        dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : unknown_dim);
+    return dims;
+}
+
+// Every value_info the working model holds after inference, by name.
+std::unordered_map<std::string, const onnx::TypeProto *> types_by_name(const onnx::GraphProto &g) {
+    std::unordered_map<std::string, const onnx::TypeProto *> types;
+    for (const auto *list : {&g.input(), &g.value_info(), &g.output()})
+        for (const auto &vi : *list)
+            if (vi.has_type()) types.emplace(vi.name(), &vi.type());
+    return types;
+}
+
+// ---- folding ------------------------------------------------------------------
+
+using value_map = std::unordered_map<std::string, known>;
+
+dim_t volume_of(const dims_t &shape) { return checked_volume(shape).value_or(-1); }
+
+std::optional<std::size_t> normalized_axis(std::int64_t axis, std::size_t rank) {
+    const auto r = static_cast<std::int64_t>(rank);
+    if (axis < -r || axis >= r) return std::nullopt;
+    return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+}
+
+// Numpy broadcasting of known values: `op` of their elements gives each
+// element of the result, of type `type` (nothing where anything fails).
+using element_op = std::function<std::optional<long double>(const std::vector<long double> &)>;
+std::optional<known> broadcast(const std::vector<const known *> &args, data_type type, const element_op &op) {
+    std::size_t rank = 0;
+    for (const known *a : args) rank = std::max(rank, a->shape.size());
+    std::vector<dims_t> shapes;
+    dims_t out(rank, 1);
+    for (const known *a : args) {
+        dims_t s(rank, 1);
+        std::copy(a->shape.begin(), a->shape.end(), s.begin() + static_cast<std::ptrdiff_t>(rank - a->shape.size()));
+        for (std::size_t i = 0; i < rank; ++i) {
+            if (s[i] != out[i] && s[i] != 1 && out[i] != 1) return std::nullopt;
+            if (s[i] != 1) out[i] = s[i];
+        }
+        shapes.push_back(std::move(s));
+    }
+    const dim_t n = volume_of(out);
+    if (n < 0 || static_cast<std::size_t>(n) > max_folded_elements) return std::nullopt;
+    known r{type, out, {}};
+    std::vector<dim_t> index(rank, 0);
+    std::vector<long double> operands(args.size());
+    for (dim_t e = 0; e < n; ++e) {
+        for (std::size_t a = 0; a < args.size(); ++a) {
+            dim_t at = 0;
+            for (std::size_t i = 0; i < rank; ++i) at = at * shapes[a][i] + (shapes[a][i] == 1 ? 0 : index[i]);
+            operands[a] = args[a]->v[static_cast<std::size_t>(at)];
+        }
+        const auto x = op(operands);
+        if (!x) return std::nullopt;
+        const auto element = as_element(type, *x);
+        if (!element) return std::nullopt;
+        r.v.push_back(*element);
+        for (std::size_t i = rank; i-- > 0;)
+            if (++index[i] < out[i]) break;
+            else index[i] = 0;
+    }
+    return r;
+}
+
+std::optional<known> broadcast(const known &a, const known &b,
+                               const std::function<std::optional<long double>(long double, long double)> &op) {
+    if (a.type != b.type) return std::nullopt;
+    return broadcast({&a, &b}, a.type, [&](const std::vector<long double> &x) { return op(x[0], x[1]); });
+}
+
+std::optional<known> arithmetic(const std::string &kind, const known &a, const known &b) {
+    const bool integer = is_integer(a.type);
+    // Integers compute in int64 with wrap-around (as a cast to the type
+    // would), division truncating toward zero as ONNX Runtime's does.
+    const auto wrap = [](std::uint64_t x) { return static_cast<long double>(static_cast<std::int64_t>(x)); };
+    const auto as_u64 = [](long double x) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(x)); };
+    if (kind == "Add")
+        return broadcast(a, b, [&](long double x, long double y) -> std::optional<long double> {
+            return integer ? wrap(as_u64(x) + as_u64(y)) : x + y;
+        });
+    if (kind == "Sub")
+        return broadcast(a, b, [&](long double x, long double y) -> std::optional<long double> {
+            return integer ? wrap(as_u64(x) - as_u64(y)) : x - y;
+        });
+    if (kind == "Mul")
+        return broadcast(a, b, [&](long double x, long double y) -> std::optional<long double> {
+            return integer ? wrap(as_u64(x) * as_u64(y)) : x * y;
+        });
+    if (kind == "Mod" && integer) // fmod=0: the remainder takes the divisor's sign
+        return broadcast(a, b, [&](long double x, long double y) -> std::optional<long double> {
+            const auto p = static_cast<std::int64_t>(x), q = static_cast<std::int64_t>(y);
+            if (q == 0 || (q == -1 && p == INT64_MIN)) return std::nullopt;
+            std::int64_t r = p % q;
+            if (r != 0 && ((r < 0) != (q < 0))) r += q;
+            return static_cast<long double>(r);
+        });
+    if (kind == "Mod") return std::nullopt;
+    return broadcast(a, b, [&](long double x, long double y) -> std::optional<long double> {
+        if (!integer) return static_cast<long double>(static_cast<double>(x) / static_cast<double>(y));
+        const auto p = static_cast<std::int64_t>(x), q = static_cast<std::int64_t>(y);
+        if (q == 0 || (q == -1 && p == INT64_MIN)) return std::nullopt;
+        return static_cast<long double>(p / q);
+    });
+}
+
+std::optional<known> constant_value(const onnx::NodeProto &n) {
+    if (const auto *a = find_attr(n, "value"); a && a->has_t()) {
+        const auto values = tensor_proto_values(a->t());
+        const auto dims = tensor_proto_dims(a->t());
+        if (!values || !dims) return std::nullopt;
+        return decode(*values, *dims);
+    }
+    if (const auto *a = find_attr(n, "value_int"); a && a->has_i())
+        return known{data_type::s64, {}, {static_cast<long double>(a->i())}};
+    if (const auto *a = find_attr(n, "value_float"); a && a->has_f())
+        return known{data_type::f32, {}, {static_cast<long double>(a->f())}};
+    if (const auto *a = find_attr(n, "value_ints")) {
+        known k{data_type::s64, {static_cast<dim_t>(a->ints_size())}, {}};
+        for (auto x : a->ints()) k.v.push_back(static_cast<long double>(x));
+        return k;
+    }
+    if (const auto *a = find_attr(n, "value_floats")) {
+        known k{data_type::f32, {static_cast<dim_t>(a->floats_size())}, {}};
+        for (auto x : a->floats()) k.v.push_back(static_cast<long double>(x));
+        return k;
+    }
+    return std::nullopt;
+}
+
+std::vector<std::int64_t> as_ints(const known &k) {
+    std::vector<std::int64_t> out;
+    for (long double x : k.v) out.push_back(static_cast<std::int64_t>(x));
+    return out;
+}
+
+// Slice of known data (ONNX's clamping rules for starts and ends).
+std::optional<known> slice(const known &data, const std::vector<std::int64_t> &starts,
+                           const std::vector<std::int64_t> &ends, std::optional<std::vector<std::int64_t>> axes,
+                           std::optional<std::vector<std::int64_t>> steps) {
+    const std::size_t rank = data.shape.size();
+    if (!axes) {
+        axes.emplace();
+        for (std::size_t i = 0; i < starts.size(); ++i) axes->push_back(static_cast<std::int64_t>(i));
+    }
+    if (!steps) steps = std::vector<std::int64_t>(starts.size(), 1);
+    if (ends.size() != starts.size() || axes->size() != starts.size() || steps->size() != starts.size())
+        return std::nullopt;
+    std::vector<dim_t> first(rank, 0), step(rank, 1);
+    dims_t out = data.shape;
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        const auto axis = normalized_axis((*axes)[i], rank);
+        if (!axis || (*steps)[i] == 0) return std::nullopt;
+        const dim_t dim = data.shape[*axis], s = (*steps)[i];
+        dim_t b = starts[i], e = ends[i];
+        if (b < 0) b += dim;
+        if (e < 0) e += dim;
+        if (s > 0) {
+            b = std::clamp<dim_t>(b, 0, dim);
+            e = std::clamp<dim_t>(e, 0, dim);
+            out[*axis] = e > b ? (e - b + s - 1) / s : 0;
+        } else {
+            b = std::clamp<dim_t>(b, 0, dim - 1);
+            e = std::clamp<dim_t>(e, -1, dim - 1);
+            out[*axis] = b > e ? (b - e - s - 1) / -s : 0;
+        }
+        first[*axis] = b;
+        step[*axis] = s;
+    }
+    const dim_t n = volume_of(out);
+    if (n < 0) return std::nullopt;
+    known r{data.type, out, {}};
+    std::vector<dim_t> index(rank, 0);
+    for (dim_t e = 0; e < n; ++e) {
+        dim_t source = 0;
+        for (std::size_t i = 0; i < rank; ++i) source = source * data.shape[i] + first[i] + index[i] * step[i];
+        r.v.push_back(data.v[static_cast<std::size_t>(source)]);
+        for (std::size_t i = rank; i-- > 0;)
+            if (++index[i] < out[i]) break;
+            else index[i] = 0;
+    }
+    return r;
+}
+
+struct fold_context {
+    const value_map &values;
+    const std::unordered_map<std::string, const onnx::TypeProto *> &types;
+    std::int64_t opset;
+
+    const known *value(const onnx::NodeProto &n, int i) const {
+        if (i >= n.input_size() || n.input(i).empty()) return nullptr;
+        const auto it = values.find(n.input(i));
+        return it == values.end() ? nullptr : &it->second;
+    }
+    bool absent(const onnx::NodeProto &n, int i) const { return i >= n.input_size() || n.input(i).empty(); }
+};
+
+// The value of `n`'s only output when every input it needs is known, for
+// the shape arithmetic torch.onnx.export writes (contract 5.3's list, and
+// Identity, Range, Mod, Equal, Not, Where, Expand and the family's own ops,
+// which torch's F.pad and Swin's masks compute with); nothing otherwise.
+std::optional<known> fold(const onnx::NodeProto &n, const fold_context &c) {
+    const std::string &kind = n.op_type();
+    if (n.output_size() != 1) return std::nullopt;
+    if (kind == "Constant") return constant_value(n);
+    if (kind == "Shape") {
+        if (n.input_size() < 1) return std::nullopt;
+        const auto it = c.types.find(n.input(0));
+        if (it == c.types.end()) return std::nullopt;
+        const auto shape = shape_of(*it->second);
+        if (!shape || has_unknown_dims(*shape)) return std::nullopt;
+        const auto rank = static_cast<std::int64_t>(shape->size());
+        std::int64_t begin = attr_int(n, "start").value_or(0), end = attr_int(n, "end").value_or(rank);
+        if (begin < 0) begin += rank;
+        if (end < 0) end += rank;
+        begin = std::clamp<std::int64_t>(begin, 0, rank);
+        end = std::clamp<std::int64_t>(end, 0, rank);
+        known k{data_type::s64, {std::max<std::int64_t>(end - begin, 0)}, {}};
+        for (std::int64_t i = begin; i < end; ++i) k.v.push_back(static_cast<long double>((*shape)[static_cast<std::size_t>(i)]));
+        return k;
+    }
+    if (kind == "ConstantOfShape") {
+        const known *shape = c.value(n, 0);
+        if (!shape || shape->shape.size() != 1) return std::nullopt;
+        dims_t dims = as_ints(*shape);
+        const dim_t count = volume_of(dims);
+        if (count < 0 || static_cast<std::size_t>(count) > max_folded_elements) return std::nullopt;
+        known fill{data_type::f32, {}, {0.0L}};
+        if (const auto *a = find_attr(n, "value"); a && a->has_t()) {
+            const auto values = tensor_proto_values(a->t());
+            const auto k = values ? decode(*values, {}) : std::nullopt;
+            if (!k || k->v.size() != 1) return std::nullopt;
+            fill = *k;
+        }
+        return known{fill.type, dims, std::vector<long double>(static_cast<std::size_t>(count), fill.v[0])};
+    }
+    const known *x = c.value(n, 0);
+    if (!x) return std::nullopt;
+    if (kind == "Identity") return *x;
+    if (kind == "Range") { // index lists (Swin's shifted-window mask)
+        const known *limit = c.value(n, 1), *delta = c.value(n, 2);
+        if (!limit || !delta || x->v.size() != 1 || limit->v.size() != 1 || delta->v.size() != 1 ||
+            delta->v[0] == 0)
+            return std::nullopt;
+        const long double steps = std::ceil((limit->v[0] - x->v[0]) / delta->v[0]);
+        if (!(steps <= static_cast<long double>(max_folded_elements))) return std::nullopt;
+        const auto count = static_cast<std::size_t>(std::max<long double>(steps, 0));
+        known r{x->type, {static_cast<dim_t>(count)}, {}};
+        for (std::size_t i = 0; i < count; ++i) {
+            const auto e = as_element(x->type, x->v[0] + static_cast<long double>(i) * delta->v[0]);
+            if (!e) return std::nullopt;
+            r.v.push_back(*e);
+        }
+        return r;
+    }
+    if (kind == "Cast") {
+        const auto to = attr_int(n, "to");
+        const auto type = to ? dtype_of_onnx(static_cast<int>(*to)) : std::nullopt;
+        if (!type || !foldable(*type)) return std::nullopt;
+        known r{*type, x->shape, {}};
+        for (long double v : x->v) {
+            const auto e = as_element(*type, v);
+            if (!e) return std::nullopt;
+            r.v.push_back(*e);
+        }
+        return r;
+    }
+    if (kind == "Add" || kind == "Sub" || kind == "Mul" || kind == "Div" ||
+        (kind == "Mod" && attr_int(n, "fmod").value_or(0) == 0)) {
+        const known *y = c.value(n, 1);
+        if (!y) return std::nullopt;
+        return arithmetic(kind, *x, *y);
+    }
+    if (kind == "Equal") {
+        const known *y = c.value(n, 1);
+        if (!y || y->type != x->type) return std::nullopt;
+        return broadcast({x, y}, data_type::boolean,
+                         [](const std::vector<long double> &v) -> std::optional<long double> { return v[0] == v[1]; });
+    }
+    if (kind == "Not" && x->type == data_type::boolean)
+        return broadcast({x}, data_type::boolean,
+                         [](const std::vector<long double> &v) -> std::optional<long double> { return v[0] == 0; });
+    if (kind == "Where") {
+        const known *a = c.value(n, 1), *b = c.value(n, 2);
+        if (!a || !b || a->type != b->type) return std::nullopt;
+        return broadcast({x, a, b}, a->type,
+                         [](const std::vector<long double> &v) -> std::optional<long double> { return v[0] != 0 ? v[1] : v[2]; });
+    }
+    if (kind == "Expand") {
+        const known *shape = c.value(n, 1);
+        if (!shape || shape->shape.size() != 1) return std::nullopt;
+        const dims_t dims = as_ints(*shape);
+        for (dim_t d : dims)
+            if (d < 0) return std::nullopt;
+        const known ones{x->type, dims, std::vector<long double>(static_cast<std::size_t>(std::max<dim_t>(volume_of(dims), 0)), 0)};
+        if (ones.v.size() > max_folded_elements) return std::nullopt;
+        return broadcast({x, &ones}, x->type,
+                         [](const std::vector<long double> &v) -> std::optional<long double> { return v[0]; });
+    }
+    // The family itself on known values (torch's F.pad computes its pads
+    // through Reshape and Transpose).
+    if (kind == "Reshape" && c.opset >= 5) {
+        const known *target = c.value(n, 1);
+        if (!target) return std::nullopt;
+        dims_t dims = as_ints(*target);
+        const bool allowzero = attr_int(n, "allowzero").value_or(0) != 0;
+        std::optional<std::size_t> infer;
+        dim_t product = 1;
+        for (std::size_t i = 0; i < dims.size(); ++i) {
+            if (dims[i] == 0 && !allowzero) {
+                if (i >= x->shape.size()) return std::nullopt;
+                dims[i] = x->shape[i];
+            }
+            if (dims[i] == -1) {
+                if (infer) return std::nullopt;
+                infer = i;
+                continue;
+            }
+            if (dims[i] < 0) return std::nullopt;
+            product *= dims[i];
+        }
+        const auto count = static_cast<dim_t>(x->v.size());
+        if (infer) {
+            if (product == 0 || count % product != 0) return std::nullopt;
+            dims[*infer] = count / product;
+        } else if (product != count) {
+            return std::nullopt;
+        }
+        return known{x->type, dims, x->v};
+    }
+    if (kind == "Flatten") {
+        const auto rank = static_cast<std::int64_t>(x->shape.size());
+        std::int64_t axis = attr_int(n, "axis").value_or(1);
+        if (axis < 0) axis += rank;
+        if (axis < 0 || axis > rank) return std::nullopt;
+        const auto split = x->shape.begin() + static_cast<std::ptrdiff_t>(axis);
+        return known{x->type, {volume_of(dims_t(x->shape.begin(), split)), volume_of(dims_t(split, x->shape.end()))}, x->v};
+    }
+    if (kind == "Transpose") {
+        const std::size_t rank = x->shape.size();
+        std::vector<std::int64_t> perm = attr_ints(n, "perm").value_or(std::vector<std::int64_t>{});
+        if (perm.empty())
+            for (std::size_t i = rank; i-- > 0;) perm.push_back(static_cast<std::int64_t>(i));
+        if (perm.size() != rank) return std::nullopt;
+        dims_t out(rank), source_strides(rank, 1);
+        for (std::size_t i = rank; i-- > 1;) source_strides[i - 1] = source_strides[i] * x->shape[i];
+        std::vector<bool> used(rank, false);
+        for (std::size_t i = 0; i < rank; ++i) {
+            const auto axis = normalized_axis(perm[i], rank);
+            if (!axis || used[*axis]) return std::nullopt;
+            used[*axis] = true;
+            out[i] = x->shape[*axis];
+        }
+        known r{x->type, out, {}};
+        std::vector<dim_t> index(rank, 0);
+        for (std::size_t e = 0; e < x->v.size(); ++e) {
+            dim_t at = 0;
+            for (std::size_t i = 0; i < rank; ++i) at += index[i] * source_strides[static_cast<std::size_t>(perm[i] < 0 ? perm[i] + static_cast<std::int64_t>(rank) : perm[i])];
+            r.v.push_back(x->v[static_cast<std::size_t>(at)]);
+            for (std::size_t i = rank; i-- > 0;)
+                if (++index[i] < out[i]) break;
+                else index[i] = 0;
+        }
+        return r;
+    }
+    if (kind == "Gather") {
+        const known *indices = c.value(n, 1);
+        if (!indices || !is_integer(indices->type)) return std::nullopt;
+        const auto axis = normalized_axis(attr_int(n, "axis").value_or(0), x->shape.size());
+        if (!axis) return std::nullopt;
+        const dim_t dim = x->shape[*axis];
+        dims_t out(x->shape.begin(), x->shape.begin() + static_cast<std::ptrdiff_t>(*axis));
+        out.insert(out.end(), indices->shape.begin(), indices->shape.end());
+        out.insert(out.end(), x->shape.begin() + static_cast<std::ptrdiff_t>(*axis) + 1, x->shape.end());
+        const dim_t outer = volume_of(dims_t(x->shape.begin(), x->shape.begin() + static_cast<std::ptrdiff_t>(*axis)));
+        const dim_t inner = volume_of(dims_t(x->shape.begin() + static_cast<std::ptrdiff_t>(*axis) + 1, x->shape.end()));
+        known r{x->type, out, {}};
+        for (dim_t o = 0; o < outer; ++o)
+            for (long double raw : indices->v) {
+                auto idx = static_cast<dim_t>(raw);
+                if (idx < 0) idx += dim;
+                if (idx < 0 || idx >= dim) return std::nullopt;
+                for (dim_t i = 0; i < inner; ++i)
+                    r.v.push_back(x->v[static_cast<std::size_t>((o * dim + idx) * inner + i)]);
+            }
+        return r;
+    }
+    if (kind == "Slice") {
+        if (c.opset < 10) {
+            const auto starts = attr_ints(n, "starts"), ends = attr_ints(n, "ends");
+            if (!starts || !ends) return std::nullopt;
+            return slice(*x, *starts, *ends, attr_ints(n, "axes"), std::nullopt);
+        }
+        const known *starts = c.value(n, 1), *ends = c.value(n, 2);
+        if (!starts || !ends) return std::nullopt;
+        std::optional<std::vector<std::int64_t>> axes, steps;
+        for (int i : {3, 4}) {
+            if (c.absent(n, i)) continue;
+            const known *k = c.value(n, i);
+            if (!k) return std::nullopt;
+            (i == 3 ? axes : steps) = as_ints(*k);
+        }
+        return slice(*x, as_ints(*starts), as_ints(*ends), axes, steps);
+    }
+    if (kind == "Squeeze" || kind == "Unsqueeze") {
+        std::optional<std::vector<std::int64_t>> axes;
+        if (c.opset < 13) {
+            axes = attr_ints(n, "axes");
+        } else if (!c.absent(n, 1)) {
+            const known *k = c.value(n, 1);
+            if (!k) return std::nullopt;
+            axes = as_ints(*k);
+        }
+        known r = *x;
+        if (kind == "Squeeze") {
+            std::vector<bool> drop(x->shape.size(), false);
+            if (axes && !axes->empty()) {
+                for (auto a : *axes) {
+                    const auto axis = normalized_axis(a, x->shape.size());
+                    if (!axis || x->shape[*axis] != 1) return std::nullopt;
+                    drop[*axis] = true;
+                }
+            } else {
+                for (std::size_t i = 0; i < drop.size(); ++i) drop[i] = x->shape[i] == 1;
+            }
+            r.shape.clear();
+            for (std::size_t i = 0; i < drop.size(); ++i)
+                if (!drop[i]) r.shape.push_back(x->shape[i]);
+            return r;
+        }
+        if (!axes) return std::nullopt;
+        const std::size_t rank = x->shape.size() + axes->size();
+        std::vector<bool> inserted(rank, false);
+        for (auto a : *axes) {
+            const auto axis = normalized_axis(a, rank);
+            if (!axis || inserted[*axis]) return std::nullopt;
+            inserted[*axis] = true;
+        }
+        r.shape.clear();
+        std::size_t next = 0;
+        for (std::size_t i = 0; i < rank; ++i) r.shape.push_back(inserted[i] ? 1 : x->shape[next++]);
+        return r;
+    }
+    if (kind == "Concat") {
+        std::vector<const known *> parts;
+        for (int i = 0; i < n.input_size(); ++i) {
+            if (n.input(i).empty()) continue;
+            const known *k = c.value(n, i);
+            if (!k || k->type != x->type || k->shape.size() != x->shape.size()) return std::nullopt;
+            parts.push_back(k);
+        }
+        const auto axis_attr = attr_int(n, "axis");
+        const auto axis = axis_attr ? normalized_axis(*axis_attr, x->shape.size()) : std::nullopt;
+        if (!axis) return std::nullopt;
+        dims_t out = x->shape;
+        out[*axis] = 0;
+        for (const known *k : parts) {
+            for (std::size_t i = 0; i < out.size(); ++i)
+                if (i != *axis && k->shape[i] != out[i]) return std::nullopt;
+            out[*axis] += k->shape[*axis];
+        }
+        const dim_t outer = volume_of(dims_t(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(*axis)));
+        known r{x->type, out, {}};
+        for (dim_t o = 0; o < outer; ++o)
+            for (const known *k : parts) {
+                const auto chunk = static_cast<std::size_t>(volume_of(k->shape) / std::max<dim_t>(outer, 1));
+                r.v.insert(r.v.end(), k->v.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(o) * chunk),
+                           k->v.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(o + 1) * chunk));
+            }
+        return r;
+    }
+    return std::nullopt;
+}
+
+// Values data propagation found (a TensorShapeProto per tensor): those whose
+// every element is known, for 0-D and 1-D integer tensors.
+void take_propagated(const std::unordered_map<std::string, onnx::TensorShapeProto> &generated,
+                     const std::unordered_map<std::string, const onnx::TypeProto *> &types, value_map &values) {
+    for (const auto &[name, data] : generated) {
+        if (values.count(name)) continue;
+        const auto type = types.find(name);
+        if (type == types.end()) continue;
+        const auto shape = shape_of(*type->second);
+        const auto dtype = dtype_of_onnx(type->second->tensor_type().elem_type());
+        if (!shape || shape->size() > 1 || !dtype || !is_integer(*dtype)) continue;
+        if (volume_of(*shape) != data.dim_size()) continue;
+        known k{*dtype, *shape, {}};
+        for (const auto &d : data.dim()) {
+            if (!d.has_dim_value()) break;
+            k.v.push_back(static_cast<long double>(d.dim_value()));
+        }
+        if (static_cast<int>(k.v.size()) == data.dim_size()) values.emplace(name, std::move(k));
+    }
+}
+
+// ONNX's shape inference with data propagation, then our folding, in turn
+// until neither learns more: each node whose value folds is replaced by a
+// Constant in the working copy, so the next inference sees through it (a
+// Reshape's shape, and then every shape after that Reshape). Returns the
+// values known at the end; `working` holds the final type information.
+value_map infer_and_fold(onnx::ModelProto &working, std::int64_t opset, const std::string &source,
+                         graph::load_warnings &warnings) {
+    value_map values;
+    for (const auto &init : working.graph().initializer()) {
+        const auto v = tensor_proto_values(init);
+        const auto dims = tensor_proto_dims(init);
+        if (v && dims)
+            if (auto k = decode(*v, *dims)) values.emplace(init.name(), std::move(*k));
+    }
+    const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
+    const int passes = working.graph().node_size() + 2;
+    for (int pass = 0; pass < passes; ++pass) {
+        std::unordered_map<std::string, onnx::TensorShapeProto> generated;
+        try {
+            onnx::shape_inference::InferShapes(working, onnx::OpSchemaRegistry::Instance(), options, &generated);
+        } catch (const std::exception &e) {
+            // What inference learned before it stopped stands; the tensors
+            // it left without a shape stay unknown.
+            warnings.push_back(source + ": ONNX shape inference stopped: " + e.what());
+            break;
+        }
+        const auto types = types_by_name(working.graph());
+        take_propagated(generated, types, values);
+        bool learned = false;
+        auto &nodes = *working.mutable_graph()->mutable_node();
+        for (auto &node : nodes) {
+            if (node.output_size() != 1 || node.output(0).empty()) continue;
+            // Known from folding or from data propagation (whose values
+            // ONNX's own Reshape inference does not read): a Constant now.
+            auto k = values.find(node.output(0));
+            if (k == values.end()) {
+                auto folded = fold(node, fold_context{values, types, opset});
+                if (!folded) continue;
+                k = values.emplace(node.output(0), std::move(*folded)).first;
+            }
+            if (node.op_type() != "Constant") {
+                onnx::NodeProto constant;
+                constant.set_name(node.name());
+                constant.set_op_type("Constant");
+                constant.add_output(node.output(0));
+                auto *attr = constant.add_attribute();
+                attr->set_name("value");
+                attr->set_type(onnx::AttributeProto::TENSOR);
+                *attr->mutable_t() = to_tensor_proto(k->second);
+                node = std::move(constant);
+                learned = true;
+            }
+        }
+        if (!learned) break;
+    }
+    return values;
+}
+
+// ---- the graph --------------------------------------------------------------
+
+void put_attribute(op &o, const onnx::AttributeProto &a) {
+    using A = onnx::AttributeProto;
+    A::AttributeType type = a.type();
+    if (type == A::UNDEFINED) { // IR < 2 models leave it out
+        if (a.has_i()) type = A::INT;
+        else if (a.has_f()) type = A::FLOAT;
+        else if (a.has_s()) type = A::STRING;
+        else if (a.ints_size()) type = A::INTS;
+        else if (a.floats_size()) type = A::FLOATS;
+    }
+    switch (type) {
+    case A::INT: o.attrs[a.name()] = static_cast<std::int64_t>(a.i()); break;
+    case A::INTS: o.attrs[a.name()] = std::vector<std::int64_t>(a.ints().begin(), a.ints().end()); break;
+    case A::FLOAT: o.attrs[a.name()] = a.f(); break;
+    case A::FLOATS: o.attrs[a.name()] = std::vector<float>(a.floats().begin(), a.floats().end()); break;
+    case A::STRING: o.attrs[a.name()] = a.s(); break;
+    default: break; // tensors, graphs, ...: no op of this backend reads them
+    }
+}
+
+std::int64_t default_opset(const onnx::ModelProto &m, const std::string &source) {
+    for (const auto &o : m.opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+    if (m.ir_version() < 3) return 1; // before opset imports: opset 1
+    not_a_model(source, "it imports no opset of the default domain (ai.onnx)");
+}
+
+// Binds the free dims everywhere a value_info names them; returns the
+// symbolic dims of the inputs that stay unbound.
+std::vector<std::string> bind_free_dims(onnx::ModelProto &m, const free_dim_bindings &free_dims,
+                                        graph::load_warnings &warnings) {
+    auto &g = *m.mutable_graph();
+    std::set<std::string> initializers;
+    for (const auto &init : g.initializer()) initializers.insert(init.name());
+    std::set<std::string> unbound, named;
+    for (const auto &in : g.input()) {
+        if (initializers.count(in.name()) || !in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+            continue;
+        int axis = 0;
+        for (const auto &d : in.type().tensor_type().shape().dim()) {
+            if (d.has_dim_param() && !d.dim_param().empty()) {
+                named.insert(d.dim_param());
+                if (!free_dims.count(d.dim_param())) unbound.insert(d.dim_param());
+            } else if (!d.has_dim_value()) {
+                unbound.insert("(unnamed dim " + std::to_string(axis) + " of input '" + in.name() + "')");
+            }
+            ++axis;
+        }
+    }
+    for (const auto &[name, value] : free_dims)
+        if (!named.count(name))
+            warnings.push_back("--free-dim " + name + " names no symbolic dim of the model's inputs");
+    for (auto *list : {g.mutable_input(), g.mutable_value_info(), g.mutable_output()})
+        for (auto &vi : *list) {
+            if (!vi.mutable_type()->has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
+            for (auto &d : *vi.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+                if (!d.has_dim_param()) continue;
+                const auto it = free_dims.find(d.dim_param());
+                if (it != free_dims.end()) d.set_dim_value(it->second);
+            }
+        }
+    return {unbound.begin(), unbound.end()};
+}
+
+class graph_builder {
+public:
+    graph_builder(const onnx::ModelProto &model, const onnx::ModelProto &working, value_map values,
+                  std::int64_t opset)
+        : model_(model), types_(types_by_name(working.graph())), values_(std::move(values)), opset_(opset) {}
+
+    graph build(graph g) {
+        const auto &mg = model_.graph();
+        for (const auto &in : mg.input()) id_of(in.name());
+        for (const auto &init : mg.initializer()) {
+            id_of(init.name());
+            describe_proto(tensor(init.name()), init);
+        }
+        for (int i = 0; i < mg.node_size(); ++i) g.ops.push_back(node_op(mg.node(i), i));
+        // The ONNX graph's outputs are the graph's (consumed ones included,
+        // which the partitioner then gives as partition outputs).
+        std::vector<tensor_id> outputs;
+        for (const auto &out : mg.output())
+            if (ids_.count(out.name())) outputs.push_back(ids_.at(out.name()));
+        g.output_ports = outputs;
+        for (auto &[name, lt] : pending_) {
+            if (!lt.rank_known) lt.shape.clear();
+            g.tensors.emplace(lt.id, std::move(lt));
+        }
+        return g;
+    }
+
+private:
+    tensor_id id_of(const std::string &name) {
+        const auto [it, inserted] = ids_.emplace(name, static_cast<tensor_id>(ids_.size()));
+        if (inserted) {
+            logical_tensor lt;
+            lt.id = it->second;
+            describe_from_inference(lt, name);
+            pending_.emplace(name, std::move(lt));
+        }
+        return it->second;
+    }
+    logical_tensor &tensor(const std::string &name) { return pending_.at(name); }
+
+    void describe_from_inference(logical_tensor &lt, const std::string &name) {
+        lt.layout = layout_type::strided;
+        const auto it = types_.find(name);
+        if (it != types_.end() && it->second->has_tensor_type()) {
+            lt.dtype = dtype_of_onnx(it->second->tensor_type().elem_type()).value_or(data_type::undef);
+            if (const auto shape = shape_of(*it->second)) lt.shape = *shape;
+            else lt.rank_known = false;
+        } else {
+            lt.rank_known = false;
+        }
+        if (const auto v = values_.find(name); v != values_.end() && !lt.rank_known) {
+            lt.shape = v->second.shape;
+            lt.rank_known = true;
+        }
+    }
+
+    static void describe_proto(logical_tensor &lt, const onnx::TensorProto &t) {
+        lt.property = property_type::constant;
+        if (const auto type = dtype_of_onnx(t.data_type())) lt.dtype = *type;
+        if (const auto dims = tensor_proto_dims(t)) {
+            lt.shape = *dims;
+            lt.rank_known = true;
+        }
+    }
+
+    op node_op(const onnx::NodeProto &n, int index) {
+        op o;
+        o.id = index;
+        o.kind = n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type() : n.domain() + "." + n.op_type();
+        o.name = n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+        o.domain = "ai.onnx";
+        o.version = opset_;
+        for (const auto &a : n.attribute()) put_attribute(o, a);
+        for (const auto &in : n.input())
+            if (!in.empty()) o.inputs.push_back(id_of(in));
+        for (const auto &out : n.output())
+            if (!out.empty()) o.outputs.push_back(id_of(out));
+        if (n.op_type() == "Constant" && n.output_size() == 1) {
+            logical_tensor &lt = tensor(n.output(0));
+            lt.property = property_type::constant;
+            if (const auto *a = find_attr(n, "value"); a && a->has_t()) describe_proto(lt, a->t());
+        }
+        // Values where an op of this backend reads them: its inputs besides
+        // the data (a shape, axes), when known or folded.
+        if (op_registry::instance().handles_kind(o.domain, o.kind))
+            for (int i = 1; i < n.input_size(); ++i) {
+                if (n.input(i).empty()) continue;
+                const auto v = values_.find(n.input(i));
+                if (v == values_.end()) continue;
+                logical_tensor &lt = tensor(n.input(i));
+                lt.values = encode(v->second);
+                lt.dtype = v->second.type;
+                lt.shape = v->second.shape;
+                lt.rank_known = true;
+                lt.property = property_type::constant;
+            }
+        return o;
+    }
+
+    const onnx::ModelProto &model_;
+    std::unordered_map<std::string, const onnx::TypeProto *> types_;
+    value_map values_;
+    std::int64_t opset_;
+    std::unordered_map<std::string, tensor_id> ids_;
+    std::map<std::string, logical_tensor> pending_;
+};
+
+} // namespace
+
+std::optional<data_type> dtype_of_onnx(int elem_type) {
+    using d = data_type;
+    switch (elem_type) {
+    case 1: return d::f32;
+    case 2: return d::u8;
+    case 3: return d::s8;
+    case 4: return d::u16;
+    case 5: return d::s16;
+    case 6: return d::s32;
+    case 7: return d::s64;
+    case 8: return d::string;
+    case 9: return d::boolean;
+    case 10: return d::f16;
+    case 11: return d::f64;
+    case 12: return d::u32;
+    case 13: return d::u64;
+    case 14: return d::c64;
+    case 15: return d::c128;
+    case 16: return d::bf16;
+    case 17: return d::f8_e4m3;
+    case 18: return d::f8_e4m3fnuz;
+    case 19: return d::f8_e5m2;
+    case 20: return d::f8_e5m2fnuz;
+    case 21: return d::u4;
+    case 22: return d::s4;
+    case 23: return d::f4_e2m1;
+    case 24: return d::f8_e8m0;
+    case 25: return d::u2;
+    case 26: return d::s2;
+    default: return std::nullopt;
+    }
+}
+
+std::optional<tensor_values> tensor_proto_values(const onnx::TensorProto &t) {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+    const auto type = dtype_of_onnx(t.data_type());
+    const auto dims = tensor_proto_dims(t);
+    if (!type || !dims) return std::nullopt;
+    const auto count = static_cast<std::size_t>(*checked_volume(*dims));
+    tensor_values v;
+    v.type = *type;
+    v.count = count;
+    if (*type == data_type::string) {
+        if (static_cast<std::size_t>(t.string_data_size()) != count) return std::nullopt;
+        v.strings.assign(t.string_data().begin(), t.string_data().end());
+        return v;
+    }
+    if (!checked_mul(static_cast<dim_t>(count), static_cast<dim_t>(element_bits(*type)))) return std::nullopt;
+    const std::size_t bytes = dense_bytes(*type, count);
+    if (t.has_raw_data()) {
+        // ONNX's raw data is little-endian, packed types low nibble (pair) first: ours.
+        if (t.raw_data().size() != bytes) return std::nullopt;
+        v.bytes.assign(t.raw_data().begin(), t.raw_data().end());
+        return v;
+    }
+    v.bytes.assign(bytes, 0);
+    const std::size_t width = element_bits(*type) / 8;
+    const auto copy_each = [&](const auto &field, std::size_t per_element) -> bool {
+        if (static_cast<std::size_t>(field.size()) != count * per_element) return false;
+        for (std::size_t i = 0; i < count * per_element; ++i) {
+            // Each field element holds one element (or one part of a complex
+            // one) of `width / per_element` bytes, little-endian.
+            const auto value = field.Get(static_cast<int>(i));
+            std::memcpy(v.bytes.data() + i * (width / per_element), &value, width / per_element);
+        }
+        return true;
+    };
+    bool ok = false;
+    switch (*type) {
+    case data_type::f32: ok = copy_each(t.float_data(), 1); break;
+    case data_type::c64: ok = copy_each(t.float_data(), 2); break;
+    case data_type::f64: ok = copy_each(t.double_data(), 1); break;
+    case data_type::c128: ok = copy_each(t.double_data(), 2); break;
+    case data_type::s64: ok = copy_each(t.int64_data(), 1); break;
+    case data_type::u32: case data_type::u64: ok = copy_each(t.uint64_data(), 1); break;
+    case data_type::s32: case data_type::s16: case data_type::u16: case data_type::s8: case data_type::u8:
+    case data_type::boolean: case data_type::f16: case data_type::bf16: case data_type::f8_e4m3:
+    case data_type::f8_e4m3fnuz: case data_type::f8_e5m2: case data_type::f8_e5m2fnuz: case data_type::f8_e8m0:
+        ok = copy_each(t.int32_data(), 1);
+        break;
+    default: ok = false; // packed types come as raw data here
+    }
+    if (!ok) return std::nullopt;
+    return v;
+}
+
+onnx_tensor read_onnx_tensor(std::string_view bytes) {
+    onnx::TensorProto t;
+    if (!t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        throw error(status::invalid_graph, "the bytes are no serialized ONNX TensorProto [onnx_model]");
+    const auto values = tensor_proto_values(t);
+    const auto dims = tensor_proto_dims(t);
+    if (!values || !dims)
+        throw error(status::invalid_graph, "ONNX tensor '" + t.name() + "' has no values this reader can hold [onnx_model]");
+    return onnx_tensor{*dims, *values};
+}
+
+bool is_onnx_path(std::string_view path) {
+    constexpr std::string_view ext = ".onnx";
+    return path.size() > ext.size() && path.substr(path.size() - ext.size()) == ext;
+}
+
+onnx_import read_onnx_model(std::string_view bytes, const free_dim_bindings &free_dims,
+                            const std::string &engine_kind, const std::string &source) {
+    for (const auto &[name, value] : free_dims)
+        if (value < 0 || name.empty())
+            throw error(status::invalid_arguments, "free dim '" + name + "' = " + std::to_string(value) +
+                                                       ": a binding names a symbolic dim and gives it a value >= 0 [free_dim_value]");
+    if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
+        not_a_model(source, "protobuf reads at most 2 GiB");
+    onnx::ModelProto model;
+    if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        not_a_model(source, "its bytes do not parse as a protobuf ModelProto");
+    if (model.ir_version() <= 0) not_a_model(source, "it has no ir_version");
+    if (!model.has_graph()) not_a_model(source, "it has no graph");
+    if (static_cast<std::size_t>(model.graph().node_size()) > current_limits().max_ops)
+        throw error(status::invalid_graph, source + " has " + std::to_string(model.graph().node_size()) +
+                                               " nodes, more than RESHAPER_MAX_OPS (" +
+                                               std::to_string(current_limits().max_ops) + ") [max_ops]");
+    const std::int64_t opset = default_opset(model, source);
+
+    onnx_import result;
+    result.g.engine_kind = engine_kind;
+    result.unbound_dims = bind_free_dims(model, free_dims, result.g.warnings);
+    onnx::ModelProto working = model;
+    value_map values = infer_and_fold(working, opset, source, result.g.warnings);
+    graph_builder builder(model, working, std::move(values), opset);
+    graph::load_warnings warnings = std::move(result.g.warnings);
+    result.g = builder.build(std::move(result.g));
+    result.g.warnings = std::move(warnings);
+    return result;
+}
+
+onnx_import read_onnx_file(const std::string &path, const free_dim_bindings &free_dims,
+                           const std::string &engine_kind) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw error(status::invalid_arguments, "cannot read ONNX model '" + path + "' [file_readable]");
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    if (size < 0) throw error(status::invalid_arguments, "cannot read ONNX model '" + path + "' [file_readable]");
+    if (static_cast<std::uint64_t>(size) > current_limits().max_graph_bytes)
+        throw error(status::invalid_graph, "ONNX model '" + path + "' has " + std::to_string(size) +
+                                               " bytes, more than RESHAPER_MAX_GRAPH_BYTES [max_graph_bytes]");
+    in.seekg(0);
+    std::string bytes(static_cast<std::size_t>(size), '\0');
+    if (!in.read(bytes.data(), size)) throw error(status::invalid_arguments, "cannot read ONNX model '" + path + "' [file_readable]");
+    return read_onnx_model(bytes, free_dims, engine_kind, "'" + path + "'");
+}
+
+void require_bound_dims(const onnx_import &model, const std::string &what) {
+    if (model.unbound_dims.empty()) return;
+    std::string names;
+    for (const auto &n : model.unbound_dims) names += (names.empty() ? "" : ", ") + n;
+    throw error(status::invalid_arguments,
+                what + " has symbolic dims no binding covers: " + names +
+                    "; bind each to run the model (--free-dim=NAME=VALUE, free_dims) [free_dims_bound]");
+}
+
+} // namespace reshaper::impl
