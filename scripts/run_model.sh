@@ -57,6 +57,8 @@ print(f"{len(nodes)} ONNX nodes, {movement} of them data movement; reshaper clai
       f"in {sum(chains.values())} partitions (each chain fused into one):")
 for lowering in ("alias", "kernel", "reorder"):
     rows = [(k, m, n) for (low, k, m), n in chains.items() if low == lowering]
+    if not rows and lowering == "alias":
+        print("  alias: none (every chain here permutes data, so it must move)")
     if not rows:
         continue
     what = {"alias": "alias: a view of the input, no data moves",
@@ -65,6 +67,11 @@ for lowering in ("alias", "kernel", "reorder"):
     print(f"  {what}")
     for kinds, moves, n in sorted(rows):
         print(f"    {n:3d} x {kinds:32s} {moves}")
+claimed_ops = {i for p in report["partitions"] if p["supported"] for i in p["ops"]}
+left = [f"{i}:{n.op_type}" for i, n in enumerate(nodes)
+        if n.op_type in ("Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten") and i not in claimed_ops]
+if left:
+    print(f"  data-movement nodes left unclaimed: {' '.join(left[:12])}")
 check = report.get("check", {})
 print(f"check: {check.get('passed', 0)} partitions bit-exact against the reference, {check.get('failed', 0)} failed")
 PY

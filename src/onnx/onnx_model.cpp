@@ -652,6 +652,96 @@ std::optional<known> fold(const onnx::NodeProto &n, const fold_context &c) {
     return std::nullopt;
 }
 
+// The output shape of an Einsum whose input shapes are known (ONNX 1.12's
+// inference gives only its rank: MaxViT's attention leaves every later
+// shape unknown without it). Nothing for ellipses or disagreeing dims.
+std::optional<dims_t> einsum_shape(const onnx::NodeProto &n, const std::vector<dims_t> &inputs) {
+    const auto *equation = find_attr(n, "equation");
+    if (!equation) return std::nullopt;
+    std::string text;
+    for (char ch : equation->s())
+        if (ch != ' ') text.push_back(ch);
+    if (text.find("...") != std::string::npos) return std::nullopt;
+    const auto arrow = text.find("->");
+    const std::string lhs = text.substr(0, arrow);
+    std::vector<std::string> terms(1);
+    for (char ch : lhs) {
+        if (ch == ',') terms.emplace_back();
+        else terms.back().push_back(ch);
+    }
+    if (terms.size() != inputs.size()) return std::nullopt;
+    std::map<char, dim_t> size;
+    std::map<char, int> uses;
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+        if (terms[t].size() != inputs[t].size()) return std::nullopt;
+        for (std::size_t i = 0; i < terms[t].size(); ++i) {
+            const char letter = terms[t][i];
+            const dim_t d = inputs[t][i];
+            ++uses[letter];
+            const auto [it, inserted] = size.emplace(letter, d);
+            if (!inserted && it->second != d) {
+                if (it->second == 1) it->second = d; // broadcast
+                else if (d != 1) return std::nullopt;
+            }
+        }
+    }
+    std::string out;
+    if (arrow != std::string::npos) {
+        out = text.substr(arrow + 2);
+    } else { // implicit: the letters used once, in alphabetical order
+        for (const auto &[letter, count] : uses)
+            if (count == 1) out.push_back(letter);
+    }
+    dims_t dims;
+    for (char letter : out) {
+        const auto it = size.find(letter);
+        if (it == size.end()) return std::nullopt;
+        dims.push_back(it->second);
+    }
+    return dims;
+}
+
+// Shapes ONNX's inference leaves unknown that we can tell (Einsum), set on
+// the working model's value_info; true when any was set.
+bool complete_shapes(onnx::GraphProto &g, const std::unordered_map<std::string, const onnx::TypeProto *> &types) {
+    std::unordered_map<std::string, onnx::ValueInfoProto *> infos;
+    for (auto *list : {g.mutable_value_info(), g.mutable_output()})
+        for (auto &vi : *list) infos.emplace(vi.name(), &vi);
+    bool learned = false;
+    for (const auto &node : g.node()) {
+        if (node.op_type() != "Einsum" || node.output_size() != 1) continue;
+        const auto out = types.find(node.output(0));
+        if (out != types.end()) {
+            const auto shape = shape_of(*out->second);
+            if (shape && !has_unknown_dims(*shape)) continue;
+        }
+        std::vector<dims_t> inputs;
+        for (const auto &in : node.input()) {
+            const auto it = types.find(in);
+            const auto shape = it == types.end() ? std::nullopt : shape_of(*it->second);
+            if (!shape || has_unknown_dims(*shape)) break;
+            inputs.push_back(*shape);
+        }
+        if (inputs.size() != static_cast<std::size_t>(node.input_size())) continue;
+        const auto dims = einsum_shape(node, inputs);
+        if (!dims) continue;
+        onnx::ValueInfoProto *vi = infos.count(node.output(0)) ? infos.at(node.output(0)) : nullptr;
+        if (!vi) {
+            vi = g.add_value_info();
+            vi->set_name(node.output(0));
+            infos.emplace(node.output(0), vi);
+        }
+        auto *tensor = vi->mutable_type()->mutable_tensor_type();
+        if (tensor->elem_type() == 0 && !node.input().empty() && types.count(node.input(0)))
+            tensor->set_elem_type(types.at(node.input(0))->tensor_type().elem_type());
+        tensor->clear_shape();
+        auto *shape = tensor->mutable_shape();
+        for (dim_t d : *dims) shape->add_dim()->set_dim_value(d);
+        learned = true;
+    }
+    return learned;
+}
+
 // Values data propagation found (a TensorShapeProto per tensor): those whose
 // every element is known, for 0-D and 1-D integer tensors.
 void take_propagated(const std::unordered_map<std::string, onnx::TensorShapeProto> &generated,
@@ -701,7 +791,7 @@ value_map infer_and_fold(onnx::ModelProto &working, std::int64_t opset, const st
         }
         const auto types = types_by_name(working.graph());
         take_propagated(generated, types, values);
-        bool learned = false;
+        bool learned = complete_shapes(*working.mutable_graph(), types);
         auto &nodes = *working.mutable_graph()->mutable_node();
         for (auto &node : nodes) {
             if (node.output_size() != 1 || node.output(0).empty()) continue;

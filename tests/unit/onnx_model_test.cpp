@@ -199,3 +199,26 @@ TEST(OnnxModel, ThePluginTableCarriesTheOnnxEntryPoints) {
     EXPECT_EQ(api->graph_destroy(g), reshaper_success);
     EXPECT_EQ(api->graph_create_from_onnx, &reshaper_graph_create_from_onnx);
 }
+
+TEST(OnnxModel, AnEinsumsOutputShapeIsCompletedSoTheMovementAfterItCompiles) {
+    // ONNX 1.12 infers only the rank of an Einsum (MaxViT's attention).
+    model_builder b;
+    b.input("q", onnx::TensorProto::FLOAT, {2, 3, 5, 4});
+    b.input("k", onnx::TensorProto::FLOAT, {2, 3, 6, 4});
+    auto &einsum = b.node("Einsum", {"q", "k"}, {"scores"});
+    auto *eq = einsum.add_attribute();
+    eq->set_name("equation");
+    eq->set_type(onnx::AttributeProto::STRING);
+    eq->set_s("B H I D, B H J D -> B H I J");
+    model_builder::ints(b.node("Transpose", {"scores"}, {"t"}), "perm", {0, 2, 1, 3});
+    b.output("t");
+    auto g = reshaper::graph::from_onnx_bytes(b.bytes());
+    EXPECT_EQ(g.tensor(2).dims, (std::vector<std::int64_t>{2, 3, 5, 6}));
+    EXPECT_EQ(g.tensor(3).dims, (std::vector<std::int64_t>{2, 5, 3, 6}));
+    const auto parts = g.partitions();
+    const reshaper::partition *transpose = partition_of(parts, 1);
+    ASSERT_NE(transpose, nullptr);
+    ASSERT_TRUE(transpose->is_supported());
+    EXPECT_EQ(transpose->compile(reshaper::engine(reshaper::engine_kind::cpu)).outputs().at(0).dims,
+              (std::vector<std::int64_t>{2, 5, 3, 6}));
+}
