@@ -48,6 +48,15 @@ struct known {
     std::vector<long double> v;
 };
 
+// A known element as int64: saturated, never an out-of-range conversion
+// (a u64 above INT64_MAX, a float's huge value; NaN gives 0).
+std::int64_t to_i64(long double x) {
+    if (!(x == x)) return 0;
+    if (x >= 9223372036854775807.0L) return INT64_MAX;
+    if (x <= -9223372036854775808.0L) return INT64_MIN;
+    return static_cast<std::int64_t>(x);
+}
+
 // `x` as an element of `t` holds it (integers wrap as a cast does, floats
 // round to their precision); nothing for a NaN or infinity cast to an
 // integer.
@@ -254,7 +263,9 @@ std::optional<known> arithmetic(const std::string &kind, const known &a, const k
     // Integers compute in int64 with wrap-around (as a cast to the type
     // would), division truncating toward zero as ONNX Runtime's does.
     const auto wrap = [](std::uint64_t x) { return static_cast<long double>(static_cast<std::int64_t>(x)); };
-    const auto as_u64 = [](long double x) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(x)); };
+    const auto as_u64 = [](long double x) {
+        return x >= 0 ? static_cast<std::uint64_t>(std::min(x, 18446744073709551615.0L)) : static_cast<std::uint64_t>(to_i64(x));
+    };
     if (kind == "Add")
         return broadcast(a, b, [&](long double x, long double y) -> std::optional<long double> {
             return integer ? wrap(as_u64(x) + as_u64(y)) : x + y;
@@ -269,7 +280,7 @@ std::optional<known> arithmetic(const std::string &kind, const known &a, const k
         });
     if (kind == "Mod" && integer) // fmod=0: the remainder takes the divisor's sign
         return broadcast(a, b, [&](long double x, long double y) -> std::optional<long double> {
-            const auto p = static_cast<std::int64_t>(x), q = static_cast<std::int64_t>(y);
+            const auto p = to_i64(x), q = to_i64(y);
             if (q == 0 || (q == -1 && p == INT64_MIN)) return std::nullopt;
             std::int64_t r = p % q;
             if (r != 0 && ((r < 0) != (q < 0))) r += q;
@@ -278,7 +289,7 @@ std::optional<known> arithmetic(const std::string &kind, const known &a, const k
     if (kind == "Mod") return std::nullopt;
     return broadcast(a, b, [&](long double x, long double y) -> std::optional<long double> {
         if (!integer) return static_cast<long double>(static_cast<double>(x) / static_cast<double>(y));
-        const auto p = static_cast<std::int64_t>(x), q = static_cast<std::int64_t>(y);
+        const auto p = to_i64(x), q = to_i64(y);
         if (q == 0 || (q == -1 && p == INT64_MIN)) return std::nullopt;
         return static_cast<long double>(p / q);
     });
@@ -310,7 +321,7 @@ std::optional<known> constant_value(const onnx::NodeProto &n) {
 
 std::vector<std::int64_t> as_ints(const known &k) {
     std::vector<std::int64_t> out;
-    for (long double x : k.v) out.push_back(static_cast<std::int64_t>(x));
+    for (long double x : k.v) out.push_back(to_i64(x));
     return out;
 }
 
@@ -333,16 +344,23 @@ std::optional<known> slice(const known &data, const std::vector<std::int64_t> &s
         if (!axis || (*steps)[i] == 0) return std::nullopt;
         const dim_t dim = data.shape[*axis], s = (*steps)[i];
         dim_t b = starts[i], e = ends[i];
+        first[*axis] = 0;
+        step[*axis] = 1;
+        if (dim == 0) { // nothing to take (and no index to clamp to)
+            out[*axis] = 0;
+            continue;
+        }
         if (b < 0) b += dim;
         if (e < 0) e += dim;
         if (s > 0) {
             b = std::clamp<dim_t>(b, 0, dim);
             e = std::clamp<dim_t>(e, 0, dim);
-            out[*axis] = e > b ? (e - b + s - 1) / s : 0;
+            out[*axis] = e > b ? (e - b - 1) / s + 1 : 0;
         } else {
+            if (s == INT64_MIN) return std::nullopt;
             b = std::clamp<dim_t>(b, 0, dim - 1);
             e = std::clamp<dim_t>(e, -1, dim - 1);
-            out[*axis] = b > e ? (b - e - s - 1) / -s : 0;
+            out[*axis] = b > e ? (b - e - 1) / -s + 1 : 0;
         }
         first[*axis] = b;
         step[*axis] = s;
@@ -403,6 +421,8 @@ std::optional<known> fold(const onnx::NodeProto &n, const fold_context &c) {
         const known *shape = c.value(n, 0);
         if (!shape || shape->shape.size() != 1) return std::nullopt;
         dims_t dims = as_ints(*shape);
+        for (dim_t d : dims)
+            if (d < 0) return std::nullopt;
         const dim_t count = volume_of(dims);
         if (count < 0 || static_cast<std::size_t>(count) > max_folded_elements) return std::nullopt;
         known fill{data_type::f32, {}, {0.0L}};
@@ -472,8 +492,9 @@ std::optional<known> fold(const onnx::NodeProto &n, const fold_context &c) {
         const dims_t dims = as_ints(*shape);
         for (dim_t d : dims)
             if (d < 0) return std::nullopt;
-        const known ones{x->type, dims, std::vector<long double>(static_cast<std::size_t>(std::max<dim_t>(volume_of(dims), 0)), 0)};
-        if (ones.v.size() > max_folded_elements) return std::nullopt;
+        const dim_t volume = volume_of(dims);
+        if (volume < 0 || static_cast<std::size_t>(volume) > max_folded_elements) return std::nullopt;
+        const known ones{x->type, dims, std::vector<long double>(static_cast<std::size_t>(volume), 0)};
         return broadcast({x, &ones}, x->type,
                          [](const std::vector<long double> &v) -> std::optional<long double> { return v[0]; });
     }
@@ -497,7 +518,9 @@ std::optional<known> fold(const onnx::NodeProto &n, const fold_context &c) {
                 continue;
             }
             if (dims[i] < 0) return std::nullopt;
-            product *= dims[i];
+            const auto next = checked_mul(product, dims[i]);
+            if (!next) return std::nullopt;
+            product = *next;
         }
         const auto count = static_cast<dim_t>(x->v.size());
         if (infer) {
@@ -554,10 +577,12 @@ std::optional<known> fold(const onnx::NodeProto &n, const fold_context &c) {
         out.insert(out.end(), x->shape.begin() + static_cast<std::ptrdiff_t>(*axis) + 1, x->shape.end());
         const dim_t outer = volume_of(dims_t(x->shape.begin(), x->shape.begin() + static_cast<std::ptrdiff_t>(*axis)));
         const dim_t inner = volume_of(dims_t(x->shape.begin() + static_cast<std::ptrdiff_t>(*axis) + 1, x->shape.end()));
+        const dim_t count = volume_of(out);
+        if (count < 0 || static_cast<std::size_t>(count) > max_folded_elements) return std::nullopt;
         known r{x->type, out, {}};
         for (dim_t o = 0; o < outer; ++o)
             for (long double raw : indices->v) {
-                auto idx = static_cast<dim_t>(raw);
+                auto idx = to_i64(raw);
                 if (idx < 0) idx += dim;
                 if (idx < 0 || idx >= dim) return std::nullopt;
                 for (dim_t i = 0; i < inner; ++i)
