@@ -914,9 +914,11 @@ std::vector<std::string> bind_free_dims(onnx::ModelProto &m, const free_dim_bind
 
 class graph_builder {
 public:
-    graph_builder(const onnx::ModelProto &model, const onnx::ModelProto &working, value_map values,
-                  std::int64_t opset)
-        : model_(model), types_(types_by_name(working.graph())), values_(std::move(values)), opset_(opset) {}
+    // `model` after inference (its types), `nodes` its nodes as read.
+    graph_builder(const onnx::ModelProto &model, const google::protobuf::RepeatedPtrField<onnx::NodeProto> &nodes,
+                  value_map values, std::int64_t opset)
+        : model_(model), nodes_(nodes), types_(types_by_name(model.graph())), values_(std::move(values)),
+          opset_(opset) {}
 
     graph build(graph g) {
         const auto &mg = model_.graph();
@@ -925,7 +927,7 @@ public:
             id_of(init.name());
             describe_proto(tensor(init.name()), init);
         }
-        for (int i = 0; i < mg.node_size(); ++i) g.ops.push_back(node_op(mg.node(i), i));
+        for (int i = 0; i < nodes_.size(); ++i) g.ops.push_back(node_op(nodes_.Get(i), i));
         // The ONNX graph's outputs are the graph's (consumed ones included,
         // which the partitioner then gives as partition outputs).
         std::vector<tensor_id> outputs;
@@ -1012,6 +1014,7 @@ private:
     }
 
     const onnx::ModelProto &model_;
+    const google::protobuf::RepeatedPtrField<onnx::NodeProto> &nodes_;
     std::unordered_map<std::string, const onnx::TypeProto *> types_;
     value_map values_;
     std::int64_t opset_;
@@ -1123,17 +1126,28 @@ bool is_onnx_path(std::string_view path) {
     return path.size() > ext.size() && path.substr(path.size() - ext.size()) == ext;
 }
 
-onnx_import read_onnx_model(std::string_view bytes, const free_dim_bindings &free_dims,
-                            const std::string &engine_kind, const std::string &source) {
+namespace {
+
+void check_free_dims(const free_dim_bindings &free_dims) {
     for (const auto &[name, value] : free_dims)
         if (value < 0 || name.empty())
             throw error(status::invalid_arguments, "free dim '" + name + "' = " + std::to_string(value) +
                                                        ": a binding names a symbolic dim and gives it a value >= 0 [free_dim_value]");
+}
+
+onnx::ModelProto parse_model(std::string_view bytes, const std::string &source) {
     if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
         not_a_model(source, "protobuf reads at most 2 GiB");
     onnx::ModelProto model;
     if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
         not_a_model(source, "its bytes do not parse as a protobuf ModelProto");
+    return model;
+}
+
+// Inference runs on the model itself (a copy of a model's weights would
+// double the memory of reading it); the nodes as read are kept for the graph.
+onnx_import import_model(onnx::ModelProto &model, const free_dim_bindings &free_dims, const std::string &engine_kind,
+                         const std::string &source) {
     if (model.ir_version() <= 0) not_a_model(source, "it has no ir_version");
     if (!model.has_graph()) not_a_model(source, "it has no graph");
     if (static_cast<std::size_t>(model.graph().node_size()) > current_limits().max_ops)
@@ -1145,17 +1159,27 @@ onnx_import read_onnx_model(std::string_view bytes, const free_dim_bindings &fre
     onnx_import result;
     result.g.engine_kind = engine_kind;
     result.unbound_dims = bind_free_dims(model, free_dims, result.g.warnings);
-    onnx::ModelProto working = model;
-    value_map values = infer_and_fold(working, opset, source, result.g.warnings);
-    graph_builder builder(model, working, std::move(values), opset);
+    const google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes = model.graph().node();
+    value_map values = infer_and_fold(model, opset, source, result.g.warnings);
+    graph_builder builder(model, nodes, std::move(values), opset);
     graph::load_warnings warnings = std::move(result.g.warnings);
     result.g = builder.build(std::move(result.g));
     result.g.warnings = std::move(warnings);
     return result;
 }
 
+} // namespace
+
+onnx_import read_onnx_model(std::string_view bytes, const free_dim_bindings &free_dims,
+                            const std::string &engine_kind, const std::string &source) {
+    check_free_dims(free_dims);
+    onnx::ModelProto model = parse_model(bytes, source);
+    return import_model(model, free_dims, engine_kind, source);
+}
+
 onnx_import read_onnx_file(const std::string &path, const free_dim_bindings &free_dims,
                            const std::string &engine_kind) {
+    check_free_dims(free_dims);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw error(status::invalid_arguments, "cannot read ONNX model '" + path + "' [file_readable]");
     in.seekg(0, std::ios::end);
@@ -1165,9 +1189,13 @@ onnx_import read_onnx_file(const std::string &path, const free_dim_bindings &fre
         throw error(status::invalid_graph, "ONNX model '" + path + "' has " + std::to_string(size) +
                                                " bytes, more than RESHAPER_MAX_GRAPH_BYTES [max_graph_bytes]");
     in.seekg(0);
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    if (!in.read(bytes.data(), size)) throw error(status::invalid_arguments, "cannot read ONNX model '" + path + "' [file_readable]");
-    return read_onnx_model(bytes, free_dims, engine_kind, "'" + path + "'");
+    const std::string source = "'" + path + "'";
+    if (static_cast<std::uint64_t>(size) > static_cast<std::uint64_t>(INT32_MAX))
+        not_a_model(source, "protobuf reads at most 2 GiB");
+    // Parsed from the stream: no copy of the file's bytes beside the model.
+    onnx::ModelProto model;
+    if (!model.ParseFromIstream(&in)) not_a_model(source, "its bytes do not parse as a protobuf ModelProto");
+    return import_model(model, free_dims, engine_kind, source);
 }
 
 void require_bound_dims(const onnx_import &model, const std::string &what) {
