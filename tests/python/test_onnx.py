@@ -84,3 +84,10 @@ def test_bytes_that_are_no_model_raise_invalid_graph():
     with pytest.raises(reshaper.Error) as e:
         reshaper.Graph.from_onnx(b"this is no ONNX model")
     assert e.value.code == "invalid_graph"
+
+
+@pytest.mark.parametrize("free_dims", [{"batch": -1}, {"batch": "2"}, {"batch": 2 ** 64}, {3: 2}])
+def test_bad_free_dims_raise_invalid_arguments(free_dims):
+    with pytest.raises(reshaper.Error) as e:
+        reshaper.Graph.from_onnx(channel_shuffle().SerializeToString(), free_dims=free_dims)
+    assert e.value.code == "invalid_arguments" and e.value.rule == "free_dim_value"
