@@ -54,7 +54,13 @@ std::int64_t default_opset(const onnx::ModelProto &m, const std::string &source)
     for (const auto &o : m.opset_import())
         if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
     if (m.ir_version() < 3) return 1; // before opset imports: opset 1
-    not_a_model(source, "it imports no opset of the default domain (ai.onnx)");
+    // A model of other domains only (ai.onnx.preview.training, ...) needs
+    // none: its nodes keep their domain in their kind and are not claimed.
+    for (const auto &n : m.graph().node())
+        if (n.domain().empty() || n.domain() == "ai.onnx")
+            not_a_model(source, "node '" + n.name() + "' (" + n.op_type() +
+                                    ") is of the default domain, which the model imports no opset of");
+    return 1;
 }
 
 // Binds the free dims everywhere a value_info names them; returns the

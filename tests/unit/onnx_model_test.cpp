@@ -222,3 +222,33 @@ TEST(OnnxModel, AnEinsumsOutputShapeIsCompletedSoTheMovementAfterItCompiles) {
     EXPECT_EQ(transpose->compile(reshaper::engine(reshaper::engine_kind::cpu)).outputs().at(0).dims,
               (std::vector<std::int64_t>{2, 5, 3, 6}));
 }
+
+TEST(OnnxModel, AModelOfOtherDomainsOnlyNeedsNoDefaultOpset) {
+    // As ONNX's training ops (ai.onnx.preview.training) come.
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    auto *o = m.add_opset_import();
+    o->set_domain("example.custom");
+    o->set_version(1);
+    auto *g = m.mutable_graph();
+    auto *in = g->add_input();
+    in->set_name("x");
+    in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    auto *n = g->add_node();
+    n->set_op_type("Reshape"); // of its own domain: never taken for ONNX's
+    n->set_domain("example.custom");
+    n->add_input("x");
+    n->add_output("y");
+    auto graph = reshaper::graph::from_onnx_bytes(m.SerializeAsString());
+    const auto parts = graph.partitions();
+    ASSERT_EQ(parts.size(), 1u);
+    EXPECT_FALSE(parts[0].is_supported());
+    EXPECT_NE(parts[0].reason().find("example.custom.Reshape"), std::string::npos) << parts[0].reason();
+    // A default-domain node without the default opset is no valid model.
+    n->set_domain("");
+    reshaper_graph_t h = nullptr;
+    const std::string bytes = m.SerializeAsString();
+    EXPECT_EQ(reshaper_graph_create_from_onnx_bytes(reshaper_engine_cpu, bytes.data(), bytes.size(), 0, nullptr,
+                                                    nullptr, &h),
+              reshaper_invalid_graph);
+}
