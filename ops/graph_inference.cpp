@@ -111,7 +111,8 @@ void check_output_sizes_fit(const op &o, const op_schema &schema, const graph &g
 
 void validate_graph(const graph &g) {
     check_structure(g);
-    for (const op &o : g.ops) verified_schema(o, g);
+    for (const op &o : g.ops)
+        if (!tensor_of_unknown_rank(g, o)) verified_schema(o, g);
 }
 
 graph_topology infer_graph_shapes(graph &g) {
@@ -120,6 +121,9 @@ graph_topology infer_graph_shapes(graph &g) {
     // inference reveals is checked too.
     for (std::size_t index : topology.topological_order) {
         const op &o = g.ops[index];
+        // An op over a tensor of unknown rank is left as it is: the
+        // partitioner leaves it unclaimed and says why.
+        if (tensor_of_unknown_rank(g, o)) continue;
         const op_schema *schema = verified_schema(o, g);
         if (schema) check_input_dtypes_known(o, *schema, g);
         if (schema && schema->infer_shapes) {

@@ -19,7 +19,7 @@ src="$(pwd)"
 case "$kind" in
 address)
     option=RESHAPER_SANITIZE_ADDRESS
-    targets="core_tests ops_tests layout_tests kernels_tests partition_tests backend_tests api_tests driver_tests reshaper-run"
+    targets="core_tests ops_tests layout_tests kernels_tests partition_tests backend_tests api_tests driver_tests onnx_tests reshaper-run"
     ;;
 thread)
     option=RESHAPER_SANITIZE_THREAD
@@ -54,7 +54,7 @@ run() {
     if ! "$@" --gtest_brief=1; then failed="$failed $(basename "$1")"; fi
 }
 if [ "$kind" = address ]; then
-    for t in core_tests ops_tests layout_tests kernels_tests partition_tests backend_tests api_tests driver_tests; do
+    for t in core_tests ops_tests layout_tests kernels_tests partition_tests backend_tests api_tests driver_tests onnx_tests; do
         run "$dir/bin/$t"
     done
 else

@@ -11,9 +11,14 @@ cd "$(dirname "$0")/.."
 # oneDNN's CMake package looks for OpenCL (its GPU runtime): ocl-icd-opencl-dev.
 # The sanitizer runs (scripts/sanitize.sh) use g++'s own runtimes; the
 # fuzzers (scripts/fuzz.sh) need clang and its libFuzzer: libclang-rt-14-dev.
+# ONNX models in (src/onnx): libonnx-dev and libprotobuf-dev (whose headers
+# libonnx-dev's include but does not pull in); their tests: libonnx-testdata
+# (ONNX's node tests), python3-onnx, python3-torch and python3-torchvision
+# (torchvision models exported with torch.onnx.export, scripts/run_model.sh).
 PACKAGES="g++ make cmake ninja-build pkg-config git ca-certificates \
 libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev rapidjson-dev libgtest-dev libbenchmark-dev \
-clang libclang-rt-14-dev python3-dev pybind11-dev python3-numpy python3-pytest"
+clang libclang-rt-14-dev python3-dev pybind11-dev python3-numpy python3-pytest \
+libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-torch python3-torchvision"
 
 missing=""
 for p in $PACKAGES; do

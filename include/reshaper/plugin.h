@@ -132,6 +132,16 @@ typedef struct reshaper_plugin_api {
     reshaper_status_t (*compiled_partition_execute_dynamic)(
             reshaper_compiled_partition_t compiled, size_t num_inputs, const void *const *inputs,
             size_t num_outputs, void *const *outputs, reshaper_logical_tensor_t *resolved_outputs);
+
+    /* ONNX models in (see reshaper.h) */
+    reshaper_status_t (*graph_create_from_onnx)(reshaper_engine_kind_t engine_kind, const char *path,
+                                                size_t n_free_dims, const char *const *free_dim_names,
+                                                const int64_t *free_dim_values, reshaper_graph_t *graph);
+    reshaper_status_t (*graph_create_from_onnx_bytes)(reshaper_engine_kind_t engine_kind,
+                                                      const void *data, size_t size, size_t n_free_dims,
+                                                      const char *const *free_dim_names,
+                                                      const int64_t *free_dim_values,
+                                                      reshaper_graph_t *graph);
 } reshaper_plugin_api;
 
 /* The table for `abi_version`; NULL when this library does not provide it. */

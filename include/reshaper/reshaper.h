@@ -186,6 +186,22 @@ RESHAPER_API reshaper_status_t reshaper_graph_create_from_json(const char *json,
                                                                reshaper_graph_t *graph);
 RESHAPER_API reshaper_status_t reshaper_graph_create_from_file(const char *path,
                                                                reshaper_graph_t *graph);
+/* From an ONNX model file (a serialized ModelProto; interface contract 5.3):
+ * every node an op of domain "ai.onnx" at the model's opset, op ids the nodes'
+ * positions, tensor ids the positions of the names in first-appearance order
+ * (graph inputs, initializers, node outputs); shapes from ONNX's shape
+ * inference with data propagation and reshaper's folding of the shape
+ * arithmetic. `free_dim_names[i]` (a dim_param of the model's inputs) is bound
+ * to `free_dim_values[i]` (>= 0) before inference, as ONNX Runtime's free
+ * dimension override does; 0, NULL, NULL: no bindings. Not a model:
+ * reshaper_invalid_graph (rule onnx_model). */
+RESHAPER_API reshaper_status_t reshaper_graph_create_from_onnx(
+        reshaper_engine_kind_t engine_kind, const char *path, size_t n_free_dims,
+        const char *const *free_dim_names, const int64_t *free_dim_values, reshaper_graph_t *graph);
+/* The same from the `size` bytes of a serialized model in memory. */
+RESHAPER_API reshaper_status_t reshaper_graph_create_from_onnx_bytes(
+        reshaper_engine_kind_t engine_kind, const void *data, size_t size, size_t n_free_dims,
+        const char *const *free_dim_names, const int64_t *free_dim_values, reshaper_graph_t *graph);
 RESHAPER_API reshaper_status_t reshaper_graph_destroy(reshaper_graph_t graph);
 
 /* Finalizes the graph (see reshaper_graph_finalize) when it is not yet:

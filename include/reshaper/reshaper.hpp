@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -480,6 +481,27 @@ public:
         return graph(h);
     }
 
+    // An ONNX model (interface contract 5.3); `free_dims` binds symbolic
+    // dims (dim_param name -> value) before shape inference.
+    static graph from_onnx(const std::string &path, const std::map<std::string, std::int64_t> &free_dims = {},
+                           engine_kind kind = engine_kind::cpu) {
+        return onnx_graph(free_dims, [&](std::size_t n, const char *const *names, const std::int64_t *values,
+                                         reshaper_graph_t *h) {
+            return reshaper_graph_create_from_onnx(static_cast<reshaper_engine_kind_t>(kind), path.c_str(), n,
+                                                   names, values, h);
+        });
+    }
+    // The same from a serialized model in memory.
+    static graph from_onnx_bytes(const std::string &bytes,
+                                 const std::map<std::string, std::int64_t> &free_dims = {},
+                                 engine_kind kind = engine_kind::cpu) {
+        return onnx_graph(free_dims, [&](std::size_t n, const char *const *names, const std::int64_t *values,
+                                         reshaper_graph_t *h) {
+            return reshaper_graph_create_from_onnx_bytes(static_cast<reshaper_engine_kind_t>(kind), bytes.data(),
+                                                         bytes.size(), n, names, values, h);
+        });
+    }
+
     void infer_shapes() { check(reshaper_graph_infer_shapes(get())); }
 
     std::string to_json() const {
@@ -525,6 +547,19 @@ public:
 
 private:
     explicit graph(reshaper_graph_t h) : handle_(detail::own(h, reshaper_graph_destroy)) {}
+    template <typename Create>
+    static graph onnx_graph(const std::map<std::string, std::int64_t> &free_dims, Create create) {
+        std::vector<const char *> names;
+        std::vector<std::int64_t> values;
+        for (const auto &binding : free_dims) {
+            names.push_back(binding.first.c_str());
+            values.push_back(binding.second);
+        }
+        reshaper_graph_t h = nullptr;
+        check(create(names.size(), names.empty() ? nullptr : names.data(),
+                     values.empty() ? nullptr : values.data(), &h));
+        return graph(h);
+    }
     std::shared_ptr<reshaper_graph> handle_;
 };
 

@@ -9,6 +9,7 @@
 #include "api/graph_state.hpp"
 #include "api/handles.hpp"
 #include "io/graph_json.hpp"
+#include "onnx/onnx_model.hpp"
 #include "ops/graph_inference.hpp"
 #include "ops/registry.hpp"
 #include "reshaper/reshaper.h"
@@ -111,6 +112,51 @@ RESHAPER_API reshaper_status_t reshaper_graph_create_from_file(const char *path,
         c.require(path, "path");
         c.require(graph, "graph");
         *graph = new reshaper_graph(std::make_shared<const impl::graph>(impl::read_graph_file(path)));
+    });
+}
+
+namespace {
+
+impl::free_dim_bindings free_dims_of(const call &c, size_t n, const char *const *names, const int64_t *values) {
+    impl::free_dim_bindings bindings;
+    if (n == 0) return bindings;
+    c.require(names, "free_dim_names");
+    c.require(values, "free_dim_values");
+    for (size_t i = 0; i < n; ++i) {
+        c.require(names[i], "a free_dim_names entry");
+        bindings[names[i]] = values[i];
+    }
+    return bindings;
+}
+
+reshaper_graph_t onnx_graph_handle(impl::onnx_import model) {
+    return new reshaper_graph(std::make_shared<const impl::graph>(std::move(model.g)));
+}
+
+} // namespace
+
+RESHAPER_API reshaper_status_t reshaper_graph_create_from_onnx(
+        reshaper_engine_kind_t engine_kind, const char *path, size_t n_free_dims,
+        const char *const *free_dim_names, const int64_t *free_dim_values, reshaper_graph_t *graph) {
+    return guarded(__func__, [&](const call &c) {
+        c.require(path, "path");
+        c.require(graph, "graph");
+        const std::string kind(impl::to_string(api::to_impl(engine_kind)));
+        *graph = onnx_graph_handle(impl::read_onnx_file(
+            path, free_dims_of(c, n_free_dims, free_dim_names, free_dim_values), kind));
+    });
+}
+
+RESHAPER_API reshaper_status_t reshaper_graph_create_from_onnx_bytes(
+        reshaper_engine_kind_t engine_kind, const void *data, size_t size, size_t n_free_dims,
+        const char *const *free_dim_names, const int64_t *free_dim_values, reshaper_graph_t *graph) {
+    return guarded(__func__, [&](const call &c) {
+        if (size > 0) c.require(data, "data");
+        c.require(graph, "graph");
+        const std::string kind(impl::to_string(api::to_impl(engine_kind)));
+        *graph = onnx_graph_handle(impl::read_onnx_model(
+            std::string_view(static_cast<const char *>(data), data ? size : 0),
+            free_dims_of(c, n_free_dims, free_dim_names, free_dim_values), kind));
     });
 }
 

@@ -94,7 +94,8 @@ reshaper_logical_tensor_t to_c(const impl::logical_tensor &lt) {
     reshaper_logical_tensor_t c{};
     c.id = lt.id;
     c.data_type = to_c(lt.dtype);
-    c.ndims = static_cast<std::int32_t>(lt.shape.size());
+    // -1 as oneDNN's DNNL_GRAPH_UNKNOWN_NDIMS: an unknown rank is no scalar.
+    c.ndims = lt.rank_known ? static_cast<std::int32_t>(lt.shape.size()) : -1;
     std::copy(lt.shape.begin(), lt.shape.end(), c.dims);
     std::fill(c.strides, c.strides + RESHAPER_MAX_NDIMS, RESHAPER_UNKNOWN_DIM);
     if (has_strides(lt.layout)) {

@@ -58,6 +58,8 @@ constexpr reshaper_plugin_api api_v1 = {
     .graph_finalize = reshaper_graph_finalize,
     .compiled_partition_get_output_mem_size = reshaper_compiled_partition_get_output_mem_size,
     .compiled_partition_execute_dynamic = reshaper_compiled_partition_execute_dynamic,
+    .graph_create_from_onnx = reshaper_graph_create_from_onnx,
+    .graph_create_from_onnx_bytes = reshaper_graph_create_from_onnx_bytes,
 };
 
 } // namespace

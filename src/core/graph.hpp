@@ -95,4 +95,9 @@ private:
 std::vector<tensor_id> graph_inputs(const graph &g);
 std::vector<tensor_id> graph_outputs(const graph &g);
 
+// The first tensor `o` reads or writes whose rank is unknown
+// (logical_tensor::rank_known), or nothing: such an op is left unverified,
+// uninferred and unclaimed, never taken for one on scalars.
+std::optional<tensor_id> tensor_of_unknown_rank(const graph &g, const op &o);
+
 } // namespace reshaper::impl

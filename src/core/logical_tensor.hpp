@@ -52,6 +52,11 @@ struct logical_tensor {
     std::string format; // oneDNN format tag, for layout opaque
     property_type property = property_type::undef;
     std::optional<tensor_values> values;
+    // False for a tensor whose rank nobody could tell (an ONNX model's
+    // tensor that shape inference left without a shape): `shape` is then
+    // empty without meaning a scalar, and no op of the family touching it is
+    // verified or claimed (written as "ndims": -1, as oneDNN's unknown ndims).
+    bool rank_known = true;
 
     bool operator==(const logical_tensor &) const = default;
 

@@ -21,6 +21,7 @@ constexpr std::array rules{
     rule_info{"attr_value_type", s::invalid_graph_op, "io", "an attribute's value fits its type"},
     rule_info{"dims_at_least_minus_one", s::invalid_shape, "io", "every dim of a logical tensor is >= -1 (-1: unknown)"},
     rule_info{"volume_fits", s::invalid_shape, "io", "a tensor's size in bits fits int64"},
+    rule_info{"ndims_shape", s::invalid_shape, "io", "a tensor's ndims, when given, is its shape's length, or -1 beside shape [] (an unknown rank)"},
     rule_info{"stride_rank", s::invalid_shape, "io", "a stride list has one entry per dim"},
     rule_info{"strides_at_least_minus_one", s::invalid_shape, "io", "every stride is >= 0, or -1 for unknown"},
     rule_info{"values_need_known_shape", s::invalid_shape, "io", "a tensor with values has a known shape"},
@@ -31,6 +32,10 @@ constexpr std::array rules{
     rule_info{"file_readable", s::invalid_arguments, "io", "a graph file exists and can be read"},
     rule_info{"max_graph_bytes", s::invalid_graph, "io", "a graph file is no larger than RESHAPER_MAX_GRAPH_BYTES (default 1 GiB)"},
     rule_info{"max_ops", s::invalid_graph, "io", "a graph has no more ops than RESHAPER_MAX_OPS (default 10,000,000)"},
+    // Reading an ONNX model (src/onnx).
+    rule_info{"onnx_model", s::invalid_graph, "onnx", "an ONNX file holds a model: a protobuf ModelProto with a graph and an opset for the default domain"},
+    rule_info{"free_dim_value", s::invalid_arguments, "onnx", "a free dimension binding names a symbolic dim and gives it a value >= 0"},
+    rule_info{"free_dims_bound", s::invalid_arguments, "onnx", "to compile or execute an ONNX model (check and perf modes), every symbolic dim of its inputs is bound (--free-dim, free_dims)"},
     // The graph's structure (src/core, ops/graph_inference, the builder).
     rule_info{"unique_op_id", s::invalid_graph, "graph", "no two ops share an id"},
     rule_info{"tensor_exists", s::invalid_graph, "graph", "every tensor an op names is in the graph"},

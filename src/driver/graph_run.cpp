@@ -10,6 +10,7 @@
 #include "io/graph_json.hpp"
 #include "layout/memory_layout.hpp"
 #include "ops/graph_inference.hpp"
+#include "onnx/onnx_model.hpp"
 
 namespace reshaper::driver {
 
@@ -36,7 +37,14 @@ void fill_shapes_from_fed_values(impl::graph &g, impl::graph fed) {
 }
 
 void load_and_partition(graph_run &run, const options &opts) {
-    run.graph = impl::read_graph_file(run.path);
+    if (impl::is_onnx_path(run.path)) {
+        impl::onnx_import model = impl::read_onnx_file(run.path, opts.free_dims, opts.engine.value_or("cpu"));
+        // Compiling every partition needs every shape: symbolic input dims bound.
+        if (opts.mode != run_mode::infer) impl::require_bound_dims(model, run.path);
+        run.graph = std::move(model.g);
+    } else {
+        run.graph = impl::read_graph_file(run.path);
+    }
     run.graph_loaded = true;
     // The graph as loaded only when fed values will be inferred again: a
     // copy of a graph of a million ops is a gigabyte.

@@ -33,6 +33,21 @@ int max_threads() {
     return static_cast<int>(std::max(floor, std::min(std::thread::hardware_concurrency(), 1u << 20)));
 }
 
+// --free-dim=NAME=VALUE: NAME (up to the last '=') and a value >= 0.
+std::pair<std::string, std::int64_t> parse_free_dim(std::string_view text) {
+    const auto eq = text.rfind('=');
+    std::int64_t value = -1;
+    if (eq != std::string_view::npos && eq > 0) {
+        const std::string_view digits = text.substr(eq + 1);
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+        if (ec != std::errc() || end != digits.data() + digits.size()) value = -1;
+    }
+    if (value < 0)
+        throw error(status::invalid_arguments, "option --free-dim takes NAME=VALUE with a value >= 0, got '" +
+                                                   std::string(text) + "' [driver_option]");
+    return {std::string(text.substr(0, eq)), value};
+}
+
 [[noreturn]] void bad_value(std::string_view name, std::string_view value, std::string_view allowed) {
     throw error(status::invalid_arguments, "option " + std::string(name) + " takes " +
                                                std::string(allowed) + ", got '" +
@@ -42,7 +57,7 @@ int max_threads() {
 } // namespace
 
 const char *usage_text() {
-    return "usage: reshaper-run [options] GRAPH.json [GRAPH.json ...]\n"
+    return "usage: reshaper-run [options] GRAPH.json|MODEL.onnx ...\n"
            "  --mode=infer|check|perf  (default check)\n"
            "  --engine=cpu|gpu         (default: the file's engine_kind)\n"
            "  --policy=fusion|debug    (default fusion)\n"
@@ -50,6 +65,7 @@ const char *usage_text() {
            "  --values                 with --report=json: include output values\n"
            "  --reps=N                 timed runs per partition in perf mode (default 20)\n"
            "  --threads=N              worker threads, at most 1024 or the cores (default: all cores)\n"
+           "  --free-dim=NAME=VALUE    bind an ONNX model's symbolic dim (repeatable)\n"
            "  --help, -h               the full help; --version: versions\n"
            "exit status: 0 all good; 1 a check found a mismatch; 2 invalid input (unreadable or\n"
            "  malformed JSON, invalid graph, op, attribute, dtype or shape); 3 unavailable (no such\n"
@@ -60,9 +76,13 @@ const char *usage_text() {
 }
 
 const char *help_text() {
-    return "reshaper-run: runs oneDNN Graph JSON graph files through the reshaper backend.\n"
+    return "reshaper-run: runs oneDNN Graph JSON graph files and ONNX models through the\n"
+           "reshaper backend.\n"
            "\n"
-           "usage: reshaper-run [options] GRAPH.json [GRAPH.json ...]\n"
+           "usage: reshaper-run [options] GRAPH.json|MODEL.onnx [...]\n"
+           "  A file ending in .onnx is read as an ONNX model: every node an op of domain\n"
+           "  ai.onnx at the model's opset, shapes from ONNX's shape inference with data\n"
+           "  propagation and reshaper's folding of the shape arithmetic; same modes and report.\n"
            "  --mode=infer     load, validate, partition, infer every shape; no data\n"
            "  --mode=check     (default) also compile and execute every supported partition on\n"
            "                   the tensors' \"values\" or generated data and compare bit-exactly\n"
@@ -76,6 +96,10 @@ const char *help_text() {
            "  --threads=N      worker threads (default: all cores; at most 1024, or the cores\n"
            "                   when more): for the kernels, and in check and infer mode for\n"
            "                   partitions run side by side\n"
+           "  --free-dim=NAME=VALUE  bind the symbolic dim NAME (dim_param) of ONNX models to\n"
+           "                   VALUE before inference, as ONNX Runtime's free dimension\n"
+           "                   override; repeatable. Check and perf modes need every symbolic\n"
+           "                   dim of a model's inputs bound (else exit 2 naming them)\n"
            "  --help, -h       this text\n"
            "  --version        the library's and oneDNN's versions\n"
            "\n"
@@ -134,6 +158,9 @@ options parse_options(int argc, const char *const argv[]) {
             else bad_value(name, value, "text or json");
         } else if (name == "--reps") {
             opts.reps = parse_positive(name, value);
+        } else if (name == "--free-dim") {
+            auto [dim, dim_value] = parse_free_dim(value);
+            opts.free_dims[dim] = dim_value;
         } else if (name == "--threads") {
             opts.threads = parse_positive(name, value);
             if (*opts.threads > max_threads())

@@ -1,6 +1,9 @@
 // Command line of reshaper-run (interface contract, section 2).
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +23,9 @@ struct options {
     bool values = false;
     int reps = 20;
     std::optional<int> threads;
+    // --free-dim=NAME=VALUE: symbolic dims of ONNX models bound before
+    // inference (ONNX Runtime's free dimension override).
+    std::map<std::string, std::int64_t, std::less<>> free_dims;
     std::vector<std::string> files;
     bool help = false;    // --help, -h: print the usage, exit 0
     bool version = false; // --version: print the versions, exit 0

@@ -54,7 +54,8 @@ public:
     // "3:f32[2,3]{[3,1]}": id, dtype, shape and the layout when it says more.
     report_writer &tensor(const impl::logical_tensor &lt) {
         *this << lt.id << ':' << impl::to_string(lt.dtype);
-        dims(lt.shape);
+        if (lt.rank_known) dims(lt.shape);
+        else *this << "[unknown rank]";
         if (lt.layout == impl::layout_type::opaque) *this << '{' << lt.format << '}';
         else if (lt.layout == impl::layout_type::any) *this << "{any}";
         else if (!lt.strides.empty()) {

@@ -442,6 +442,18 @@ logical_tensor read_tensor(json_view j, const context &place) {
 
     lt.shape = as_int_list(require_field(j, "shape", ctx), "shape", ctx);
     check_shape(lt.shape, lt.dtype, ctx);
+    // The report's and a dump's mark of a tensor of unknown rank (as read
+    // from an ONNX model); any other ndims just restates the shape.
+    if (const auto f = find_field(j, "ndims")) {
+        const std::int64_t ndims = as_int(*f, "ndims", ctx);
+        if (ndims == -1 && lt.shape.empty())
+            lt.rank_known = false;
+        else if (ndims != static_cast<std::int64_t>(lt.shape.size()))
+            ctx.fail(status::invalid_shape,
+                     "ndims " + std::to_string(ndims) + " disagrees with shape " + dims_to_string(lt.shape) +
+                         " (-1, with shape [], is an unknown rank)",
+                     "ndims_shape");
+    }
 
     if (const auto f = find_field(j, "layout_type")) {
         const std::string_view name = as_string(*f, "layout_type", ctx);
@@ -482,6 +494,7 @@ ojson tensor_to_ojson(const logical_tensor &lt) {
     j["id"] = lt.id;
     j["dtype"] = std::string(to_string(lt.dtype));
     j["shape"] = lt.shape;
+    if (!lt.rank_known) j["ndims"] = -1; // oneDNN's unknown ndims: [] is no scalar here
     dims_t strides;
     if (lt.layout == layout_type::strided)
         strides = lt.strides.empty() ? dense_strides(lt.shape).value_or(dims_t{}) : lt.strides;

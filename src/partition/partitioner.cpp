@@ -18,6 +18,8 @@ std::string unsupported_reason(const graph &g, const op &o, const std::string &e
         const std::string where = o.domain.empty() ? "" : " (domain " + o.domain + ")";
         return "op kind " + o.kind + where + " is not handled by this backend";
     }
+    if (const auto t = tensor_of_unknown_rank(g, o))
+        return "tensor " + std::to_string(*t) + " has an unknown rank (shape inference could not tell it)";
     if (engine_kind == "gpu" && !o.inputs.empty()) {
         const data_type t = g.tensor(o.inputs[0]).dtype;
         // oneDNN's reorder moves data on a GPU; our own kernels run on the CPU only.

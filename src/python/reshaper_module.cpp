@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,13 @@ PYBIND11_MODULE(_reshaper, m) {
              py::arg("engine") = "cpu")
         .def_static("from_json", &graph::from_json)
         .def_static("from_file", &graph::from_file)
+        // ONNX models in: a path or a serialized model, free dims name -> value.
+        .def_static("from_onnx", [](const std::string &path, const std::map<std::string, std::int64_t> &free_dims) {
+            return graph::from_onnx(path, free_dims);
+        })
+        .def_static("from_onnx_bytes", [](const py::bytes &model, const std::map<std::string, std::int64_t> &free_dims) {
+            return graph::from_onnx_bytes(std::string(model), free_dims);
+        })
         .def("add_op", [](graph &g, const op &o) { g.add_op(o); })
         .def("set_tensor_values_address", [](graph &g, std::int64_t id, std::uintptr_t address, std::size_t bytes) {
             g.set_tensor_values(id, reinterpret_cast<const void *>(address), bytes);

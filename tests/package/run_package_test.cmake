@@ -35,6 +35,8 @@ endif()
 get_filename_component(pc_dir ${pc_file} DIRECTORY)
 
 set(graph ${RESHAPER_SOURCE_DIR}/examples/attention_reshapes.json)
+# ONNX's node test of Transpose (libonnx-testdata).
+set(onnx_model /usr/share/libonnx-testdata/data/node/test_transpose_default/model.onnx)
 foreach(mode find_package pkg-config)
   set(build ${WORK_DIR}/consumer-${mode})
   # A clean environment: the consumer finds reshaper only through the prefix.
@@ -47,6 +49,9 @@ foreach(mode find_package pkg-config)
   run(${build}/builder_example)
   if(mode STREQUAL "find_package")
     run(${build}/cpp_api_example)
+    if(EXISTS ${onnx_model})
+      run(${build}/onnx_model_example ${onnx_model})
+    endif()
     # The plugin host does not link libreshaper: it dlopen()s the installed one.
     file(GLOB_RECURSE library ${prefix}/libreshaper.so.[0-9]*)
     list(GET library 0 library)

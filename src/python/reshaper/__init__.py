@@ -635,6 +635,22 @@ class Graph:
     def from_json(cls, text):
         return cls(_native=_call(_reshaper.Graph.from_json, text))
 
+    @classmethod
+    def from_onnx(cls, path_or_bytes, free_dims=None):
+        """An ONNX model: a path, or the bytes of a serialized model
+        (bytes, bytearray, memoryview); free_dims binds symbolic dims
+        ({"batch": 2}) before shape inference."""
+        dims = {}
+        for name, value in dict(free_dims or {}).items():
+            if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int) \
+                    or not 0 <= value < 2 ** 63:
+                raise Error("invalid_arguments", "free_dim_value",
+                            f"free_dims maps a dim_param name to an int >= 0, got {name!r}: {value!r} [free_dim_value]")
+            dims[name] = value
+        if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+            return cls(_native=_call(_reshaper.Graph.from_onnx_bytes, bytes(path_or_bytes), dims))
+        return cls(_native=_call(_reshaper.Graph.from_onnx, str(path_or_bytes), dims))
+
     def add_op(self, op):
         _call(self._g.add_op, op._op)
         return self
