@@ -122,7 +122,7 @@ std::size_t last_level_cache_bytes() {
 std::size_t streaming_threshold_bytes() {
     if (const std::size_t forced = streaming_threshold_override.load(std::memory_order_relaxed); forced > 0)
         return forced;
-    return last_level_cache_bytes() / 2;
+    return last_level_cache_bytes() / 4;
 }
 
 void override_streaming_threshold_for_testing(std::optional<std::size_t> bytes) {

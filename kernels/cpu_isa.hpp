@@ -42,11 +42,11 @@ void override_cpu_isa_for_testing(std::optional<cpu_isa> level);
 std::size_t last_level_cache_bytes();
 
 // Destinations of at least this many bytes are written with streaming
-// stores: half the last-level cache. Outputs smaller than that stay in the
-// cache for the op that reads them next, which ordinary stores leave there
-// and streaming ones send to DRAM (docs/performance.md, "Streaming stores
-// and the last-level cache": 1-16 MiB window partitions and head merges
-// plus a read of their output, measured).
+// stores: a quarter of the last-level cache. Smaller outputs (with their
+// source, half the cache) stay there for the op that reads them next, which
+// streaming stores would send to DRAM; measured with that read, streaming
+// paid only from a quarter (docs/performance.md, "Streaming stores and the
+// last-level cache").
 std::size_t streaming_threshold_bytes();
 
 // Tests: streaming_threshold_bytes() returns `bytes` instead, until called

@@ -42,7 +42,7 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes);
 fast_path choose_packed_fast_path(const copy_plan &plan, std::size_t bits);
 
 // Streaming stores: from streaming_threshold_bytes() (kernels/cpu_isa.hpp),
-// half the last-level cache read from the machine, for every path and
+// a quarter of the last-level cache read from the machine, for every path and
 // element size. (Before, copies streamed from 4 MiB and transposes of 2-byte
 // elements or more from 1 MiB, measured on the move alone: faster there,
 // but the next op then read its input back from DRAM.)

@@ -38,8 +38,8 @@ std::vector<cpu_isa> levels_here() {
 } // namespace
 
 // The moves here stream from 1 MiB of destination on: the machine's
-// threshold (streaming_threshold_bytes(), half the last-level cache) is tens
-// of MiB, and the cases are sized to cross 1 MiB (4 MiB for 1-byte
+// threshold (streaming_threshold_bytes(), a quarter of the last-level cache)
+// is several MiB, and the cases are sized to cross 1 MiB (4 MiB for 1-byte
 // elements, as the thresholds were before) so that test-sized moves reach
 // the streamed paths; large_moves_kept_in_the_cache_* takes the others.
 class movement_engine : public ::testing::Test {
@@ -246,10 +246,10 @@ TEST_F(movement_engine, large_moves_kept_in_the_cache_match_the_element_copy) {
         }
 }
 
-// The threshold is half the last-level cache read from the machine: here,
+// The threshold is a quarter of the last-level cache read from the machine: here,
 // the highest level sysfs lists for cpu0 where it lists one.
-TEST(streaming_threshold, is_half_the_last_level_cache_of_this_machine) {
-    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 2);
+TEST(streaming_threshold, is_a_quarter_of_the_last_level_cache_of_this_machine) {
+    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 4);
     EXPECT_GE(last_level_cache_bytes(), std::size_t{256} << 10);
     std::ifstream level("/sys/devices/system/cpu/cpu0/cache/index3/level"),
         size("/sys/devices/system/cpu/cpu0/cache/index3/size");
@@ -261,7 +261,7 @@ TEST(streaming_threshold, is_half_the_last_level_cache_of_this_machine) {
     override_streaming_threshold_for_testing(std::size_t{3} << 20);
     EXPECT_EQ(streaming_threshold_bytes(), std::size_t{3} << 20);
     override_streaming_threshold_for_testing(std::nullopt);
-    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 2);
+    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 4);
 }
 
 TEST_F(movement_engine, random_permutations_match_the_element_copy) {
