@@ -122,8 +122,10 @@ std::size_t last_level_cache_bytes() {
 std::size_t streaming_threshold_bytes() {
     if (const std::size_t forced = streaming_threshold_override.load(std::memory_order_relaxed); forced > 0)
         return forced;
-    return last_level_cache_bytes() / 4;
+    return last_level_cache_bytes() / 3;
 }
+
+std::size_t transpose_streaming_threshold_bytes() { return streaming_threshold_bytes() / 2; }
 
 void override_streaming_threshold_for_testing(std::optional<std::size_t> bytes) {
     streaming_threshold_override.store(bytes ? std::max<std::size_t>(*bytes, 1) : 0, std::memory_order_relaxed);

@@ -41,15 +41,20 @@ void override_cpu_isa_for_testing(std::optional<cpu_isa> level);
 // says 256, the whole socket's), else sysconf's level 3, else 8 MiB.
 std::size_t last_level_cache_bytes();
 
-// Destinations of at least this many bytes are written with streaming
-// stores: a quarter of the last-level cache. Smaller outputs (with their
-// source, half the cache) stay there for the op that reads them next, which
-// streaming stores would send to DRAM; measured with that read, streaming
-// paid only from a quarter (docs/performance.md, "Streaming stores and the
-// last-level cache").
+// Copies (contiguous runs) of at least this many bytes of destination are
+// written with streaming stores: a third of the last-level cache. Smaller
+// outputs stay in the cache for the op that reads them next, where
+// streaming stores would send them to DRAM; a move plus a read of its
+// output measured faster with ordinary stores up to there
+// (docs/performance.md, "Streaming stores and the last-level cache").
 std::size_t streaming_threshold_bytes();
+// Transposes (tiles, split and joined rows, packed tiles) stream from half
+// that, a sixth of the cache: their ordinary stores each read a line
+// for ownership, which streaming ones skip (same measurement).
+std::size_t transpose_streaming_threshold_bytes();
 
-// Tests: streaming_threshold_bytes() returns `bytes` instead, until called
+// Tests: streaming_threshold_bytes() returns `bytes` instead (and
+// transpose_streaming_threshold_bytes() half of it), until called
 // with nothing, so that moves of test sizes reach both the streamed and the
 // cached paths. Not while kernels run on other threads.
 void override_streaming_threshold_for_testing(std::optional<std::size_t> bytes);

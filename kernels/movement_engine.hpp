@@ -41,11 +41,11 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes);
 // elements): run_copy, packed_transpose or none.
 fast_path choose_packed_fast_path(const copy_plan &plan, std::size_t bits);
 
-// Streaming stores: from streaming_threshold_bytes() (kernels/cpu_isa.hpp),
-// a quarter of the last-level cache read from the machine, for every path and
-// element size. (Before, copies streamed from 4 MiB and transposes of 2-byte
-// elements or more from 1 MiB, measured on the move alone: faster there,
-// but the next op then read its input back from DRAM.)
+// Streaming stores: from streaming_threshold_bytes() for copies and
+// transpose_streaming_threshold_bytes() for the rest (kernels/cpu_isa.hpp),
+// fractions of the last-level cache read from the machine. (Before, copies
+// streamed from 4 MiB and transposes of 2-byte elements or more from 1 MiB,
+// measured on the move alone: the next op then read its input from DRAM.)
 // Each oneTBB task moves at least this much, so a core streams between forks.
 inline constexpr std::size_t parallel_task_bytes = std::size_t{256} << 10;
 // Moves of fewer bytes than this stay on the calling thread: two tasks'

@@ -37,14 +37,14 @@ std::vector<cpu_isa> levels_here() {
 
 } // namespace
 
-// The moves here stream from 1 MiB of destination on: the machine's
-// threshold (streaming_threshold_bytes(), a quarter of the last-level cache)
-// is several MiB, and the cases are sized to cross 1 MiB (4 MiB for 1-byte
-// elements, as the thresholds were before) so that test-sized moves reach
-// the streamed paths; large_moves_kept_in_the_cache_* takes the others.
+// The moves here stream as they did before the thresholds followed the
+// last-level cache (a third and a sixth of it: several MiB): copies from
+// 2 MiB, transposes from 1 MiB, which the cases are sized to cross so that
+// test-sized moves reach the streamed paths;
+// large_moves_kept_in_the_cache_* takes the others.
 class movement_engine : public ::testing::Test {
 protected:
-    void SetUp() override { override_streaming_threshold_for_testing(std::size_t{1} << 20); }
+    void SetUp() override { override_streaming_threshold_for_testing(std::size_t{2} << 20); }
     void TearDown() override { override_streaming_threshold_for_testing(std::nullopt); }
 };
 
@@ -246,22 +246,26 @@ TEST_F(movement_engine, large_moves_kept_in_the_cache_match_the_element_copy) {
         }
 }
 
-// The threshold is a quarter of the last-level cache read from the machine: here,
-// the highest level sysfs lists for cpu0 where it lists one.
-TEST(streaming_threshold, is_a_quarter_of_the_last_level_cache_of_this_machine) {
-    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 4);
+// The thresholds are a third (copies) and a sixth (transposes) of the
+// last-level cache read from the machine: here, the highest level sysfs
+// lists for cpu0 where it lists one.
+TEST(streaming_threshold, follows_the_last_level_cache_of_this_machine) {
+    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 3);
+    EXPECT_EQ(transpose_streaming_threshold_bytes(), last_level_cache_bytes() / 3 / 2);
     EXPECT_GE(last_level_cache_bytes(), std::size_t{256} << 10);
     std::ifstream level("/sys/devices/system/cpu/cpu0/cache/index3/level"),
         size("/sys/devices/system/cpu/cpu0/cache/index3/size");
     int l = 0;
     std::size_t kib = 0;
     char unit = 0;
-    if (level >> l && l == 3 && size >> kib >> unit && unit == 'K')
+    if (level >> l && l == 3 && size >> kib >> unit && unit == 'K') {
         EXPECT_EQ(last_level_cache_bytes(), kib << 10);
+    }
     override_streaming_threshold_for_testing(std::size_t{3} << 20);
     EXPECT_EQ(streaming_threshold_bytes(), std::size_t{3} << 20);
+    EXPECT_EQ(transpose_streaming_threshold_bytes(), std::size_t{3} << 19);
     override_streaming_threshold_for_testing(std::nullopt);
-    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 4);
+    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 3);
 }
 
 TEST_F(movement_engine, random_permutations_match_the_element_copy) {
@@ -391,7 +395,8 @@ TEST_F(movement_engine, blocked_producer_layouts_match_the_element_copy) {
         for (std::size_t e : {1, 2, 4})
             for (dim_t b : {8, 16})
                 for (std::size_t shift : {0, 16, 32}) {
-                    // 1-byte elements stream from 4 MiB, the others from 1 MiB.
+                    // Past 4 MiB for 1-byte elements, 1 MiB for the others
+                    // (where they streamed before; the fixture: from 1 MiB).
                     const dim_t bytes = e == 1 ? dim_t{9} << 19 : dim_t{3} << 19;
                     check_blocked_producer(2, 4 * b, bytes / (8 * b * static_cast<dim_t>(e)) + 3, b, e, shift, isa, rng);
                 }
