@@ -5,7 +5,10 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 #include "core/limits.hpp"
 
@@ -67,6 +70,65 @@ cpu_isa active_cpu_isa() {
         return std::min(*level, detected);
     }();
     return active;
+}
+
+namespace {
+
+// "32768K", "8M", "512" (bytes) as sysfs writes cache sizes; 0 for other text.
+std::size_t parse_cache_size(const std::string &text) {
+    std::size_t value = 0, i = 0;
+    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i)
+        value = value * 10 + static_cast<std::size_t>(text[i] - '0');
+    if (i == 0) return 0;
+    if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) return value << 10;
+    if (i < text.size() && (text[i] == 'M' || text[i] == 'm')) return value << 20;
+    if (i < text.size() && (text[i] == 'G' || text[i] == 'g')) return value << 30;
+    return value;
+}
+
+// The largest level's data or unified cache sysfs lists for cpu0; 0 when none.
+std::size_t sysfs_last_level_cache_bytes() {
+    int best_level = 0;
+    std::size_t best_bytes = 0;
+    for (int index = 0; index < 16; ++index) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+        std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+        int level = 0;
+        std::string type, size;
+        if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) continue;
+        if (type == "Instruction") continue;
+        const std::size_t bytes = parse_cache_size(size);
+        if (bytes > 0 && level > best_level) best_level = level, best_bytes = bytes;
+    }
+    return best_bytes;
+}
+
+// 0: none; else the threshold a test asked for.
+std::atomic<std::size_t> streaming_threshold_override{0};
+
+} // namespace
+
+std::size_t last_level_cache_bytes() {
+    static const std::size_t bytes = [] {
+        if (const std::size_t from_sysfs = sysfs_last_level_cache_bytes(); from_sysfs > 0) return from_sysfs;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+        if (const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE); l3 > 0) return static_cast<std::size_t>(l3);
+#endif
+        return std::size_t{8} << 20;
+    }();
+    return bytes;
+}
+
+std::size_t streaming_threshold_bytes() {
+    if (const std::size_t forced = streaming_threshold_override.load(std::memory_order_relaxed); forced > 0)
+        return forced;
+    return last_level_cache_bytes() / 3;
+}
+
+std::size_t transpose_streaming_threshold_bytes() { return streaming_threshold_bytes() / 2; }
+
+void override_streaming_threshold_for_testing(std::optional<std::size_t> bytes) {
+    streaming_threshold_override.store(bytes ? std::max<std::size_t>(*bytes, 1) : 0, std::memory_order_relaxed);
 }
 
 } // namespace reshaper::impl

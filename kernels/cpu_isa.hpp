@@ -3,6 +3,7 @@
 // that every level can be run and tested on a machine that has the highest.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -33,5 +34,29 @@ cpu_isa active_cpu_isa();
 // partition at every level (the kernel tests pass the level instead). Not
 // while kernels run on other threads.
 void override_cpu_isa_for_testing(std::optional<cpu_isa> level);
+
+// Bytes of the last-level cache the calling core shares, read once from the
+// machine: the highest cache level sysfs lists for cpu0 (what one core
+// shares: 32 MiB on a Zen 3 EPYC, where sysconf(_SC_LEVEL3_CACHE_SIZE)
+// says 256, the whole socket's), else sysconf's level 3, else 8 MiB.
+std::size_t last_level_cache_bytes();
+
+// Copies (contiguous runs) of at least this many bytes of destination are
+// written with streaming stores: a third of the last-level cache. Smaller
+// outputs stay in the cache for the op that reads them next, where
+// streaming stores would send them to DRAM; a move plus a read of its
+// output measured faster with ordinary stores up to there
+// (docs/performance.md, "Streaming stores and the last-level cache").
+std::size_t streaming_threshold_bytes();
+// Transposes (tiles, split and joined rows, packed tiles) stream from half
+// that, a sixth of the cache: their ordinary stores each read a line
+// for ownership, which streaming ones skip (same measurement).
+std::size_t transpose_streaming_threshold_bytes();
+
+// Tests: streaming_threshold_bytes() returns `bytes` instead (and
+// transpose_streaming_threshold_bytes() half of it), until called
+// with nothing, so that moves of test sizes reach both the streamed and the
+// cached paths. Not while kernels run on other threads.
+void override_streaming_threshold_for_testing(std::optional<std::size_t> bytes);
 
 } // namespace reshaper::impl

@@ -117,7 +117,7 @@ void move_runs(const copy_plan &plan, std::ptrdiff_t e, const byte *src, byte *d
     src += plan.src_offset * e;
     dst += plan.dst_offset * e;
     const bool stream = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e) >=
-                        streaming_threshold_bytes;
+                        streaming_threshold_bytes();
     if (run_bytes < short_run_bytes && !outer_order.empty()) {
         // Units: up to a task's worth of runs along the innermost outer dim,
         // copied by one call.
@@ -450,7 +450,7 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
     const int log2e = log2_of(static_cast<std::size_t>(e));
     const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
-    const bool stream = total >= (e >= 2 ? transpose_streaming_threshold_bytes : streaming_threshold_bytes);
+    const bool stream = total >= transpose_streaming_threshold_bytes();
     // The walks tuned for memory (streamed) keep short runs per destination
     // row; moves the caches hold take longer ones (row_reach).
     const int reach = !stream ? in_cache : row_dim.dst_stride * e >= far_row_bytes ? far_rows : near_rows;
@@ -511,7 +511,7 @@ void move_transposed(const copy_plan &plan, std::size_t k_dim, std::ptrdiff_t e,
     // Moves the caches can hold are read from them: prefetching only costs
     // instructions there (f32 and bf16 at 256 KiB and 2 MiB measured 10%
     // slower with it).
-    sh.prefetch_ahead = sh.prefetch_ahead && total >= streaming_threshold_bytes;
+    sh.prefetch_ahead = sh.prefetch_ahead && total >= transpose_streaming_threshold_bytes();
     src += plan.src_offset * e;
     dst += plan.dst_offset * e;
     for_units(strips * static_cast<std::size_t>(pieces), piece_bytes, stream,
@@ -633,7 +633,7 @@ void move_row_groups(const copy_plan &plan, fast_path path, std::ptrdiff_t e, co
     // [64,224,224,3] from NCHW: 26.4 -> 31.4 GB/s; 6 channels 24.0 ->
     // 27.6). Split rows write R runs, which lost 10-20% that way.
     const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
-    const bool stream = !split && total >= (e >= 2 ? transpose_streaming_threshold_bytes : streaming_threshold_bytes);
+    const bool stream = !split && total >= transpose_streaming_threshold_bytes();
     const dim_t stream_cols = std::max<dim_t>(1, (std::ptrdiff_t{4} << 10) / group_bytes);
     src += plan.src_offset * e;
     dst += plan.dst_offset * e;
@@ -822,7 +822,7 @@ void move_packed_transposed(const copy_plan &plan, std::size_t k_dim, const byte
     // 2-bit tiles keep ordinary stores: each writes one line to each of 64
     // destination rows, and streamed so (s2 [64,256,64,64] NHWC as NCHW,
     // 16 MiB, AVX2 on a Zen 3 EPYC, 3 rounds) they ran 10-20% slower.
-    const bool stream = Bits == 4 && strips * strip_bytes >= streaming_threshold_bytes;
+    const bool stream = Bits == 4 && strips * strip_bytes >= transpose_streaming_threshold_bytes();
     for_units(strips, strip_bytes, stream, [&](std::size_t begin, std::size_t end) {
         for (std::size_t u = begin; u < end; ++u) {
             const outer_walk at(outer, u / static_cast<std::size_t>(row_tiles));

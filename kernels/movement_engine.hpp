@@ -41,17 +41,11 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes);
 // elements): run_copy, packed_transpose or none.
 fast_path choose_packed_fast_path(const copy_plan &plan, std::size_t bits);
 
-// Destinations of at least this many bytes are written with streaming
-// stores (measured: below it the output still fits in the caches and
-// ordinary stores are faster for whoever reads it next).
-inline constexpr std::size_t streaming_threshold_bytes = std::size_t{4} << 20;
-// Transposes of elements of 2 bytes or more stream from a smaller size:
-// their ordinary stores go to lines of many destination rows at once, each
-// line's read for ownership missing the cache, so from one core's L2 (1
-// MiB) up streaming measured 1.2-3.5x faster ([N, 64, HW] NHWC as NCHW, 1
-// and 2 MiB: f32 45 -> 73 GB/s, c128 22 -> 57); 1-byte transposes still
-// measured 15-30% slower streamed below 4 MiB.
-inline constexpr std::size_t transpose_streaming_threshold_bytes = std::size_t{1} << 20;
+// Streaming stores: from streaming_threshold_bytes() for copies and
+// transpose_streaming_threshold_bytes() for the rest (kernels/cpu_isa.hpp),
+// fractions of the last-level cache read from the machine. (Before, copies
+// streamed from 4 MiB and transposes of 2-byte elements or more from 1 MiB,
+// measured on the move alone: the next op then read its input from DRAM.)
 // Each oneTBB task moves at least this much, so a core streams between forks.
 inline constexpr std::size_t parallel_task_bytes = std::size_t{256} << 10;
 // Moves of fewer bytes than this stay on the calling thread: two tasks'

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -32,6 +34,21 @@ std::vector<cpu_isa> levels_here() {
         if (l <= detected_cpu_isa()) levels.push_back(l);
     return levels;
 }
+
+} // namespace
+
+// The moves here stream as they did before the thresholds followed the
+// last-level cache (a third and a sixth of it: several MiB): copies from
+// 2 MiB, transposes from 1 MiB, which the cases are sized to cross so that
+// test-sized moves reach the streamed paths;
+// large_moves_kept_in_the_cache_* takes the others.
+class movement_engine : public ::testing::Test {
+protected:
+    void SetUp() override { override_streaming_threshold_for_testing(std::size_t{2} << 20); }
+    void TearDown() override { override_streaming_threshold_for_testing(std::nullopt); }
+};
+
+namespace {
 
 // Element (i0, i1, ...) of `dims` at byte offset + sum(i_k * strides[k]) * e.
 void reference_copy(const dims_t &dims, std::size_t e, const std::uint8_t *src, const dims_t &ss,
@@ -194,7 +211,7 @@ std::vector<move_case> cases() {
     };
 }
 
-TEST(movement_engine, every_level_and_element_size_matches_the_element_copy) {
+TEST_F(movement_engine, every_level_and_element_size_matches_the_element_copy) {
     std::mt19937 rng(11);
     for (cpu_isa isa : levels_here())
         for (std::size_t e : {1, 2, 4, 8, 16})
@@ -215,7 +232,43 @@ TEST(movement_engine, every_level_and_element_size_matches_the_element_copy) {
 }
 
 // Random shapes and permutations, small enough to run many.
-TEST(movement_engine, random_permutations_match_the_element_copy) {
+// The large cases with ordinary stores (never streamed): split across
+// threads, the cached walks, at every level.
+TEST_F(movement_engine, large_moves_kept_in_the_cache_match_the_element_copy) {
+    override_streaming_threshold_for_testing(std::numeric_limits<std::size_t>::max());
+    std::mt19937 rng(12);
+    for (cpu_isa isa : levels_here())
+        for (const auto &c : cases()) {
+            if (c.name.find("large") == std::string::npos && c.name != "dense_copy") continue;
+            for (std::size_t e : {1, 4})
+                if ((e == 1) == (c.name.find("large_bytes") != std::string::npos) || c.name == "transpose_large")
+                    check_case(c, e, isa, rng);
+        }
+}
+
+// The thresholds are a third (copies) and a sixth (transposes) of the
+// last-level cache read from the machine: here, the highest level sysfs
+// lists for cpu0 where it lists one.
+TEST(streaming_threshold, follows_the_last_level_cache_of_this_machine) {
+    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 3);
+    EXPECT_EQ(transpose_streaming_threshold_bytes(), last_level_cache_bytes() / 3 / 2);
+    EXPECT_GE(last_level_cache_bytes(), std::size_t{256} << 10);
+    std::ifstream level("/sys/devices/system/cpu/cpu0/cache/index3/level"),
+        size("/sys/devices/system/cpu/cpu0/cache/index3/size");
+    int l = 0;
+    std::size_t kib = 0;
+    char unit = 0;
+    if (level >> l && l == 3 && size >> kib >> unit && unit == 'K') {
+        EXPECT_EQ(last_level_cache_bytes(), kib << 10);
+    }
+    override_streaming_threshold_for_testing(std::size_t{3} << 20);
+    EXPECT_EQ(streaming_threshold_bytes(), std::size_t{3} << 20);
+    EXPECT_EQ(transpose_streaming_threshold_bytes(), std::size_t{3} << 19);
+    override_streaming_threshold_for_testing(std::nullopt);
+    EXPECT_EQ(streaming_threshold_bytes(), last_level_cache_bytes() / 3);
+}
+
+TEST_F(movement_engine, random_permutations_match_the_element_copy) {
     std::mt19937 rng(5);
     for (int trial = 0; trial < 200; ++trial) {
         move_case c;
@@ -243,7 +296,7 @@ TEST(movement_engine, random_permutations_match_the_element_copy) {
 
 // Every level's whole-tile transpose against the scalar one: each source
 // byte lands where the scalar level puts it, for every element size.
-TEST(movement_engine, tile_kernels_agree_with_the_scalar_level) {
+TEST_F(movement_engine, tile_kernels_agree_with_the_scalar_level) {
     std::mt19937 rng(3);
     std::vector<std::uint8_t> src(64 * 100), want(64 * 64), got(64 * 64);
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
@@ -264,7 +317,7 @@ TEST(movement_engine, tile_kernels_agree_with_the_scalar_level) {
 // reach, plain and streamed: destination row c, element r = source row r, element c,
 // for every one of the w * t source rows, and no byte of the destination
 // rows' gaps or past them written.
-TEST(movement_engine, wide_tiles_transpose_at_every_level) {
+TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
     std::mt19937 rng(13);
     constexpr std::ptrdiff_t src_pitch = 100, dst_pitch = (max_wide_tiles + 1) * 64; // lines apart: streamable
     std::vector<std::uint8_t> src(src_pitch * 64 * max_wide_tiles + 64);
@@ -324,7 +377,7 @@ void check_blocked_producer(dim_t n, dim_t c, dim_t hw, dim_t b, std::size_t e, 
         << dst.size();
 }
 
-TEST(movement_engine, blocked_producer_layouts_match_the_element_copy) {
+TEST_F(movement_engine, blocked_producer_layouts_match_the_element_copy) {
     std::mt19937 rng(17);
     for (cpu_isa isa : levels_here())
         for (std::size_t e : {1, 2, 4, 8, 16})
@@ -342,13 +395,14 @@ TEST(movement_engine, blocked_producer_layouts_match_the_element_copy) {
         for (std::size_t e : {1, 2, 4})
             for (dim_t b : {8, 16})
                 for (std::size_t shift : {0, 16, 32}) {
-                    // 1-byte elements stream from 4 MiB, the others from 1 MiB.
+                    // Past 4 MiB for 1-byte elements, 1 MiB for the others
+                    // (where they streamed before; the fixture: from 1 MiB).
                     const dim_t bytes = e == 1 ? dim_t{9} << 19 : dim_t{3} << 19;
                     check_blocked_producer(2, 4 * b, bytes / (8 * b * static_cast<dim_t>(e)) + 3, b, e, shift, isa, rng);
                 }
 }
 
-TEST(movement_engine, fast_path_choice_follows_the_layout) {
+TEST_F(movement_engine, fast_path_choice_follows_the_layout) {
     auto path = [](const dims_t &dims, const dims_t &ss, const dims_t &ds, std::size_t e) {
         return choose_fast_path(make_copy_plan(dims, ss, 0, ds, 0), e);
     };
@@ -397,7 +451,7 @@ TEST(movement_engine, fast_path_choice_follows_the_layout) {
     EXPECT_EQ(path({8, 8}, {1, 8}, {8, 1}, 3), fast_path::none);  // no 3-byte kernel
 }
 
-TEST(movement_engine, copy_bytes_copies_any_length_and_alignment) {
+TEST_F(movement_engine, copy_bytes_copies_any_length_and_alignment) {
     std::mt19937 rng(8);
     for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{64},
                               std::size_t{1000}, std::size_t{5} << 20}) {
@@ -501,7 +555,7 @@ fast_path check_packed_case(const packed_case &c, std::size_t bits, cpu_isa isa,
 // Packed 4- and 2-bit moves at every SIMD level: the packed transpose where
 // rows start on bytes and hold whole bytes, the whole-byte run copy where
 // runs do, the element walk elsewhere (odd sizes, offsets inside a byte).
-TEST(movement_engine, packed_moves_match_the_element_copy_at_every_level) {
+TEST_F(movement_engine, packed_moves_match_the_element_copy_at_every_level) {
     std::mt19937 rng(21);
     const std::vector<packed_case> cases{
         // Transposes: whole tiles (a 2-bit strip is 256 rows), partial
@@ -543,7 +597,7 @@ TEST(movement_engine, packed_moves_match_the_element_copy_at_every_level) {
 
 // Random shapes, orders, pads and offsets of 2-bit tensors through
 // strided_copy (any path), against the element copy.
-TEST(movement_engine, random_2bit_moves_match_the_element_copy) {
+TEST_F(movement_engine, random_2bit_moves_match_the_element_copy) {
     std::mt19937 rng(4);
     for (int trial = 0; trial < 300; ++trial) {
         packed_case c{1 + static_cast<dim_t>(rng() % 3), 1 + static_cast<dim_t>(rng() % 70),
@@ -561,7 +615,7 @@ TEST(movement_engine, random_2bit_moves_match_the_element_copy) {
     }
 }
 
-TEST(movement_engine, packed_fast_path_choice_follows_the_layout) {
+TEST_F(movement_engine, packed_fast_path_choice_follows_the_layout) {
     auto path = [](const dims_t &dims, const dims_t &ss, dim_t so, const dims_t &ds, dim_t dof, std::size_t bits) {
         return choose_packed_fast_path(make_copy_plan(dims, ss, so, ds, dof), bits);
     };
@@ -586,7 +640,7 @@ TEST(movement_engine, packed_fast_path_choice_follows_the_layout) {
 // strided_copy of s2 and u2 (any path) into a destination whose other
 // elements of shared bytes must survive: 2-bit elements at every place in
 // their byte, rows sharing bytes.
-TEST(movement_engine, packed_2bit_copies_keep_neighbouring_elements) {
+TEST_F(movement_engine, packed_2bit_copies_keep_neighbouring_elements) {
     std::mt19937 rng(9);
     for (data_type t : {data_type::s2, data_type::u2})
         for (dim_t src_off = 0; src_off < 4; ++src_off)
@@ -611,7 +665,7 @@ TEST(movement_engine, packed_2bit_copies_keep_neighbouring_elements) {
 // each row in turn, then the next row `pitch` bytes on, stopping after the
 // last row however many lines are asked for. (A prefetch never faults, so
 // the addresses need not be mapped.)
-TEST(movement_engine, line_prefetch_walks_its_rows_in_memory_order) {
+TEST_F(movement_engine, line_prefetch_walks_its_rows_in_memory_order) {
     line_prefetch p{0x10000, 512, 3, 2, 0, 4};
     p.issue(4); // row 0's 3 lines, then row 1's first
     EXPECT_EQ(p.row, 0x10000u + 512);
@@ -632,7 +686,7 @@ TEST(movement_engine, line_prefetch_walks_its_rows_in_memory_order) {
 // bytes past a multiple of 4 KiB from the source (the distances that take
 // the vector loop instead of memcpy) and at others: every byte copied,
 // nothing around the destination touched, bodies and tails of every length.
-TEST(movement_engine, run_copy_at_every_distance_from_the_source) {
+TEST_F(movement_engine, run_copy_at_every_distance_from_the_source) {
     std::mt19937 rng(17);
     std::vector<std::uint8_t> buffer(8 * 4096 + 256); // room for the farthest destination
     for (cpu_isa isa : levels_here())
