@@ -148,6 +148,17 @@ PYBIND11_MODULE(_reshaper, m) {
                      resolved = c.execute_dynamic(in_pointers(in), out_pointers(out));
                  }
                  return to_py(resolved);
+             })
+        // The same for outputs of known shape, returning nothing: the lean
+        // call reshaper.torch makes per partition run (no logical tensors
+        // built per call).
+        .def("execute_addresses_static",
+             [](const compiled_partition &c, const std::vector<std::uintptr_t> &in,
+                const std::vector<std::uintptr_t> &out) {
+                 const auto ins = in_pointers(in);
+                 const auto outs = out_pointers(out);
+                 py::gil_scoped_release release;
+                 c.execute(ins, outs);
              });
 
     py::class_<partition>(m, "Partition")

@@ -234,3 +234,12 @@ def test_the_example_of_docs_python_md_runs():
     section = text.split("## PyTorch: reshaper.torch", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "docs/python.md", "exec"), {})
+
+
+def test_reshape_alias_with_strides_of_no_reshape_stays_pytorchs():
+    # _reshape_alias takes its strides as an argument: these read x transposed
+    model = Fn(lambda x: torch.ops.aten._reshape_alias(x * 2, [4, 3], [1, 4]) + 1).eval()
+    compiled, _ = run_both(model, randn(3, 4))
+    s = rtorch.summary(compiled)
+    assert s["claimed"] == 0
+    assert list(s["unclaimed_reasons"].values()) == [1]

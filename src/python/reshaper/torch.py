@@ -61,31 +61,57 @@ def _is_movement(node):
 
 
 class _TensorInfo:
-    """What one run of the traced graph showed of a node's tensor value."""
+    """What one run of the traced graph showed of a node's tensor value;
+    `storage` is a token equal for tensors sharing storage."""
     __slots__ = ("shape", "stride", "offset", "storage", "dtype", "device", "numel")
 
-    def __init__(self, t):
+    def __init__(self, t, storage):
         self.shape = tuple(t.shape)
         self.stride = tuple(t.stride())
         self.offset = t.storage_offset()
-        self.storage = t.storage().data_ptr()
+        self.storage = storage
         self.dtype = t.dtype
         self.device = t.device
         self.numel = t.numel()
 
 
+def _tensors(value):
+    if isinstance(value, _torch.Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _tensors(v)
+
+
 class _Recorder(_torch.fx.Interpreter):
-    """Runs the traced graph once, recording each tensor value. Values are kept
-    alive to the end so that equal storage addresses mean shared storage."""
+    """Runs the traced graph once, recording each tensor value. Values are
+    freed as eager frees them, so a storage address may come back for another
+    tensor: a result shares storage only with tensors it was computed from
+    (alive while it is computed), so it takes their token where it has their
+    address and a new token otherwise."""
 
     def __init__(self, gm):
-        super().__init__(gm, garbage_collect_values=False)
+        super().__init__(gm)
         self.info = {}
+        self.tokens = {}  # node -> {storage address: token} of every tensor in its value
+        self.next_token = 0
 
     def run_node(self, n):
         value = super().run_node(n)
-        if isinstance(value, _torch.Tensor):
-            self.info[n] = _TensorInfo(value)
+        known = {}
+        for source in n.all_input_nodes:
+            known.update(self.tokens.get(source, {}))
+        mine = {}
+        for t in _tensors(value):
+            address = t.storage().data_ptr()
+            token = known.get(address, mine.get(address))
+            if token is None or t.numel() == 0:
+                token = self.next_token
+                self.next_token += 1
+            mine[address] = token
+            if t is value:
+                self.info[n] = _TensorInfo(t, token)
+        self.tokens[n] = mine
         return value
 
 
@@ -237,6 +263,16 @@ def _chains(gm):
     return chains
 
 
+def _is_reshape_view(shape, stride, out):
+    """Whether `out` (a _reshape_alias of a tensor of `shape` and `stride`,
+    whose strides are an argument) holds the row-major reshape of it."""
+    try:
+        view = _torch.empty_strided(shape, stride, device="meta").view(out.shape)
+    except RuntimeError:
+        return False
+    return all(a == b for a, b, d in zip(view.stride(), out.stride, out.shape) if d != 1)
+
+
 def _plan_chain(chain, info, at_risk):
     """(steps, reason): the partition's steps, or why the chain stays PyTorch's."""
     source = chain[0].args[0]
@@ -252,9 +288,11 @@ def _plan_chain(chain, info, at_risk):
     if a.numel == 0:
         return None, "zero volume: nothing to move"
     steps = []
-    shape = a.shape
+    shape, stride = a.shape, a.stride
     for n in chain:
         packet, out_shape = _packet(n), info[n].shape
+        if packet is _aten._reshape_alias and not _is_reshape_view(shape, stride, info[n]):
+            return None, "a _reshape_alias whose strides are not those of the reshape's view"
         if packet in _RESHAPES:
             if out_shape != shape or not steps:
                 steps.append(("reshape", out_shape))
@@ -262,7 +300,7 @@ def _plan_chain(chain, info, at_risk):
             perm = tuple(_permutation(n, len(shape)))
             if perm != tuple(range(len(shape))):
                 steps.append(("transpose", perm))
-        shape = out_shape
+        shape, stride = out_shape, info[n].stride
     if not steps:
         steps.append(("reshape", shape))  # a lone clone: a copy into the output's layout
     return tuple(steps), ""
@@ -334,7 +372,7 @@ def _build_runtime(chain, steps, info, at_risk):
     rt = _Chain()
     rt.in_stride, rt.size, rt.stride, rt.dtype = a.stride, z.shape, z.stride, a.dtype
     rt.alias, rt.lowering = alias, cp.lowering
-    rt.execute = cp._cp.execute_addresses
+    rt.execute = cp._cp.execute_addresses_static
     ids = [t.id for t in cp.inputs]
     rt.data_slot = ids.index(0)
     rt.addresses = None if ids == [0] else [0 if i == 0 else int(constants[i].ctypes.data) for i in ids]
