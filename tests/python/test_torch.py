@@ -243,3 +243,18 @@ def test_reshape_alias_with_strides_of_no_reshape_stays_pytorchs():
     s = rtorch.summary(compiled)
     assert s["claimed"] == 0
     assert list(s["unclaimed_reasons"].values()) == [1]
+
+
+def test_a_signature_make_fx_cannot_trace_runs_eagerly():
+    class Picky(torch.nn.Module):
+        def forward(self, x):
+            if x.shape[0] > 2:  # item() of a traced tensor fails under make_fx
+                return x.t() * x.sum().item()
+            return (x + 1).transpose(0, 1).contiguous()
+    model = Picky().eval()
+    compiled = rtorch.compile(model, (randn(2, 3),))
+    x = randn(3, 3)
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        assert_same(model(x), compiled(x))
+    assert_same(model(x), compiled(x))  # remembered: no second attempt, no warning
+    assert len(compiled.graph_modules) == 1

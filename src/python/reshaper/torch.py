@@ -224,6 +224,14 @@ class _Traced:
         self.summary = _rewrite(gm, recorder.info)
 
 
+class _Eager:
+    """A signature make_fx could not trace: the model itself runs."""
+
+    def __init__(self, model):
+        self.gm = model
+        self.summary = None
+
+
 def _storages_at_risk(gm, info):
     """Storages whose sharing could be observed: written by an in-place op,
     or reachable from outside the graph (inputs, parameters, outputs)."""
@@ -414,13 +422,18 @@ class CompiledModule(_torch.nn.Module):
     @property
     def graph_modules(self):
         """The GraphModules traced so far, one per input signature."""
-        return [t.gm for t in self._traced.values()]
+        return [t.gm for t in self._traced.values() if isinstance(t, _Traced)]
 
     def forward(self, *inputs):
         key = _signature(inputs)
         traced = self._traced.get(key)
         if traced is None:
-            traced = self._trace(inputs, key)
+            try:
+                traced = self._trace(inputs, key)
+            except Exception as e:  # noqa: BLE001 - whatever make_fx raised, eager still answers
+                _warnings.warn(f"reshaper.torch: tracing for a new input signature failed ({e!r}); "
+                               "this signature runs eagerly")
+                traced = self._traced[key] = _Eager(self._model)
         with _torch.no_grad():
             return traced.gm(*inputs)
 
