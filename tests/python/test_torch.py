@@ -95,6 +95,9 @@ SINGLE_CALLS = {
     "unsqueeze": (lambda x: x.unsqueeze(-1) * 2, {"unsqueeze"}),
     "contiguous_of_permuted": (lambda x: x.permute(1, 2, 0).contiguous() * 2, {"permute", "clone"}),
     "clone_of_permuted": (lambda x: (x + 0).permute(1, 2, 0).clone() * 2, {"permute", "clone"}),
+    "clone_channels_last": (lambda x: (x + 0).unsqueeze(0).clone(memory_format=torch.channels_last) * 2,
+                            {"unsqueeze", "clone"}),
+    "reshape_of_expanded": (lambda x: x[:, :1].expand(2, 5, 4).reshape(10, 4) * 2, {"clone", "_unsafe_view"}),
     "aten_unsafe_view": (lambda x: torch.ops.aten._unsafe_view(x * 2, [24]), {"_unsafe_view"}),
     "aten_reshape_alias": (lambda x: torch.ops.aten._reshape_alias(x * 2, [3, 8], [8, 1]), {"_reshape_alias"}),
 }
