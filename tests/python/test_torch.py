@@ -27,7 +27,8 @@ def movement_calls(model, inputs):
 
 
 def chain_runs(compiled, inputs):
-    """(chain, input, output) of every reshaper partition run on `inputs`."""
+    """(chain, input, output) of every reshaper partition run on `inputs` by
+    the graph traced for their signature, and that graph's result."""
     runs = []
     key = rtorch._signature(inputs)
     gm = compiled._traced[key].gm
@@ -41,8 +42,8 @@ def chain_runs(compiled, inputs):
             return out
 
     with torch.no_grad():
-        Spy(gm, garbage_collect_values=False).run(*inputs)
-    return runs
+        result = Spy(gm, garbage_collect_values=False).run(*inputs)
+    return runs, result
 
 
 def assert_same(expected, got):
@@ -121,7 +122,7 @@ def test_view_chain_is_an_alias_of_its_input_storage():
     compiled, _ = run_both(model, randn(2, 3, 4))
     s = rtorch.summary(compiled)
     assert (s["claimed"], s["partitions"], s["alias"]) == (4, 1, 1)
-    ((chain, src, out),) = chain_runs(compiled, (randn(2, 3, 4),))
+    ((chain, src, out),), _ = chain_runs(compiled, (randn(2, 3, 4),))
     assert chain.alias
     assert out.storage().data_ptr() == src.storage().data_ptr()
     assert out.data_ptr() == src.data_ptr()
@@ -141,7 +142,7 @@ def test_moving_chain_writes_a_new_tensor_with_pytorchs_strides():
     s = rtorch.summary(compiled)
     assert (s["claimed"], s["partitions"]) == (4, 1)
     assert s["kernel"] + s["reorder"] == 1
-    ((chain, src, out),) = chain_runs(compiled, (randn(2, 5, 12),))
+    ((chain, src, out),), _ = chain_runs(compiled, (randn(2, 5, 12),))
     assert not chain.alias
     assert out.storage().data_ptr() != src.storage().data_ptr()
     assert out.is_contiguous()
@@ -156,7 +157,7 @@ def test_size_one_strides_are_pytorchs_and_the_next_convolution_matches():
     with torch.no_grad():
         view = (x + 0).permute(0, 3, 1, 2)
     compiled, _ = run_both(model, x)
-    ((chain, _, out),) = chain_runs(compiled, (x,))
+    ((chain, _, out),), _ = chain_runs(compiled, (x,))
     assert out.stride() == view.stride()
     # size-1 dims in a copying chain too: strides PyTorch's contiguous() gives
     model2 = Fn(lambda x: (x + 0).transpose(1, 3).contiguous().unsqueeze(2) * 1).eval()

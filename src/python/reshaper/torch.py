@@ -281,7 +281,7 @@ def _is_reshape_view(shape, stride, out):
     return all(a == b for a, b, d in zip(view.stride(), out.stride, out.shape) if d != 1)
 
 
-def _plan_chain(chain, info, at_risk):
+def _plan_chain(chain, info):
     """(steps, reason): the partition's steps, or why the chain stays PyTorch's."""
     source = chain[0].args[0]
     if not isinstance(source, _torch.fx.Node) or source not in info or any(n not in info for n in chain):
@@ -320,7 +320,7 @@ def _rewrite(gm, info):
     reasons = {}
     counts["movement_calls"] = sum(1 for n in gm.graph.nodes if _is_movement(n))
     for index, chain in enumerate(_chains(gm)):
-        steps, reason = _plan_chain(chain, info, at_risk)
+        steps, reason = _plan_chain(chain, info)
         runtime = None
         if steps is not None:
             runtime, reason = _build_runtime(chain, steps, info, at_risk)
