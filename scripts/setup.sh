@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 # fuzzers (scripts/fuzz.sh) need clang and its libFuzzer: libclang-rt-14-dev.
 PACKAGES="g++ make cmake ninja-build pkg-config git ca-certificates \
 libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev rapidjson-dev libgoogle-perftools-dev libgtest-dev libbenchmark-dev \
-clang libclang-rt-14-dev python3-dev pybind11-dev python3-numpy python3-pytest"
+clang libclang-rt-14-dev python3-dev pybind11-dev python3-numpy python3-pytest python3-torch python3-torchvision"
 
 missing=""
 for p in $PACKAGES; do

@@ -6,11 +6,11 @@ import os
 import re
 
 import pytest
+import torch  # python3-torch: scripts/setup.sh installs it, so its absence fails here, loudly
+from torch.fx.experimental.proxy_tensor import make_fx
 
-torch = pytest.importorskip("torch")
-import reshaper  # noqa: E402
-import reshaper.torch as rtorch  # noqa: E402
-from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+import reshaper
+import reshaper.torch as rtorch
 
 SOURCE = os.environ.get("RESHAPER_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 MOVEMENT = {"view", "_unsafe_view", "_reshape_alias", "reshape", "permute", "transpose", "t", "squeeze",

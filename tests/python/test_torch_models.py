@@ -8,12 +8,11 @@ products on the reference BLAS, so maxvit_t (224x224 at least: seven-wide
 windows at 1/32 scale) costs seconds a forward and is checked at its example
 batch only; the other batch's re-trace is covered by the other models."""
 import pytest
+import torch
+import torchvision  # python3-torchvision: scripts/setup.sh installs it
 
-torch = pytest.importorskip("torch")
-torchvision = pytest.importorskip("torchvision")
-import reshaper.torch as rtorch  # noqa: E402
-
-from test_torch import assert_same, chain_runs, movement_calls  # noqa: E402
+import reshaper.torch as rtorch
+from test_torch import assert_same, chain_runs, movement_calls
 
 # name: (constructor kwargs, example input shape, another batch or None)
 MODELS = {
