@@ -56,10 +56,9 @@ json partition_json(const partition_run &pr, const impl::graph &g) {
 // limit were killed for memory. The text is the DOM's dump byte for byte:
 // the members in its order (nlohmann::json sorts keys), each piece dumped
 // as the DOM dumps it.
-class json_writer {
+class json_writer : public piece_writer {
 public:
-    explicit json_writer(std::FILE *to) : to_(to) { text_.reserve(2 * piece_bytes); }
-    ~json_writer() { hand_on(); }
+    using piece_writer::piece_writer;
 
     // The next member of the top-level object: its key, then its value.
     json_writer &member(std::string_view key) {
@@ -71,7 +70,7 @@ public:
     json_writer &value(const json &j) {
         // One object per line; invalid UTF-8 from a file never breaks the report.
         text_ += j.dump(-1, ' ', false, json::error_handler_t::replace);
-        if (text_.size() >= piece_bytes) hand_on();
+        at_a_break();
         return *this;
     }
     // An array of `items`, each made by `element` as it is written.
@@ -90,13 +89,6 @@ public:
     void end() { text_ += first_member_ ? "{}" : "}"; }
 
 private:
-    static constexpr std::size_t piece_bytes = std::size_t{1} << 16;
-    void hand_on() {
-        std::fwrite(text_.data(), 1, text_.size(), to_);
-        text_.clear();
-    }
-    std::FILE *to_;
-    std::string text_;
     bool first_member_ = true;
 };
 

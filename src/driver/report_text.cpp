@@ -9,14 +9,12 @@
 namespace reshaper::driver {
 namespace {
 
-// The report's text, appended in place and handed on to a FILE a piece at a
-// time: the report of 100,000 partitions is 30 MB, and made through a
-// stringstream, one string per tensor, it took a tenth of loading and
-// checking such a graph.
-class report_writer {
+// The report of 100,000 partitions is 30 MB; made through a stringstream,
+// one string per tensor, it took a tenth of loading and checking such a
+// graph, so it is appended in place.
+class report_writer : public piece_writer {
 public:
-    explicit report_writer(std::FILE *to) : to_(to) { text_.reserve(2 * piece_bytes); }
-    ~report_writer() { hand_on(); }
+    using piece_writer::piece_writer;
 
     report_writer &operator<<(std::string_view s) {
         text_.append(s);
@@ -72,19 +70,6 @@ public:
         }
         return *this;
     }
-    // Hands the text on once it is a piece long.
-    void at_a_break() {
-        if (text_.size() >= piece_bytes) hand_on();
-    }
-
-private:
-    static constexpr std::size_t piece_bytes = std::size_t{1} << 16;
-    void hand_on() {
-        std::fwrite(text_.data(), 1, text_.size(), to_);
-        text_.clear();
-    }
-    std::FILE *to_;
-    std::string text_;
 };
 
 std::string fixed(double v, int digits) {

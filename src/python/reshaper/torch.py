@@ -21,7 +21,7 @@ import numpy as _np
 import torch as _torch
 from torch.fx.experimental.proxy_tensor import make_fx as _make_fx
 
-from . import Error, Graph, LogicalTensor, Op
+from . import Error, Graph, LogicalTensor, Op, _dense_strides
 
 __all__ = ["compile", "summary", "CompiledModule"]
 
@@ -346,14 +346,6 @@ def _rewrite(gm, info):
     gm.recompile()
     counts["unclaimed_reasons"] = reasons
     return counts
-
-
-def _dense_strides(shape):
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.insert(0, step)
-        step *= max(d, 1)
-    return tuple(strides)
 
 
 def _build_runtime(chain, steps, info, at_risk):
