@@ -218,6 +218,12 @@ TEST(DriverHardening, TheJsonReportTakesAboutTheMemoryOfTheTextReport) {
     EXPECT_EQ(as_json.report->at("partitions").size(), 5000u);
     EXPECT_EQ(as_json.report->at("tensors").size(), 10000u);
     const long file_kb = static_cast<long>(text.size() / 1024);
+#if defined(__SANITIZE_ADDRESS__)
+    // ASan's quarantine holds freed blocks (up to 256 MB): the peak then
+    // measures what the report freed, not what it held (275 MB against 115).
+    std::remove(path.c_str());
+    GTEST_SKIP() << "peak memory under AddressSanitizer counts its quarantine";
+#endif
     EXPECT_LT(as_json.max_rss_kb, as_text.max_rss_kb + 2 * file_kb)
         << "JSON report " << as_json.max_rss_kb << " KB, text report " << as_text.max_rss_kb << " KB, file "
         << file_kb << " KB";
