@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_output.hpp"
 #include "reshaper/reshaper.hpp"
 
 namespace fs = std::filesystem;
@@ -33,13 +34,9 @@ struct run_result {
 run_result run_driver(const std::string &args) {
     const std::string command = std::string(RESHAPER_RUN_PATH) + " " + args + " 2>/dev/null";
     run_result r;
-    FILE *pipe = popen(command.c_str(), "r");
-    if (!pipe) return r;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    auto [exit_code, out] = reshaper::test::run_command(command);
+    r.exit_code = exit_code;
+    r.out = std::move(out);
     return r;
 }
 

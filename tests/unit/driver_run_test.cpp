@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_output.hpp"
 #include "kernels/cpu_isa.hpp"
 
 using nlohmann::json;
@@ -29,13 +30,9 @@ struct driver_result {
 driver_result run_driver(const std::string &args, const std::string &env = "") {
     const std::string command = env + std::string(RESHAPER_RUN_PATH) + " " + args + " 2>/dev/null";
     driver_result r;
-    FILE *pipe = popen(command.c_str(), "r");
-    if (!pipe) return r;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    auto [exit_code, out] = reshaper::test::run_command(command);
+    r.exit_code = exit_code;
+    r.out = std::move(out);
     std::size_t start = 0;
     while (start < r.out.size()) {
         const std::size_t end = r.out.find('\n', start);

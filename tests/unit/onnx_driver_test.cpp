@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_output.hpp"
 #include "onnx_test_models.hpp"
 
 namespace fs = std::filesystem;
@@ -30,13 +31,9 @@ struct driver_result {
 driver_result run_driver(const std::string &args, const std::string &env = "") {
     const std::string command = env + std::string(RESHAPER_RUN_PATH) + " " + args + " 2>&1";
     driver_result r;
-    FILE *pipe = popen(command.c_str(), "r");
-    if (!pipe) return r;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    auto [exit_code, out] = reshaper::test::run_command(command);
+    r.exit_code = exit_code;
+    r.out = std::move(out);
     const auto start = r.out.find('{');
     if (start != std::string::npos) r.report = json::parse(r.out.substr(start, r.out.find('\n', start) - start), nullptr, false);
     return r;
