@@ -15,6 +15,25 @@ namespace reshaper::impl {
 // T x T elements with T = tile_bytes / E.
 inline constexpr std::ptrdiff_t tile_bytes = 64;
 
+// The whole-byte element sizes the kernels have tables for: 1, 2, 4, 8 and
+// 16 bytes, indexed by their log2 (the size class). Adding one: see
+// docs/architecture.md, "Adding an ISA level / an element size".
+inline constexpr std::size_t element_size_classes = 5;
+constexpr bool has_element_size_class(std::size_t element_bytes) {
+    for (std::size_t c = 0; c < element_size_classes; ++c)
+        if (element_bytes == std::size_t{1} << c) return true;
+    return false;
+}
+// log2 of element_bytes, which has_element_size_class.
+constexpr std::size_t element_size_class(std::size_t element_bytes) {
+    std::size_t c = 0;
+    while ((std::size_t{1} << c) < element_bytes) ++c;
+    return c;
+}
+// Per size class: table[element_size_class(E)].
+template <typename T>
+using per_size_class = std::array<T, element_size_classes>;
+
 // Transposes one whole tile: source row r (T elements) starts at
 // src + r * src_pitch; destination row c receives element c of every
 // source row, in order, at dst + c * dst_pitch. With `stream` the rows are

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/dim_merge.hpp"
-#include "kernels/movement_engine.hpp"
+#include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
 #include "layout/memory_layout.hpp"
 

@@ -56,6 +56,7 @@ struct output_lowering {
 struct lowering_text {
     std::string details;
     std::string why_not_alias;
+    std::string kernel_programs;
 };
 
 std::string steps_summary(const movement_plan &plan, const char *one, const char *many) {
@@ -86,6 +87,7 @@ lowering_text text_of(const output_lowering &l, const movement_plan &plan) {
         break;
     case lowering_kind::kernel:
         t.details = composed + steps_summary(plan, "strided copy", "strided copies") + " (" + l.mover_reason + ")";
+        t.kernel_programs = l.mover->describe();
         break;
     }
     return t;
@@ -138,6 +140,9 @@ public:
     }
     std::string why_not_alias() const override {
         return joined([](const lowering_text &t) { return t.why_not_alias; });
+    }
+    std::string kernel_programs() const override {
+        return joined([](const lowering_text &t) { return t.kernel_programs; });
     }
     const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const override {
         return p_.inplace;

@@ -37,6 +37,10 @@ public:
     // When the lowering is not alias: why the output is no view of the input
     // (the view rule's reason, naming the dims that break it); else "".
     virtual std::string why_not_alias() const { return {}; }
+    // The kernel lowering's movement programs in words, step by step (fast
+    // path, tiles, walk, threads, stores: decided at compile time); "" for
+    // the other lowerings.
+    virtual std::string kernel_programs() const { return {}; }
     // For each output, in the order of outputs(): the chain's steps from the
     // data input to it (reshapes and permutations, as the ops' rules
     // resolved them): what the reference applies to check it.

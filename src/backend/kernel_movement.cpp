@@ -50,12 +50,14 @@ public:
                 if (planned.copy->volume == 0 ||
                     (from == to && same_strided_layout(step.dims, step.src.strides, step.dst.strides)))
                     continue; // every element already where it goes
-                planned_copy(type_, *planned.copy, from, to);
+                run_movement(*planned.program, from, to);
             } else
                 strided_copy(type_, step.dims, strided_tensor{from, 0, step.src.strides},
                              strided_tensor{to, 0, step.dst.strides});
         }
     }
+
+    std::string describe() const override { return describe_kernel_steps(planned_); }
 
 private:
     // A padded blocked step as strided copies of its boxes, then zeroes
@@ -119,6 +121,7 @@ private:
 std::vector<kernel_step_plan> plan_kernel_steps(data_type type, const movement_plan &plan) {
     std::vector<kernel_step_plan> planned;
     planned.reserve(plan.steps.size());
+    const machine_facts machine = current_machine();
     for (const movement_step &step : plan.steps) {
         kernel_step_plan p;
         if (step.src.opaque() || step.dst.opaque()) {
@@ -126,6 +129,7 @@ std::vector<kernel_step_plan> plan_kernel_steps(data_type type, const movement_p
         } else if (element_bits(type) != 0) {
             try {
                 p.copy = make_copy_plan(step.dims, step.src.strides, 0, step.dst.strides, 0);
+                if (p.copy->volume > 0) p.program = plan_movement(*p.copy, type, machine);
             } catch (const error &) {
                 // Left unplanned: moving the step reports the error, as before.
             }
@@ -133,6 +137,16 @@ std::vector<kernel_step_plan> plan_kernel_steps(data_type type, const movement_p
         planned.push_back(std::move(p));
     }
     return planned;
+}
+
+std::string describe_kernel_steps(const std::vector<kernel_step_plan> &steps) {
+    std::string text;
+    for (const kernel_step_plan &step : steps) {
+        if (!step.program) continue;
+        if (!text.empty()) text += "; ";
+        text += describe(*step.program);
+    }
+    return text;
 }
 
 std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan,

@@ -10,6 +10,7 @@
 #include "backend/data_mover.hpp"
 #include "backend/movement_plan.hpp"
 #include "kernels/copy_plan.hpp"
+#include "kernels/movement_program.hpp"
 
 namespace reshaper::impl {
 
@@ -25,12 +26,17 @@ std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_
 
 // A step as the kernel moves it, worked out once at compile time for both
 // the choice of mover (mover_choice) and the kernel mover: a strided step's
-// copy plan (none where the planner rejects the step: moving it says why),
-// a padded blocked step's boxes (none where it has none: the element walk).
+// copy plan and its movement program (fast path, tiles, walk, threads,
+// stores: none where the planner rejects the step: moving it says why), a
+// padded blocked step's boxes (none where it has none: the element walk).
 struct kernel_step_plan {
     std::optional<copy_plan> copy;
+    std::optional<movement_program> program; // of `copy`, where its volume is not 0
     std::optional<padded_boxes> boxes;
 };
+// "tiled transpose: 16x16 tiles ...; run copy: ...": the strided steps'
+// movement programs in words (describe), for the plan text.
+std::string describe_kernel_steps(const std::vector<kernel_step_plan> &steps);
 std::vector<kernel_step_plan> plan_kernel_steps(data_type type, const movement_plan &plan);
 // The mover of those steps (plan_kernel_steps of the same plan).
 std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan,

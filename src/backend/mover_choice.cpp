@@ -26,8 +26,10 @@ fast_path common_fast_path(data_type type, const movement_plan &plan, const std:
                 boxes->copies.begin(), boxes->copies.end(),
                 [&](const strided_box &x, const strided_box &y) { return volume(x) < volume(y); });
             p = strided_copy_path(type, largest->dims, largest->src_strides, largest->dst_strides);
+        } else if (planned[k].program) {
+            p = planned[k].program->path;
         } else if (planned[k].copy) {
-            p = planned_copy_path(type, *planned[k].copy);
+            p = planned_copy_path(type, *planned[k].copy); // nothing to move
         } else {
             p = strided_copy_path(type, step.dims, step.src.strides, step.dst.strides); // says what is wrong
         }

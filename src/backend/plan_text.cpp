@@ -32,6 +32,8 @@ std::string describe_plan(const compiled_partition &cp) {
         text += "; " + verbose_tensor(data_input(cp)) + " -> " + verbose_tensor(cp.outputs().front());
     const std::string details = cp.lowering_details();
     if (!details.empty()) text += "; " + details;
+    const std::string programs = cp.kernel_programs();
+    if (!programs.empty()) text += "; kernel steps: " + programs;
     return text;
 }
 

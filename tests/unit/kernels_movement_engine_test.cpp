@@ -21,12 +21,20 @@
 #include "kernels/copy_plan.hpp"
 #include "kernels/cpu_isa.hpp"
 #include "kernels/isa_kernels.hpp"
-#include "kernels/movement_engine.hpp"
+#include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
 
 using namespace reshaper::impl;
 
 namespace {
+
+// The program the kernel lowering would make for `plan` at `isa` (this
+// machine's threads and streaming thresholds), run into `dst`.
+void run_at(cpu_isa isa, const copy_plan &plan, std::size_t element_bits, const void *src, void *dst) {
+    machine_facts machine = current_machine();
+    machine.isa = isa;
+    run_movement(plan_movement(plan, element_bits, machine), src, dst);
+}
 
 std::vector<cpu_isa> levels_here() {
     std::vector<cpu_isa> levels;
@@ -111,7 +119,7 @@ void check_case(const move_case &c, std::size_t e, cpu_isa isa, std::mt19937 &rn
     const copy_plan plan = make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset);
     const fast_path path = choose_fast_path(plan, e);
     ASSERT_NE(path, fast_path::none) << c.name;
-    run_fast_path(path, plan, e, src.data(), dst.data() + guard, isa);
+    run_at(isa, plan, 8 * e, src.data(), dst.data() + guard);
     const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
     EXPECT_TRUE(mismatch.first == dst.end())
         << c.name << ", " << e << "-byte elements, " << to_string(isa) << ", " << to_string(path)
@@ -301,7 +309,7 @@ TEST_F(movement_engine, tile_kernels_agree_with_the_scalar_level) {
     std::vector<std::uint8_t> src(64 * 100), want(64 * 64), got(64 * 64);
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     for (cpu_isa isa : levels_here())
-        for (int log2e = 0; log2e < 5; ++log2e) {
+        for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e) {
             scalar_kernels().tile[log2e](src.data(), 100, want.data(), 64, false);
             kernels_for(isa).tile[log2e](src.data(), 100, got.data(), 64, false);
             EXPECT_EQ(got, want) << to_string(isa) << " " << (1 << log2e) << "-byte elements";
@@ -324,7 +332,7 @@ TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     for (cpu_isa isa : levels_here())
         for (int reach = 0; reach < row_reaches; ++reach)
-        for (int log2e = 0; log2e < 5; ++log2e)
+        for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e)
             for (bool stream : {false, true}) {
                 const int e = 1 << log2e, t = 64 / e, w = kernels_for(isa).walk[reach][log2e].wide;
                 ASSERT_TRUE(w >= 1 && w <= max_wide_tiles);
@@ -369,7 +377,7 @@ void check_blocked_producer(dim_t n, dim_t c, dim_t hw, dim_t b, std::size_t e, 
     const fast_path path = choose_fast_path(plan, e);
     ASSERT_TRUE(path == fast_path::transpose || path == fast_path::join_rows)
         << to_string(path) << ", blocks of " << b << ", " << e << "-byte elements";
-    run_fast_path(path, plan, e, src.data(), dst.data() + guard + shift, isa);
+    run_at(isa, plan, 8 * e, src.data(), dst.data() + guard + shift);
     const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
     EXPECT_TRUE(mismatch.first == dst.end())
         << "[" << n << "," << c << "," << hw << "] nChw" << b << "c, " << e << "-byte elements, shift " << shift
@@ -541,7 +549,7 @@ fast_path check_packed_case(const packed_case &c, std::size_t bits, cpu_isa isa,
     EXPECT_EQ(path, strided_copy_path(type, dims, ss, ds) == fast_path::none ? fast_path::none : path)
         << describe(c); // the offsets only ever take a fast path away
     if (path != fast_path::none)
-        run_packed_fast_path(path, plan, bits, src.data(), dst.data() + guard, isa);
+        run_at(isa, plan, bits, src.data(), dst.data() + guard);
     else
         strided_copy(type, dims, strided_tensor{src.data(), c.src_offset, ss},
                      strided_tensor{dst.data() + guard, c.dst_offset, ds});
