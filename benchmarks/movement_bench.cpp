@@ -1,6 +1,6 @@
 // Data movement against its yardsticks, in one program so the ratios come
 // from the same run: for each layout a reshape meets, memcpy of the same
-// bytes, our kernel (strided_copy: the mover of `kernel` lowerings) and a
+// bytes, our kernel (a movement program run as `kernel` lowerings run it) and a
 // direct oneDNN reorder between the same layouts (for the dtypes it takes).
 // Bytes counted are read plus written, as in reshaper-run --mode=perf.
 //
@@ -17,6 +17,8 @@
 #include <dnnl.hpp>
 
 #include "core/line_aligned.hpp"
+#include "kernels/copy_plan.hpp"
+#include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
 
 using namespace reshaper::impl;
@@ -124,11 +126,14 @@ void bm_memcpy(benchmark::State &state, data_type t, layout_case c) {
     set_counters(state, 2 * half);
 }
 
+// As a kernel lowering executes: the move planned once (plan_movement, at
+// compile time there), then run.
 void bm_kernel(benchmark::State &state, data_type t, layout_case c) {
     auto &src = buffer(0, bytes_of(t, c.src_elements)), &dst = buffer(1, bytes_of(t, c.dst_elements));
-    const strided_tensor from{src.data(), 0, c.src_strides}, to{dst.data(), 0, c.dst_strides};
+    const movement_program program =
+        plan_movement(make_copy_plan(c.dims, c.src_strides, 0, c.dst_strides, 0), t, current_machine());
     for (auto _ : state) {
-        strided_copy(t, c.dims, from, to);
+        run_movement(program, src.data(), dst.data());
         benchmark::ClobberMemory();
     }
     set_counters(state, moved_bytes(t, c));

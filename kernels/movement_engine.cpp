@@ -18,13 +18,17 @@ void run_movement(const movement_program &program, const void *src, void *dst) {
         return run_packed_transpose(program, *q, from, to);
 }
 
-void copy_bytes(void *dst, const void *src, std::size_t bytes) {
-    if (bytes == 0) return;
+movement_program plan_byte_copy(std::size_t bytes, const machine_facts &machine) {
     copy_plan plan;
     plan.dims = {{static_cast<dim_t>(bytes), 1, 1}};
     plan.volume = static_cast<dim_t>(bytes);
     plan.dst_increasing = true;
-    run_movement(plan_movement(plan, std::size_t{8}, current_machine()), src, dst);
+    return plan_movement(plan, std::size_t{8}, machine);
+}
+
+void copy_bytes(void *dst, const void *src, std::size_t bytes) {
+    if (bytes == 0) return;
+    run_movement(plan_byte_copy(bytes, current_machine()), src, dst);
 }
 
 } // namespace reshaper::impl

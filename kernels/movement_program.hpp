@@ -184,8 +184,10 @@ void run_movement(const movement_program &program, const void *src, void *dst);
 // streamed, 8 tasks of 512 KiB": the program in words, for the plan text.
 std::string describe(const movement_program &program);
 
-// Copies `bytes` from src to dst (not overlapping), split across threads
-// and streaming when large: the dense copy of an alias into a new buffer.
+// The program of a dense copy of `bytes` (> 0): the run copy, split across
+// threads and streaming when large (an alias executed into a new buffer).
+movement_program plan_byte_copy(std::size_t bytes, const machine_facts &machine);
+// plan_byte_copy on the current machine, run: src to dst, not overlapping.
 void copy_bytes(void *dst, const void *src, std::size_t bytes);
 
 } // namespace reshaper::impl
