@@ -41,7 +41,7 @@ std::string dump(const ojson &j, int indent = -1) {
 // A JSON value, shortened for messages.
 std::string excerpt(json_view j) {
     constexpr std::size_t limit = 80;
-    std::string s = dump(unboxed(to_ojson(j)));
+    std::string s = dump(to_ojson(j));
     if (s.size() > limit) s = s.substr(0, limit) + "...";
     return s;
 }
@@ -826,7 +826,7 @@ public:
                     g_.input_ports = read_ports(value, "input_ports", tensors_, ctx, g_.warnings);
                 else if (key == "output_ports")
                     g_.output_ports = read_ports(value, "output_ports", tensors_, ctx, g_.warnings);
-                else if (key != "graph") g_.extra_fields[std::string(key)] = dump(unboxed(to_ojson(value)));
+                else if (key != "graph") g_.extra_fields[std::string(key)] = dump(to_ojson(value));
             });
             g_.tensors = tensors_.take(g_.warnings);
             return std::move(g_);
@@ -1108,7 +1108,7 @@ std::string write_graph_json(const graph &g, int indent) {
         // Our reader: nlohmann's own is quadratic in an object's keys.
         ojson value;
         try {
-            value = unboxed(parse_json(text, current_limits().max_json_depth));
+            value = parse_json(text, current_limits().max_json_depth);
         } catch (const error &) {
             throw error(status::invalid_graph, "extra field " + in_quotes(key) + " holds invalid JSON text");
         }
@@ -1126,9 +1126,8 @@ nlohmann::json logical_tensor_to_json(const logical_tensor &lt) { return nlohman
 
 nlohmann::json values_to_json(const tensor_values &values) { return nlohmann::json(values_to_ojson(values)); }
 
-tensor_values values_from_json(const nlohmann::json &list, data_type type, std::size_t count) {
-    // Through its text: the one reader of values reads a json_tree.
-    return values_from(parse_json_tree(list.dump(), current_limits().max_json_depth).root(), type, count);
+tensor_values values_from_json(std::string_view list, data_type type, std::size_t count) {
+    return values_from(parse_json_tree(list, current_limits().max_json_depth).root(), type, count);
 }
 
 } // namespace reshaper::impl
