@@ -42,8 +42,9 @@ namespace detail {
 // The same graph and errors as read_graph_json, from a DOM of the whole
 // text (as files were read before issue 7): tests compare the two.
 graph read_graph_json_whole(std::string_view text);
-// The same, with the ops read on a second thread `batch_ops` at a time
-// (read_graph_json does so for large texts when two threads may run).
+// The same, with the ops read on a TBB worker `batch_ops` at a time
+// (io/op_pipeline.hpp; read_graph_json does so for large texts when two
+// threads may run).
 graph read_graph_json_pipelined(std::string_view text, std::size_t batch_ops);
 } // namespace detail
 
