@@ -55,7 +55,7 @@ std::string write_graph_json(const graph &g, int indent) {
         try {
             value = parse_json(text, current_limits().max_json_depth);
         } catch (const error &) {
-            throw error(status::invalid_graph, "extra field " + in_quotes(key) + " holds invalid JSON text");
+            throw error(status::invalid_graph, "extra field " + in_quotes(key) + " holds invalid JSON text [json_syntax]");
         }
         j[key] = std::move(value);
     }

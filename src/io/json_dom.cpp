@@ -269,11 +269,40 @@ struct bounded_text {
     std::size_t PutEnd(char *) { return 0; }
 };
 
-// Iterative: the reader keeps its own stack instead of recursing once per
-// level of nesting, so no limit a caller asks for can exhaust the thread's
-// stack. Encoding validated: ill-formed UTF-8 is malformed text.
-constexpr unsigned read_flags =
-    rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseNumbersAsStringsFlag;
+// How a text is read, chosen per text (RapidJSON's flags are template
+// arguments). Numbers as text always. Encoding validated, unless the text
+// is all ASCII: then it has no encoding to get wrong, and validating each
+// byte of a graph file cost 5-10% of reading it. Recursive (a call per level
+// of nesting, faster) up to the deepest limit the limits allow
+// (json_depth_ceiling, core/limits.hpp); iterative (its own stack) for a
+// deeper limit, which only a test asks for, so that no limit can exhaust
+// the thread's stack.
+template <unsigned flags, typename Stream>
+rapidjson::ParseResult read_text(rapidjson::Reader &reader, Stream &in, tree_builder &builder, bool ascii,
+                                 std::uint64_t max_depth) {
+    constexpr unsigned base = flags | rapidjson::kParseNumbersAsStringsFlag;
+    constexpr unsigned validate = rapidjson::kParseValidateEncodingFlag, iterative = rapidjson::kParseIterativeFlag;
+    if (max_depth <= json_depth_ceiling)
+        return ascii ? reader.Parse<base>(in, builder) : reader.Parse<base | validate>(in, builder);
+    return ascii ? reader.Parse<base | iterative>(in, builder) : reader.Parse<base | validate | iterative>(in, builder);
+}
+
+// Whether every byte of `text` is ASCII. Blocks without an early exit, so
+// that the compiler vectorises the scan.
+bool all_ascii(std::string_view text) {
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    const std::size_t n = text.size();
+    constexpr std::size_t block = 64;
+    std::size_t i = 0;
+    for (; i + block <= n; i += block) {
+        unsigned char high = 0;
+        for (std::size_t k = 0; k < block; ++k) high |= p[i + k];
+        if (high & 0x80) return false;
+    }
+    for (; i < n; ++i)
+        if (p[i] & 0x80) return false;
+    return true;
+}
 
 constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
 
@@ -354,7 +383,7 @@ json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const 
     tree_builder builder(max_depth, stream);
     rapidjson::Reader reader;
     bounded_text in{text.data() + skipped, text.data() + skipped, text.data() + text.size()};
-    if (reader.Parse<read_flags>(in, builder).IsError()) refused(text, skipped, reader, builder);
+    if (read_text<0>(reader, in, builder, all_ascii(text), max_depth).IsError()) refused(text, skipped, reader, builder);
     return builder.take();
 }
 
@@ -372,7 +401,7 @@ json_tree parse_json_tree_in_place(std::string &text, std::uint64_t max_depth, c
     tree_builder builder(max_depth, stream);
     rapidjson::Reader reader;
     rapidjson::InsituStringStream in(text.data() + skipped);
-    if (reader.Parse<read_flags | rapidjson::kParseInsituFlag>(in, builder).IsError()) {
+    if (read_text<rapidjson::kParseInsituFlag>(reader, in, builder, all_ascii(text), max_depth).IsError()) {
         std::replace(text.begin(), text.end(), '\0', '"');
         refused(text, skipped, reader, builder);
     }

@@ -149,14 +149,16 @@ ojson values_to_ojson(const tensor_values &v) {
     if (v.type == data_type::string) {
         if (v.strings.size() != v.count)
             throw error(status::invalid_arguments, "values hold " + std::to_string(v.strings.size()) +
-                                                       " strings for " + std::to_string(v.count) + " elements");
+                                                       " strings for " + std::to_string(v.count) +
+                                                       " elements [tensor_values_size]");
         for (const auto &s : v.strings) list.push_back(s);
         return list;
     }
     if (v.type == data_type::undef || v.bytes.size() < dense_bytes(v.type, v.count))
         throw error(status::invalid_arguments,
                     "values of dtype " + std::string(to_string(v.type)) + " hold " +
-                        std::to_string(v.bytes.size()) + " bytes for " + std::to_string(v.count) + " elements");
+                        std::to_string(v.bytes.size()) + " bytes for " + std::to_string(v.count) +
+                        " elements [tensor_values_size]");
     const data_type part = component_type(v.type);
     for (std::size_t i = 0; i < v.count; ++i) {
         if (is_complex(v.type))

@@ -91,3 +91,27 @@ void check_json_reader(std::string_view text) {
 }
 
 } // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char *>(data), size);
+    check_json_reader(text);
+    graph g;
+    try {
+        g = read_graph_json(text);
+    } catch (const error &) {
+        return 0;
+    }
+    // What was read writes out and reads back as the same graph.
+    try {
+        if (!(read_graph_json(write_graph_json(g)) == g)) std::abort();
+    } catch (const error &) {
+        // A graph holding an op that names a tensor it lacks cannot be written.
+    }
+    try {
+        infer_graph_shapes(g);
+        for (auto policy : {partition_policy::fusion, partition_policy::debug})
+            for (const char *engine : {"cpu", "gpu"}) get_partitions(g, policy, engine);
+    } catch (const error &) {
+    }
+    return 0;
+}
