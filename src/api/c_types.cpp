@@ -117,7 +117,7 @@ std::vector<reshaper_logical_tensor_t> to_c(const std::vector<impl::logical_tens
     return out;
 }
 
-void assign_impl(const reshaper_logical_tensor_t &c, const impl::graph *g, impl::logical_tensor &lt) {
+void check_c_tensor(const reshaper_logical_tensor_t &c) {
     // Named only when refused: a string per tensor was a tenth of a cache-hit compile.
     const auto name = [&] { return "logical tensor " + std::to_string(c.id); };
     if (c.ndims < 0 || c.ndims > RESHAPER_MAX_NDIMS)
@@ -135,7 +135,13 @@ void assign_impl(const reshaper_logical_tensor_t &c, const impl::graph *g, impl:
             throw impl::error(impl::status::invalid_arguments,
                               name() + ": dims[" + std::to_string(i) + "] = " + std::to_string(c.dims[i]) +
                                   " is below -1 (dims are >= 0, or -1 for unknown) [dims_at_least_minus_one]");
+    to_impl(c.data_type);
+    to_impl(c.layout_type);
+    to_impl(c.property_type);
+}
 
+void assign_impl(const reshaper_logical_tensor_t &c, const impl::graph *g, impl::logical_tensor &lt) {
+    check_c_tensor(c);
     const impl::logical_tensor *in_graph = nullptr;
     if (g != nullptr) {
         auto it = g->tensors.find(c.id);
