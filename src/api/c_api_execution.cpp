@@ -1,5 +1,6 @@
 // C API: engines, compilation, compiled-partition queries, execution.
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,14 +39,11 @@ void to_impl(const reshaper_logical_tensor_t *lts, std::size_t n, const impl::gr
     for (std::size_t i = 0; i < n; ++i) api::assign_impl(lts[i], &g, out[i]);
 }
 
-// What a call converts its arguments into, kept per thread so that the
-// calls a host makes again and again (a cache-hit compile, an execute)
-// allocate nothing for them: vectors per call were a fifth of an
-// execute's and a third of a cache-hit compile's time (perf, api_bench).
+// What compile converts its boundary tensors into, kept per thread so that
+// the cache-hit compiles a host makes again and again allocate nothing for
+// them (vectors per call were a third of a hit's time: perf, api_bench).
 struct call_scratch {
     std::vector<impl::logical_tensor> inputs, outputs;
-    std::vector<const void *> input_buffers;
-    std::vector<void *> output_buffers;
 };
 call_scratch &scratch() {
     thread_local call_scratch s;
@@ -55,15 +53,14 @@ call_scratch &scratch() {
 // Each buffer array must have the compiled count and a non-NULL pointer for
 // every tensor that occupies bytes.
 template <typename Pointer>
-void buffers(const call &c, const char *what, Pointer const *array, std::size_t n,
-             const std::vector<impl::logical_tensor> &lts, std::vector<Pointer> &out) {
+void check_buffers(const call &c, const char *what, Pointer const *array, std::size_t n,
+                   const std::vector<impl::logical_tensor> &lts) {
     if (n != lts.size())
         c.fail(std::string("the partition has ") + std::to_string(lts.size()) + " " + what +
                ", " + std::to_string(n) + " buffers were given");
     if (n > 0) c.require(array, what);
-    out.assign(array, array + n);
     for (std::size_t i = 0; i < n; ++i)
-        if (out[i] == nullptr && required_bytes(lts[i]) > 0)
+        if (array[i] == nullptr && required_bytes(lts[i]) > 0)
             c.fail(std::string(what) + "[" + std::to_string(i) + "] (logical tensor " +
                    std::to_string(lts[i].id) + ") is NULL");
 }
@@ -203,10 +200,10 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
     return guarded(__func__, [&](const call &c) {
         c.require(compiled, "compiled");
         const impl::compiled_partition &cp = *compiled->compiled;
-        call_scratch &s = scratch();
-        buffers(c, "inputs", inputs, num_inputs, cp.inputs(), s.input_buffers);
-        buffers(c, "outputs", outputs, num_outputs, cp.outputs(), s.output_buffers);
-        cp.execute(s.input_buffers, s.output_buffers);
+        // Inputs checked first; the caller's arrays are passed on as they are.
+        check_buffers(c, "inputs", inputs, num_inputs, cp.inputs());
+        check_buffers(c, "outputs", outputs, num_outputs, cp.outputs());
+        cp.execute(std::span<const void *const>(inputs, num_inputs), std::span<void *const>(outputs, num_outputs));
     });
 }
 
@@ -229,10 +226,10 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute_dynamic(
     return guarded(__func__, [&](const call &c) {
         c.require(compiled, "compiled");
         const impl::compiled_partition &cp = *compiled->compiled;
-        call_scratch &s = scratch();
-        buffers(c, "inputs", inputs, num_inputs, cp.inputs(), s.input_buffers);
-        buffers(c, "outputs", outputs, num_outputs, cp.outputs(), s.output_buffers);
-        const std::vector<impl::logical_tensor> resolved = cp.execute_resolving(s.input_buffers, s.output_buffers);
+        check_buffers(c, "inputs", inputs, num_inputs, cp.inputs());
+        check_buffers(c, "outputs", outputs, num_outputs, cp.outputs());
+        const std::vector<impl::logical_tensor> resolved = cp.execute_resolving(
+                std::vector<const void *>(inputs, inputs + num_inputs), std::vector<void *>(outputs, outputs + num_outputs));
         if (resolved_outputs != nullptr)
             for (std::size_t i = 0; i < resolved.size(); ++i) resolved_outputs[i] = api::to_c(resolved[i]);
     });
