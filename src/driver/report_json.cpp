@@ -128,9 +128,11 @@ void write_json_report(std::FILE *to, const graph_run &run, const options &opts)
             }
             return p;
         });
-        json threads = {{"threads", run.threads}};
-        if (run.cores) threads["cores"] = *run.cores;
-        out.member("perf_threads").value(threads);
+        if (!timed.empty()) { // the threads that timed them
+            json threads = {{"threads", run.threads}};
+            if (run.cores) threads["cores"] = *run.cores;
+            out.member("perf_threads").value(threads);
+        }
     }
     out.member("status").value(run.failure ? "error" : "ok");
     if (run.graph_loaded)

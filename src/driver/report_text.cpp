@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -164,7 +165,8 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
             out << '\n';
         }
     }
-    if (opts.mode == run_mode::perf) {
+    if (opts.mode == run_mode::perf &&
+        std::any_of(run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.perf; })) {
         out << "\n  perf: " << run.threads << (run.threads == 1 ? " thread" : " threads");
         if (run.cores) out << ", which got " << fixed(*run.cores, 2) << " cores (CPU-bound threads against one)";
         out << '\n';
