@@ -1,8 +1,11 @@
 // Data movement against its yardsticks, in one program so the ratios come
-// from the same run: for each layout a reshape meets, memcpy of the same
-// bytes, our kernel (a movement program run as `kernel` lowerings run it) and a
-// direct oneDNN reorder between the same layouts (for the dtypes it takes).
-// Bytes counted are read plus written, as in reshaper-run --mode=perf.
+// from the same run: for each layout a reshape meets, glibc's memcpy and a
+// streaming-store copy of the same bytes (yardstick_copy, the driver's own
+// from src/driver/yardstick.cpp: the same buffers, split over the same
+// threads as the kernel may use), our kernel (a movement program planned once
+// and run, as `kernel` lowerings run it) and a direct oneDNN reorder between the same layouts
+// (for the dtypes it takes). Bytes counted are read plus written, as in
+// reshaper-run --mode=perf.
 //
 //   movement_bench --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
 //                  --benchmark_report_aggregates_only=true
@@ -16,12 +19,16 @@
 
 #include <dnnl.hpp>
 
+#include <oneapi/tbb/task_arena.h>
+
 #include "core/line_aligned.hpp"
+#include "driver/yardstick.hpp"
 #include "kernels/copy_plan.hpp"
 #include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
 
 using namespace reshaper::impl;
+namespace driver = reshaper::driver;
 
 namespace {
 
@@ -116,13 +123,17 @@ std::size_t moved_bytes(data_type t, const layout_case &c) {
     return 2 * bytes_of(t, volume);
 }
 
-void bm_memcpy(benchmark::State &state, data_type t, layout_case c) {
+// A yardstick copy of the move's bytes (half read, half written) between
+// the kernel's buffers, on as many threads as the kernel may take.
+void bm_copy(benchmark::State &state, driver::yardstick kind, data_type t, layout_case c) {
     const std::size_t half = moved_bytes(t, c) / 2;
     auto &src = buffer(0, half), &dst = buffer(1, half);
+    const int threads = oneapi::tbb::this_task_arena::max_concurrency();
     for (auto _ : state) {
-        std::memcpy(dst.data(), src.data(), half);
+        driver::yardstick_copy(kind, dst.data(), src.data(), half, threads);
         benchmark::ClobberMemory();
     }
+    state.counters["threads"] = driver::yardstick_threads(half, threads);
     set_counters(state, 2 * half);
 }
 
@@ -176,7 +187,10 @@ void bm_onednn(benchmark::State &state, data_type t, layout_case c) {
 
 void add_case(data_type t, const layout_case &c, const std::string &size_label, bool with_onednn = true) {
     const std::string base = c.name + "/" + std::string(to_string(t)) + "/" + size_label + "/";
-    benchmark::RegisterBenchmark((base + "memcpy").c_str(), bm_memcpy, t, c)->UseRealTime()->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((base + "memcpy").c_str(), bm_copy, driver::yardstick::memcpy, t, c)
+        ->UseRealTime()->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((base + "stream").c_str(), bm_copy, driver::yardstick::streaming_copy, t, c)
+        ->UseRealTime()->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((base + "reshaper").c_str(), bm_kernel, t, c)->UseRealTime()->Unit(benchmark::kMicrosecond);
     if (with_onednn && native(t))
         benchmark::RegisterBenchmark((base + "onednn").c_str(), bm_onednn, t, c)->UseRealTime()->Unit(benchmark::kMicrosecond);

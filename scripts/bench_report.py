@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Turns the benchmark results of scripts/bench.sh into docs/performance.md
 and a plot, measuring the peers (numpy, PyTorch) and reshaper-run's perf
-mode on the way. Every speed is a ratio to memcpy measured in the same
+mode on the way. Every speed is a ratio to glibc's memcpy and to a
+streaming-store copy (the driver's yardstick_copy, src/driver/yardstick.cpp)
+of the same bytes on the same buffers and threads, measured in the same
 program run (medians of interleaved repeats)."""
 import argparse
 import datetime
@@ -117,23 +119,28 @@ ELEMENT_BITS = {"f32": 32, "s32": 32, "f16": 16, "bf16": 16, "s8": 8, "u8": 8, "
                 "f64": 64, "c64": 64, "boolean": 8, "s4": 4, "c128": 128}
 
 
-def driver_perf(driver, workdir, reps):
-    """{dtype: (lowering, GB/s)} of reshaper-run --mode=perf on 64 MiB of
-    NHWC data seen as NCHW, flattened (the issue's case)."""
+def driver_perf(driver, workdir, reps, threads=None):
+    """{dtype: perf entry of reshaper-run --mode=perf --report=json} on 64
+    MiB of NHWC data seen as NCHW, flattened (the issue's case), plus
+    "perf_threads": the threads and the cores they got."""
     out = {}
     os.makedirs(workdir, exist_ok=True)
-    for dtype, bits in ELEMENT_BITS.items():
+    dtypes = ELEMENT_BITS if threads is None else {"f32": 32}
+    for dtype, bits in dtypes.items():
         n = 64 * MIB * 8 // bits // (256 * 4096)
         path = os.path.join(workdir, f"nhwc_{dtype}.json")
         with open(path, "w") as f:
             json.dump(nhwc_graph(dtype, n), f)
-        run = subprocess.run([driver, "--mode=perf", "--report=json", f"--reps={max(reps, 5) * 4}", path],
-                             capture_output=True, text=True)
+        cmd = [driver, "--mode=perf", "--report=json", f"--reps={max(reps, 5) * 4}", path]
+        if threads is not None:
+            cmd.insert(1, f"--threads={threads}")
+        run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode != 0:
-            out[dtype] = ("error", None)
+            out[dtype] = {"lowering": "error"}
             continue
-        perf = json.loads(run.stdout.splitlines()[0])["perf"][0]
-        out[dtype] = (perf["lowering"], perf["gbps"])
+        report = json.loads(run.stdout.splitlines()[0])
+        out[dtype] = report["perf"][0]
+        out["perf_threads"] = report.get("perf_threads", {})
     return out
 
 
@@ -258,6 +265,9 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
         dnn = med.get((case, dtype, size, "onednn"))
         return mine, mem, dnn
 
+    def stream(case, dtype, size):
+        return med.get((case, dtype, size, "stream"))
+
     lines = []
     add = lines.append
     add("# Performance")
@@ -274,35 +284,53 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
     add("## The issue's table: NHWC data seen as NCHW, flattened (64 MiB)")
     add("")
     add("`benchmarks/movement_bench`: our kernel (a movement program planned once and run, as `kernel` "
-        "lowerings execute), memcpy of the same bytes, and a direct oneDNN reorder between the same "
-        "layouts in the same program.")
+        "lowerings execute it), glibc's memcpy and a streaming-store copy (AVX2 non-temporal stores) of "
+        "the same bytes between the same pre-faulted, line-aligned buffers on the same threads "
+        "(`yardstick_copy` in `src/driver/yardstick.cpp`, which the driver's perf mode uses too), "
+        "and a direct oneDNN reorder between the same layouts in the same program. The driver's "
+        "columns are its perf mode's, yardsticks measured in turn with the execute.")
     add("")
-    add("| dtype | reshaper GB/s | memcpy GB/s | reshaper / memcpy | reshaper / oneDNN reorder | goal (/ memcpy) | reshaper-run perf mode: lowering, GB/s |")
-    add("|---|---|---|---|---|---|---|")
+    add("| dtype | reshaper GB/s | memcpy GB/s | streaming copy GB/s | reshaper / memcpy | reshaper / streaming copy | reshaper / oneDNN reorder | goal (/ memcpy) | reshaper-run perf mode: lowering, GB/s, / streaming copy |")
+    add("|---|---|---|---|---|---|---|---|---|")
     # s2 has no row of driver_perf: its graph is an ONNX Reshape-21, which has no 2-bit type.
     for dtype in ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c128", "boolean", "s4", "s2"]:
         mine, mem, dnn = row("nhwc_to_nchw", dtype, "64MiB")
-        low, gbps = driver.get(dtype, ("-", None))
-        add(f"| {dtype} | {mine or 0:.1f} | {mem or 0:.1f} | {ratio(mine, mem)} | {ratio(mine, dnn)} | "
-            f"{GOALS.get(dtype, '-')} | {low}, {f'{gbps:.1f}' if gbps is not None else '-'} |")
+        st = stream("nhwc_to_nchw", dtype, "64MiB")
+        d = driver.get(dtype, {})
+        gbps = d.get("gbps")
+        add(f"| {dtype} | {mine or 0:.1f} | {mem or 0:.1f} | {st or 0:.1f} | {ratio(mine, mem)} | {ratio(mine, st)} | "
+            f"{ratio(mine, dnn)} | {GOALS.get(dtype, '-')} | {d.get('lowering', '-')}, "
+            f"{f'{gbps:.1f}' if gbps is not None else '-'}, {ratio(gbps, d.get('stream_gbps'))} |")
     # The issue's own size (N = 64), where glibc's memcpy streams too.
     for dtype, size in [("f32", "256MiB"), ("bf16", "128MiB")]:
         mine, mem, dnn = row("nhwc_to_nchw", dtype, size)
+        st = stream("nhwc_to_nchw", dtype, size)
         if mine:
-            add(f"| {dtype}, N = 64 ({size}) | {mine:.1f} | {mem or 0:.1f} | {ratio(mine, mem)} | "
-                f"{ratio(mine, dnn)} | {GOALS.get(dtype, '-')} | - |")
+            add(f"| {dtype}, N = 64 ({size}) | {mine:.1f} | {mem or 0:.1f} | {st or 0:.1f} | {ratio(mine, mem)} | "
+                f"{ratio(mine, st)} | {ratio(mine, dnn)} | {GOALS.get(dtype, '-')} | - |")
+    pt = driver.get("perf_threads", {})
+    one = (driver.get("one_thread") or {}).get("f32", {})
+    if pt:
+        add("")
+        add(f"Threads: the driver ran on {pt.get('threads')}; {pt.get('threads')} CPU-bound threads got "
+            f"{pt.get('cores', 1):.2f} cores here (their summed work rate against one thread's, same run: "
+            "two vCPUs may share one core). On one thread (`--threads=1`) the f32 row's driver figure is "
+            f"{one.get('gbps', 0):.1f} GB/s, {ratio(one.get('gbps'), one.get('stream_gbps'))} of a one-thread "
+            "streaming copy and "
+            f"{ratio(one.get('gbps'), one.get('memcpy_gbps'))} of a one-thread memcpy.")
     add("")
     add("## Other layouts a reshape meets (64 MiB)")
     add("")
-    add("| case | dtype | reshaper / memcpy | reshaper / oneDNN reorder | oneDNN / memcpy |")
-    add("|---|---|---|---|---|")
+    add("| case | dtype | reshaper / memcpy | reshaper / streaming copy | reshaper / oneDNN reorder | oneDNN / memcpy |")
+    add("|---|---|---|---|---|---|")
     for case, dtype in [("attention_bhsd", "bf16"), ("nChw16c_to_nchw", "f32"), ("nChw8c_to_nchw", "f32"),
                         ("nchw_to_nChw16c", "f32"), ("nchw_to_nChw8c", "f32"), ("nchw_to_nChw16c", "bf16"),
                         ("ABcd16a16b_to_abcd", "f32"), ("nhwc14x14_to_nchw", "f32"), ("nhwc14x14_to_nchw", "bf16"),
                         ("nhwc_c3_to_nchw", "f32"), ("nchw_c3_to_nhwc", "f32"),
                         ("sliced", "f32"), ("broadcast_rows", "f32"), ("dense_copy", "f32")]:
         mine, mem, dnn = row(case, dtype, "64MiB")
-        add(f"| {case} | {dtype} | {ratio(mine, mem)} | {ratio(mine, dnn)} | {ratio(dnn, mem)} |")
+        add(f"| {case} | {dtype} | {ratio(mine, mem)} | {ratio(mine, stream(case, dtype, '64MiB'))} | "
+            f"{ratio(mine, dnn)} | {ratio(dnn, mem)} |")
     add("")
     add("`attention_bhsd`: [16,2048,16,64] bf16 seen as [16,16,2048,64] (merge heads), 128-byte "
         "runs. `ABcd16a16b_to_abcd`: [256,256,16,16] weights in 16x16 blocks to plain. `nhwc14x14_to_nchw`: "
@@ -314,14 +342,15 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
     add("## Across the cache levels (f32 and bf16 NHWC -> NCHW, [N, 64, HW])")
     add("")
     sizes = sorted({k[2] for k in med if k[0] == "sizes"}, key=size_bytes)
-    add("| size | f32 reshaper / memcpy | f32 reshaper / oneDNN | bf16 reshaper / memcpy | bf16 reshaper / oneDNN | numpy / memcpy (f32) | PyTorch / memcpy (f32) |")
-    add("|---|---|---|---|---|---|---|")
+    add("| size | f32 reshaper / memcpy | f32 reshaper / streaming copy | f32 reshaper / oneDNN | bf16 reshaper / memcpy | bf16 reshaper / streaming copy | bf16 reshaper / oneDNN | numpy / memcpy (f32) | PyTorch / memcpy (f32) |")
+    add("|---|---|---|---|---|---|---|---|---|")
     peer_by_size = {p["size"]: p for p in peers}
     for size in sizes:
         f = row("sizes", "f32", size)
         b = row("sizes", "bf16", size)
         p = peer_by_size.get(size_bytes(size), {})
-        add(f"| {size} | {ratio(f[0], f[1])} | {ratio(f[0], f[2])} | {ratio(b[0], b[1])} | "
+        add(f"| {size} | {ratio(f[0], f[1])} | {ratio(f[0], stream('sizes', 'f32', size))} | {ratio(f[0], f[2])} | "
+            f"{ratio(b[0], b[1])} | {ratio(b[0], stream('sizes', 'bf16', size))} | "
             f"{ratio(b[0], b[2])} | {ratio(p.get('numpy'), p.get('memcpy'))} | "
             f"{ratio(p.get('pytorch'), p.get('memcpy'))} |")
     add("")
@@ -338,6 +367,16 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
                         ("bm_execute/transpose/4096", "execute: 4 KiB f32 transpose"),
                         ("bm_execute/alias_copy/4096", "execute: 4 KiB alias into a new buffer"),
                         ("bm_execute/transpose/1048576", "execute: 1 MiB f32 transpose")]:
+        b = backend.get(name)
+        if b:
+            add(f"| {label} | {b['real_time']:.3f} {b['time_unit']} |")
+    # Through the public C and C++ APIs (benchmarks/api_bench; goals of issue 27).
+    for name, label in [("bm_c_execute/transpose_4KiB", "C API execute: 4 KiB f32 transpose (goal <= 120 ns)"),
+                        ("bm_c_execute/alias_in_place", "C API execute: alias in place (goal <= 70 ns)"),
+                        ("bm_c_compile_cached/tensors_given", "C API compile, cache hit, tensors given (goal <= 0.5 us)"),
+                        ("bm_c_compile_cached/from_graph", "C API compile, cache hit, the graph's tensors"),
+                        ("bm_cpp_compile_cached/tensors_given", "C++ API compile, cache hit, tensors given (goal <= 0.5 us)"),
+                        ("bm_cpp_compile_cached/from_graph", "C++ API compile, cache hit, the graph's tensors")]:
         b = backend.get(name)
         if b:
             add(f"| {label} | {b['real_time']:.3f} {b['time_unit']} |")
@@ -460,9 +499,12 @@ def main():
     args = ap.parse_args()
     med = load_medians(os.path.join(args.results, "movement.json"))
     backend = load_backend(os.path.join(args.results, "backend.json"))
+    if os.path.exists(os.path.join(args.results, "api.json")):
+        backend.update(load_backend(os.path.join(args.results, "api.json")))
     sizes = sorted({size_bytes(k[2]) for k in med if k[0] == "sizes"})
     peers = measure_peers(args.reps, sizes)
     driver = driver_perf(args.driver, os.path.join(args.results, "graphs"), args.reps)
+    driver["one_thread"] = driver_perf(args.driver, os.path.join(args.results, "graphs"), args.reps, threads=1)
     graphs = (large_graphs(args.driver, args.large_graph_maker, os.path.join(args.results, "graphs"), args.reps)
               if args.large_graph_maker else [])
     write_plot(args.plot, med, peers)

@@ -1,5 +1,6 @@
 // C API: engines, compilation, compiled-partition queries, execution.
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,29 +32,37 @@ std::size_t required_bytes(const impl::logical_tensor &lt) {
                       name + ": the buffer size cannot be known: " + why);
 }
 
-std::vector<impl::logical_tensor> to_impl(const reshaper_logical_tensor_t *lts, std::size_t n,
-                                          const impl::graph &g) {
-    std::vector<impl::logical_tensor> out;
-    out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) out.push_back(api::to_impl(lts[i], &g));
-    return out;
+// Converts into `out`, reusing its tensors' buffers.
+void to_impl(const reshaper_logical_tensor_t *lts, std::size_t n, const impl::graph &g,
+             std::vector<impl::logical_tensor> &out) {
+    out.resize(n);
+    for (std::size_t i = 0; i < n; ++i) api::assign_impl(lts[i], &g, out[i]);
+}
+
+// What compile converts its boundary tensors into, kept per thread so that
+// the cache-hit compiles a host makes again and again allocate nothing for
+// them (vectors per call were a third of a hit's time: perf, api_bench).
+struct call_scratch {
+    std::vector<impl::logical_tensor> inputs, outputs;
+};
+call_scratch &scratch() {
+    thread_local call_scratch s;
+    return s;
 }
 
 // Each buffer array must have the compiled count and a non-NULL pointer for
 // every tensor that occupies bytes.
 template <typename Pointer>
-std::vector<Pointer> buffers(const call &c, const char *what, Pointer const *array,
-                             std::size_t n, const std::vector<impl::logical_tensor> &lts) {
+void check_buffers(const call &c, const char *what, Pointer const *array, std::size_t n,
+                   const std::vector<impl::logical_tensor> &lts) {
     if (n != lts.size())
         c.fail(std::string("the partition has ") + std::to_string(lts.size()) + " " + what +
                ", " + std::to_string(n) + " buffers were given");
     if (n > 0) c.require(array, what);
-    std::vector<Pointer> out(array, array + n);
     for (std::size_t i = 0; i < n; ++i)
-        if (out[i] == nullptr && required_bytes(lts[i]) > 0)
+        if (array[i] == nullptr && required_bytes(lts[i]) > 0)
             c.fail(std::string(what) + "[" + std::to_string(i) + "] (logical tensor " +
                    std::to_string(lts[i].id) + ") is NULL");
-    return out;
 }
 
 } // namespace
@@ -103,9 +112,11 @@ RESHAPER_API reshaper_status_t reshaper_partition_compile(
         // Boundary tensors not given (a count of 0) are taken from the graph
         // by compile(). The cache serves hosts that compile the same
         // partition again and again.
-        auto result = impl::compiled_partition_cache::global().get_or_compile(
-                g, p, to_impl(inputs, num_inputs, g), to_impl(outputs, num_outputs, g),
-                engine->engine);
+        call_scratch &given = scratch();
+        to_impl(inputs, num_inputs, g, given.inputs);
+        to_impl(outputs, num_outputs, g, given.outputs);
+        auto result = impl::compiled_partition_cache::global().get_or_compile(g, p, given.inputs, given.outputs,
+                                                                              engine->engine);
         impl::dump_compiled_partition(g, p, *result);
         *compiled = new reshaper_compiled_partition(std::move(result));
     });
@@ -165,6 +176,8 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_why_not_alias(
     return guarded(__func__, [&](const call &c) {
         c.require(compiled, "compiled");
         c.require(why, "why");
+        std::call_once(compiled->why_not_alias_once,
+                       [&] { compiled->why_not_alias = compiled->compiled->why_not_alias(); });
         *why = compiled->why_not_alias.c_str();
     });
 }
@@ -187,10 +200,10 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
     return guarded(__func__, [&](const call &c) {
         c.require(compiled, "compiled");
         const impl::compiled_partition &cp = *compiled->compiled;
-        // Inputs checked first (argument evaluation order is unspecified).
-        const auto in = buffers(c, "inputs", inputs, num_inputs, cp.inputs());
-        const auto out = buffers(c, "outputs", outputs, num_outputs, cp.outputs());
-        cp.execute(in, out);
+        // Inputs checked first; the caller's arrays are passed on as they are.
+        check_buffers(c, "inputs", inputs, num_inputs, cp.inputs());
+        check_buffers(c, "outputs", outputs, num_outputs, cp.outputs());
+        cp.execute(std::span<const void *const>(inputs, num_inputs), std::span<void *const>(outputs, num_outputs));
     });
 }
 
@@ -213,9 +226,10 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute_dynamic(
     return guarded(__func__, [&](const call &c) {
         c.require(compiled, "compiled");
         const impl::compiled_partition &cp = *compiled->compiled;
-        const auto in = buffers(c, "inputs", inputs, num_inputs, cp.inputs());
-        const auto out = buffers(c, "outputs", outputs, num_outputs, cp.outputs());
-        const std::vector<impl::logical_tensor> resolved = cp.execute_resolving(in, out);
+        check_buffers(c, "inputs", inputs, num_inputs, cp.inputs());
+        check_buffers(c, "outputs", outputs, num_outputs, cp.outputs());
+        const std::vector<impl::logical_tensor> resolved = cp.execute_resolving(
+                std::vector<const void *>(inputs, inputs + num_inputs), std::vector<void *>(outputs, outputs + num_outputs));
         if (resolved_outputs != nullptr)
             for (std::size_t i = 0; i < resolved.size(); ++i) resolved_outputs[i] = api::to_c(resolved[i]);
     });

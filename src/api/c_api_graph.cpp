@@ -92,7 +92,7 @@ RESHAPER_API reshaper_status_t reshaper_logical_tensor_init(
             std::copy(dims, dims + ndims, out.dims);
             if (strides != nullptr) std::copy(strides, strides + ndims, out.strides);
         }
-        api::to_impl(out); // checks ndims and the enums
+        api::check_c_tensor(out); // ndims, dims and the enums
         *lt = out;
     });
 }

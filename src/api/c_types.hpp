@@ -45,6 +45,10 @@ std::vector<reshaper_logical_tensor_t> to_c(const std::vector<impl::logical_tens
 // `values` are not part of the C struct: they are taken from the graph tensor
 // of the same id and dtype, when `g` has one, so constant inputs keep their data.
 impl::logical_tensor to_impl(const reshaper_logical_tensor_t &lt, const impl::graph *g = nullptr);
+// The same into `out`, whose buffers are reused (every field is set).
+// check_c_tensor: its checks alone.
+void check_c_tensor(const reshaper_logical_tensor_t &lt);
+void assign_impl(const reshaper_logical_tensor_t &lt, const impl::graph *g, impl::logical_tensor &out);
 
 // Copies `items` to `out` (when not NULL) and their count to *count, as every
 // array query of the C API does: too small a capacity is invalid_arguments.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,8 +56,11 @@ public:
     // error(invalid_shape) and nothing is written. Inputs are never
     // modified; nothing is written outside an output's extent. Thread-safe:
     // a compiled partition is immutable.
-    virtual void execute(const std::vector<const void *> &inputs,
-                         const std::vector<void *> &outputs) const = 0;
+    virtual void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const = 0;
+    // The same from vectors (and braced lists: execute({in}, {out})).
+    void execute(const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const {
+        execute(std::span<const void *const>(inputs), std::span<void *const>(outputs));
+    }
 
     // execute, then the outputs' logical tensors with every shape resolved:
     // a partition compiled with output dims that depend on run-time shape

@@ -241,14 +241,14 @@ std::vector<std::int64_t> read_shape_values(const runtime_shape_input &r, const 
 
 dims_t resolve_at_execute(const std::vector<chain_op> &ops,
                           const std::vector<runtime_shape_input> &runtime_shapes,
-                          const std::vector<const void *> &inputs, const dims_t &data_dims,
+                          std::span<const void *const> inputs, const dims_t &data_dims,
                           const dims_t &compiled_output) {
     dims_t current = data_dims;
     for (const chain_op &c : ops) {
         if (c.runtime) {
             const runtime_shape_input &r = runtime_shapes[*c.runtime];
             const std::vector<std::int64_t> target =
-                read_shape_values(r, inputs.at(r.input_position));
+                read_shape_values(r, inputs[r.input_position]);
             current = resolve_movement(c.reshape, current, c.request, &target).output_dims;
         } else {
             current = resolve_movement(c.reshape, current, c.request).output_dims;

@@ -299,6 +299,28 @@ TEST(DriverPerf, ReportsMedianTimesAndBandwidth) {
     EXPECT_EQ(perf[0].at("bytes"), 4 * 60 * 2); // f32 [4,3,5] read + [4,15] written
 }
 
+TEST(DriverPerf, ReportsTimePerExecuteBatchesAndBothYardsticks) {
+    const auto r = run_driver("--mode=perf --reps=3 --threads=2 --report=json " + data("permuted_input.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    for (const json &p : r.reports.at(0).at("perf")) {
+        // Executes per timed sample: more than one where one is short
+        // (perf_timing.hpp; the rule's own test is driver_perf_timing_test).
+        ASSERT_TRUE(p.contains("batch")) << p.dump();
+        EXPECT_GE(p.at("batch").get<std::int64_t>(), 1);
+        ASSERT_TRUE(p.contains("stream_gbps")) << p.dump();
+        EXPECT_GT(p.at("stream_gbps").get<double>(), 0.0);
+        EXPECT_EQ(p.at("yardstick_threads"), 1); // a few hundred bytes: one piece
+    }
+    const json &threads = r.reports.at(0).at("perf_threads");
+    EXPECT_EQ(threads.at("threads"), 2);
+    EXPECT_GT(threads.at("cores").get<double>(), 0.0);
+
+    const auto text = run_driver("--mode=perf --reps=3 " + data("permuted_input.json"));
+    ASSERT_EQ(text.exit_code, 0) << text.out;
+    EXPECT_NE(text.out.find(" ms per execute"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("streaming copy"), std::string::npos) << text.out;
+}
+
 namespace {
 
 // A one-op StaticReshape graph with the given op fields and input tensor fields.
