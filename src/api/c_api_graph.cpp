@@ -8,6 +8,7 @@
 #include "api/error_boundary.hpp"
 #include "api/graph_state.hpp"
 #include "api/handles.hpp"
+#include "backend/claims.hpp"
 #include "io/graph_json.hpp"
 #include "onnx/onnx_model.hpp"
 #include "ops/graph_inference.hpp"
@@ -226,12 +227,12 @@ RESHAPER_API reshaper_status_t reshaper_graph_get_partitions(reshaper_graph_t gr
         c.require(graph, "graph");
         c.require(list, "list");
         const impl::partition_policy internal_policy = api::to_impl(policy);
-        const std::string kind(impl::to_string(api::to_impl(engine_kind)));
+        const impl::backend_support &claims = impl::backend_claims(api::to_impl(engine_kind));
         // The partitioner needs a valid graph.
         const std::shared_ptr<const impl::graph> g = finalized_graph(*graph);
 
         auto result = std::make_unique<reshaper_partition_list>();
-        for (auto &p : impl::get_partitions(*g, internal_policy, kind))
+        for (auto &p : impl::get_partitions(*g, internal_policy, claims))
             result->partitions.push_back({g, std::move(p)});
         *list = result.release();
     });

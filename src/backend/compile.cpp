@@ -132,6 +132,7 @@ public:
 
     const std::vector<logical_tensor> &inputs() const override { return p_.inputs; }
     const std::vector<logical_tensor> &outputs() const override { return p_.outputs; }
+    std::size_t data_input_position() const override { return p_.data_position; }
     // Alias when every output views the input; else how the first output
     // that does not is moved.
     lowering_kind lowering() const override { return kind_; }

@@ -32,6 +32,9 @@ public:
     // every `any` output given the layout the backend chose.
     virtual const std::vector<logical_tensor> &inputs() const = 0;
     virtual const std::vector<logical_tensor> &outputs() const = 0;
+    // Where the data input (the first op's data input: what the chain
+    // moves) stands in inputs(); the others are shape inputs.
+    virtual std::size_t data_input_position() const = 0;
     virtual lowering_kind lowering() const = 0;
     // Human-readable plan: steps, shapes, strides (for verbose and reports).
     virtual std::string lowering_details() const = 0;

@@ -4,8 +4,6 @@
 
 namespace reshaper::impl {
 
-std::string_view to_string(engine_kind k) { return k == engine_kind::cpu ? "cpu" : "gpu"; }
-
 engine_kind engine_kind_from_string(std::string_view s) {
     if (s == "cpu") return engine_kind::cpu;
     if (s == "gpu") return engine_kind::gpu;

@@ -2,14 +2,15 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cstring>
 
 #include "core/line_aligned.hpp"
 #include "core/status.hpp"
+#include "layout/element_walk.hpp"
 #include "layout/memory_layout.hpp"
-#include "layout/reference.hpp"
 #include "kernels/strided_copy.hpp"
 
 namespace reshaper::impl {
@@ -76,29 +77,21 @@ private:
                          strided_tensor{to, b.dst_offset, b.dst_strides});
     }
 
-    // A step with a padded blocked side (a dim not a multiple of its block,
-    // which no strided view describes): the element walk, each element's
-    // place given by blocked_offset. A padded destination first has its
-    // whole buffer zeroed, padding included, as oneDNN's reorder leaves it
-    // (empty strings for string).
+    // A step with a padded blocked side that has no boxes (both sides
+    // blocked, two levels of blocks on a padded dim): the element walk
+    // (layout/element_walk.hpp), in the destination's memory order. A
+    // padded destination first has its whole buffer zeroed, padding
+    // included, as oneDNN's reorder leaves it (empty strings for string).
     void padded_copy(const movement_step &step, const void *from, void *to) const {
-        const auto side_tensor = [&](const step_side &side) {
-            logical_tensor lt;
-            lt.dtype = type_;
-            lt.shape = step.dims;
-            if (side.opaque()) {
-                lt.layout = layout_type::opaque;
-                lt.format = side.format;
-            } else {
-                lt.layout = layout_type::strided;
-                lt.strides = side.strides;
-            }
-            return lt;
+        const std::size_t rank = step.dims.size();
+        const auto layout_of = [&](const step_side &side) {
+            return side.opaque() ? digit_layout::blocked(parse_format_tag(side.format, rank), step.dims)
+                                 : digit_layout::strided(step.dims, side.strides);
         };
-        const logical_tensor src_lt = side_tensor(step.src), dst_lt = side_tensor(step.dst);
+        const digit_layout src = layout_of(step.src), dst = layout_of(step.dst);
         if (step.dst.opaque()) {
             const auto elements = static_cast<std::size_t>(
-                blocked_size(parse_format_tag(step.dst.format, step.dims.size()), step.dims));
+                blocked_size(parse_format_tag(step.dst.format, rank), step.dims));
             if (type_ == data_type::string) {
                 auto *strings = static_cast<std::string *>(to);
                 for (std::size_t i = 0; i < elements; ++i) strings[i].clear();
@@ -106,7 +99,36 @@ private:
                 std::memset(to, 0, dense_bytes(type_, elements));
             }
         }
-        reference_reshape(src_lt, from, dst_lt, to);
+        const std::size_t bits = element_bits(type_);
+        const auto walk = [&](auto move_element) { walk_elements(dst, src, move_element); };
+        if (type_ == data_type::string) {
+            const auto *in = static_cast<const std::string *>(from);
+            auto *out = static_cast<std::string *>(to);
+            walk([&](dim_t d, dim_t s) { out[d] = in[s]; });
+        } else if (is_packed(type_)) {
+            walk([&](dim_t d, dim_t s) {
+                store_packed(to, bits, static_cast<std::size_t>(d), load_packed(from, bits, static_cast<std::size_t>(s)));
+            });
+        } else {
+            const auto *in = static_cast<const std::uint8_t *>(from);
+            auto *out = static_cast<std::uint8_t *>(to);
+            // A fixed size per element size, so each copy is one load and store.
+            const auto walk_of = [&](auto bytes) {
+                constexpr std::size_t n = decltype(bytes)::value;
+                walk([&](dim_t d, dim_t s) { std::memcpy(out + d * dim_t{n}, in + s * dim_t{n}, n); });
+            };
+            switch (bits / 8) {
+            case 1: walk_of(std::integral_constant<std::size_t, 1>{}); break;
+            case 2: walk_of(std::integral_constant<std::size_t, 2>{}); break;
+            case 4: walk_of(std::integral_constant<std::size_t, 4>{}); break;
+            case 8: walk_of(std::integral_constant<std::size_t, 8>{}); break;
+            case 16: walk_of(std::integral_constant<std::size_t, 16>{}); break;
+            default: {
+                const auto n = static_cast<dim_t>(bits / 8);
+                walk([&](dim_t d, dim_t s) { std::memcpy(out + d * n, in + s * n, static_cast<std::size_t>(n)); });
+            }
+            }
+        }
     }
 
     data_type type_;

@@ -19,8 +19,8 @@ namespace reshaper::impl {
 // the strided copies of its boxes (padded_step_as_boxes: whole blocks and
 // the last block's valid part) and zeroes the destination's padding, as
 // oneDNN's reorder leaves it; what has no boxes (both sides blocked, two
-// levels of blocks on a padded dim) walks the elements through
-// blocked_offset after zeroing the whole destination. Every dtype moves
+// levels of blocks on a padded dim) walks the elements
+// (layout/element_walk.hpp) after zeroing the whole destination. Every dtype moves
 // every layout.
 std::unique_ptr<data_mover> make_kernel_movement(data_type type, const movement_plan &plan);
 

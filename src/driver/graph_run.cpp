@@ -5,6 +5,8 @@
 #include <new>
 #include <optional>
 
+#include "backend/claims.hpp"
+#include "backend/engine.hpp"
 #include "backend/graph_dump.hpp"
 #include "driver/partition_check.hpp"
 #include "io/graph_json.hpp"
@@ -64,7 +66,8 @@ void load_and_partition(graph_run &run, const options &opts) {
     if (engine != "cpu" && engine != "gpu")
         throw error(status::invalid_graph,
                     "engine_kind must be cpu or gpu, got '" + engine + "'");
-    std::vector<impl::partition> parts = impl::get_partitions(run.graph, topology, opts.policy, engine);
+    std::vector<impl::partition> parts = impl::get_partitions(
+        run.graph, topology, opts.policy, impl::backend_claims(impl::engine_kind_from_string(engine)));
     // Exactly as many: a growing array of 100,000 partitions held 1.5 times
     // their size for a moment, the peak of checking such a graph.
     run.partitions.reserve(parts.size());

@@ -188,6 +188,25 @@ dim_t blocked_offset(const blocked_format &format, const dims_t &dims, const dim
     return offset;
 }
 
+element_addresses classify_addresses(const dims_t &dims, const dims_t &strides) {
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+        if (dims[k] == 0) return element_addresses::distinct; // nothing is written
+        if (dims[k] > 1) order.push_back(k);
+    }
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
+    dim_t spanned = 1; // elements covered by the smaller dims, as an extent
+    for (std::size_t k : order) {
+        if (strides[k] < spanned) return element_addresses::shared;
+        auto extent = checked_mul(dims[k] - 1, strides[k]);
+        auto next = extent ? checked_add(*extent, spanned) : std::nullopt;
+        if (!next) return element_addresses::overflow;
+        spanned = *next;
+    }
+    return element_addresses::distinct;
+}
+
 dim_t blocked_size(const blocked_format &format, const dims_t &dims) {
     check_rank(format, dims.size(), "dims");
     if (has_unknown_dims(dims))

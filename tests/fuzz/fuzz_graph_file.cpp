@@ -12,6 +12,7 @@
 #include <optional>
 #include <string_view>
 
+#include "backend/claims.hpp"
 #include "io/graph_json.hpp"
 #include "io/json_dom.hpp"
 #include "ops/graph_inference.hpp"
@@ -110,7 +111,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     try {
         infer_graph_shapes(g);
         for (auto policy : {partition_policy::fusion, partition_policy::debug})
-            for (const char *engine : {"cpu", "gpu"}) get_partitions(g, policy, engine);
+            for (engine_kind engine : {engine_kind::cpu, engine_kind::gpu})
+                get_partitions(g, policy, backend_claims(engine));
     } catch (const error &) {
     }
     return 0;

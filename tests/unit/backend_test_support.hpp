@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/buffer_size.hpp"
+#include "backend/claims.hpp"
 #include "backend/compiled_partition.hpp"
 #include "backend/dnnl_mapping.hpp"
 #include "core/graph.hpp"
