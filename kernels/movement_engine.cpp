@@ -10,6 +10,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "core/data_type.hpp"
+#include "kernels/grouped_transpose.hpp"
 #include "kernels/isa_kernels.hpp"
 
 namespace reshaper::impl {
@@ -849,6 +850,7 @@ std::string_view to_string(fast_path p) {
     case fast_path::split_rows: return "split rows";
     case fast_path::join_rows: return "joined rows";
     case fast_path::packed_transpose: return "tiled packed transpose";
+    case fast_path::grouped_transpose: return "grouped transpose";
     }
     return "element walk";
 }
@@ -872,6 +874,7 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (has_row_groups(inner.size, element_bytes, true) && rows.dst_stride == inner.size &&
         rows.size >= min_split_columns && !block_rows)
         return fast_path::join_rows;
+    if (grouped_transpose_pays(plan, element_bytes, rows.size, inner.size)) return fast_path::grouped_transpose;
     if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;
     return fast_path::transpose;
 }
@@ -906,6 +909,7 @@ void run_fast_path(fast_path path, const copy_plan &plan, std::size_t element_by
     if (path == fast_path::transpose)
         return move_transposed(plan, static_cast<std::size_t>(source_contiguous_dim(plan)), e, from, to, k);
     if (path == fast_path::split_rows || path == fast_path::join_rows) return move_row_groups(plan, path, e, from, to, k);
+    if (path == fast_path::grouped_transpose) return run_grouped_transpose(*plan_grouped_transpose(plan, element_bytes), src, dst, isa);
 }
 
 void run_packed_fast_path(fast_path path, const copy_plan &plan, std::size_t bits, const void *src,

@@ -30,7 +30,9 @@
 
 namespace reshaper::impl {
 
-enum class fast_path { none, run_copy, transpose, split_rows, join_rows, packed_transpose };
+// grouped_transpose: high-rank permutations of small dims
+// (kernels/grouped_transpose.hpp).
+enum class fast_path { none, run_copy, transpose, split_rows, join_rows, packed_transpose, grouped_transpose };
 std::string_view to_string(fast_path p);
 
 // Which fast path moves `plan` for elements of `element_bytes` (none for a
