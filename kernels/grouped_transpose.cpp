@@ -186,6 +186,112 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &pl
         g.gather.push_back(static_cast<std::int32_t>(at));
     });
 
+    // Micro blocks: the tile's elements whose source offsets within the
+    // source run are below L (contiguous) against those whose destination
+    // offsets within the run are, where those are different dims. Dims of
+    // 4 and 8 are split into dims of 2 for this (a dim of 4 at stride s is
+    // dims of 2 at strides s and 2s on both sides), so that dims of 4 make
+    // blocks of 8 with a dim of 2, or with half of another dim of 4. The
+    // micro kernels load their vectors from the source itself (L elements
+    // contiguous there), so the tile needs no buffer.
+    if (const dim_t lanes = micro_lanes_for(element_bytes);
+        lanes > 0 && g.source_run % lanes == 0 && g.destination_run % lanes == 0) {
+        // Where each dim moves a destination element in the staged tile
+        // (its runs back to back, run dims in the order of
+        // destination_run_offset).
+        std::vector<std::ptrdiff_t> staged_weight(n, 0);
+        for (std::size_t d : g.destination_block) staged_weight[d] = plan.dims[d].dst_stride * e;
+        std::ptrdiff_t run_weight = g.destination_run * e;
+        for (std::size_t d : run_dims) {
+            staged_weight[d] = run_weight;
+            run_weight *= plan.dims[d].size;
+        }
+        struct fine_dim {
+            dim_t size;
+            dim_t src, dst;          // element strides
+            std::ptrdiff_t staged;   // bytes
+        };
+        std::vector<fine_dim> fine;
+        for (std::size_t d = 0; d < n; ++d) {
+            if (!in_source[d] && !in_destination[d]) continue;
+            const copy_dim &c = plan.dims[d];
+            if (c.size == 4 || c.size == 8) {
+                for (dim_t step = 1; step < c.size; step *= 2)
+                    fine.push_back({2, c.src_stride * step, c.dst_stride * step, staged_weight[d] * step});
+            } else {
+                fine.push_back({c.size, c.src_stride, c.dst_stride, staged_weight[d]});
+            }
+        }
+        // The dims making the first L elements on one side, or nothing.
+        auto inner_dims = [&](bool source) {
+            std::vector<std::size_t> dims;
+            dim_t volume = 1;
+            while (volume < lanes) {
+                std::size_t k = 0;
+                while (k < fine.size() && (source ? fine[k].src : fine[k].dst) != volume) ++k;
+                if (k == fine.size()) return std::vector<std::size_t>{};
+                volume *= fine[k].size;
+                dims.push_back(k);
+            }
+            return volume == lanes ? dims : std::vector<std::size_t>{};
+        };
+        const std::vector<std::size_t> across = inner_dims(true), along = inner_dims(false);
+        const auto in = [](const std::vector<std::size_t> &set, std::size_t k) {
+            return std::find(set.begin(), set.end(), k) != set.end();
+        };
+        const bool disjoint = std::none_of(across.begin(), across.end(), [&](std::size_t k) { return in(along, k); });
+        if (!across.empty() && !along.empty() && disjoint) {
+            g.micro_lanes = lanes;
+            std::vector<fine_dim> rest;
+            for (std::size_t k = 0; k < fine.size(); ++k)
+                if (!in(across, k) && !in(along, k)) rest.push_back(fine[k]);
+            // The destination's innermost first, so that consecutive
+            // blocks complete the same destination lines.
+            std::stable_sort(rest.begin(), rest.end(), [](const fine_dim &x, const fine_dim &y) { return x.dst < y.dst; });
+            // Visits every index over `dims` (mixed radix, the first innermost).
+            auto each = [](const std::vector<fine_dim> &dims, auto &&visit) {
+                std::vector<dim_t> index(dims.size(), 0);
+                for (;;) {
+                    visit(index);
+                    std::size_t k = 0;
+                    for (; k < dims.size(); ++k) {
+                        if (++index[k] < dims[k].size) break;
+                        index[k] = 0;
+                    }
+                    if (k == dims.size()) return;
+                }
+            };
+            std::vector<fine_dim> along_dims, across_dims;
+            for (std::size_t k : along) along_dims.push_back(fine[k]);
+            for (std::size_t k : across) across_dims.push_back(fine[k]);
+            each(along_dims, [&](const std::vector<dim_t> &index) {
+                std::ptrdiff_t at = 0;
+                for (std::size_t k = 0; k < along_dims.size(); ++k) at += index[k] * along_dims[k].src * e;
+                g.micro_load.push_back(at);
+            });
+            each(across_dims, [&](const std::vector<dim_t> &index) {
+                std::ptrdiff_t at = 0, staged = 0;
+                for (std::size_t k = 0; k < across_dims.size(); ++k) {
+                    at += index[k] * across_dims[k].dst * e;
+                    staged += index[k] * across_dims[k].staged;
+                }
+                g.micro_store.push_back(at);
+                g.micro_store_staged.push_back(staged);
+            });
+            each(rest, [&](const std::vector<dim_t> &index) {
+                std::ptrdiff_t from = 0, offset = 0, staged = 0;
+                for (std::size_t k = 0; k < rest.size(); ++k) {
+                    from += index[k] * rest[k].src * e;
+                    offset += index[k] * rest[k].dst * e;
+                    staged += index[k] * rest[k].staged;
+                }
+                g.micro_block_source.push_back(from);
+                g.micro_block_offset.push_back(offset);
+                g.micro_block_staged.push_back(staged);
+            });
+        }
+    }
+
     // The outer walk goes in the source's order (the smallest source
     // stride innermost), so that consecutive tiles read neighbouring
     // source memory: a tile's runs lie on many pages, and the next tile's
@@ -218,6 +324,16 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
     return choose_grouped_blocks(plan, element_bytes).has_value();
 }
 
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e) {
+#if defined(RESHAPER_X86_KERNELS)
+    if (isa >= cpu_isa::avx2) return avx2_grouped_micro_kernel(log2e);
+#else
+    (void)isa;
+#endif
+    (void)log2e;
+    return nullptr;
+}
+
 gather_runs_fn grouped_gather_kernel(cpu_isa isa, int log2e) {
 #if defined(RESHAPER_X86_KERNELS)
     if (isa >= cpu_isa::avx2)
@@ -239,10 +355,13 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
     int log2e = 0;
     while ((std::size_t{1} << log2e) < g.element_bytes) ++log2e;
     const gather_runs_fn gather = grouped_gather_kernel(isa, log2e);
+    const micro_transpose_fn micro = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e) : nullptr;
     const auto *from = static_cast<const byte *>(src) + g.src_offset;
     auto *to = static_cast<byte *>(dst) + g.dst_offset;
     const std::size_t tile_bytes_total = static_cast<std::size_t>(g.tile) * g.element_bytes;
     const std::size_t run_bytes = static_cast<std::size_t>(g.source_run) * g.element_bytes;
+    const std::size_t destination_run_bytes = static_cast<std::size_t>(g.destination_run) * g.element_bytes;
+    const isa_kernels &k = kernels_for(isa);
     const std::size_t outer = g.outer_sizes.size();
     // Tiles [begin, end) of the outer walk, with an odometer.
     auto move_tiles = [&](std::size_t begin, std::size_t end) {
@@ -263,10 +382,11 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         // reads come from the cache (64 runs of 4 lines each from as many
         // pages, read on demand, took as long as the whole streaming copy).
         const std::size_t source_runs = g.source_run_offset.size();
-        const auto runs = static_cast<dim_t>(g.destination_run_offset.size());
+        // Units of the second stage: micro blocks, else destination runs.
+        const auto units = static_cast<dim_t>(micro ? g.micro_block_source.size() : g.destination_run_offset.size());
         const std::size_t run_lines = (run_bytes + 63) / 64 + 1;
-        const dim_t slices = std::min<dim_t>(runs, 8);
-        const dim_t runs_per_slice = (runs + slices - 1) / slices;
+        const dim_t slices = std::min<dim_t>(units, 8);
+        const dim_t units_per_slice = (units + slices - 1) / slices;
         const std::size_t runs_ahead_per_slice = (source_runs + static_cast<std::size_t>(slices) - 1) / static_cast<std::size_t>(slices);
         for (std::size_t t = begin; t < end; ++t) {
             const std::ptrdiff_t here_src = s, here_dst = d;
@@ -278,16 +398,24 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                 d -= g.outer_sizes[k] * g.outer_dst_stride[k];
                 index[k] = 0;
             }
-            read_runs(from + here_src, g.source_run_offset.data(), source_runs, run_bytes, buffer);
+            if (!micro) read_runs(from + here_src, g.source_run_offset.data(), source_runs, run_bytes, buffer);
             const bool ahead = t + 1 < end;
             // Integer addresses: a prefetch never faults, but a pointer
             // formed past the tensor would be undefined.
             const auto next = reinterpret_cast<std::uintptr_t>(from) + static_cast<std::uintptr_t>(s);
             std::size_t prefetched = 0;
-            for (dim_t r = 0; r < runs; r += runs_per_slice) {
-                gather(buffer, g.gather.data(), g.destination_run, g.destination_run_base.data() + r,
-                       g.destination_run_offset.data() + r, std::min(runs_per_slice, runs - r), to + here_dst,
-                       g.stream);
+            for (dim_t r = 0; r < units; r += units_per_slice) {
+                if (micro && g.stream)
+                    micro(from + here_src, g.micro_load.data(), g.micro_store_staged.data(),
+                          g.micro_block_source.data() + r, g.micro_block_staged.data() + r,
+                          std::min(units_per_slice, units - r), buffer, false);
+                else if (micro)
+                    micro(from + here_src, g.micro_load.data(), g.micro_store.data(), g.micro_block_source.data() + r,
+                          g.micro_block_offset.data() + r, std::min(units_per_slice, units - r), to + here_dst, false);
+                else
+                    gather(buffer, g.gather.data(), g.destination_run, g.destination_run_base.data() + r,
+                           g.destination_run_offset.data() + r, std::min(units_per_slice, units - r), to + here_dst,
+                           g.stream);
                 if (!ahead) continue;
                 for (std::size_t i = 0; i < runs_ahead_per_slice && prefetched < source_runs; ++i, ++prefetched) {
                     const std::uintptr_t first = (next + static_cast<std::uintptr_t>(g.source_run_offset[prefetched])) & ~std::uintptr_t{63};
@@ -295,6 +423,10 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                         __builtin_prefetch(reinterpret_cast<const void *>(first + l * 64), 0, prefetch_level);
                 }
             }
+            if (micro && g.stream)
+                for (std::size_t r = 0; r < g.destination_run_offset.size(); ++r)
+                    k.copy(to + here_dst + g.destination_run_offset[r], buffer + r * destination_run_bytes,
+                           destination_run_bytes, true);
         }
         if (g.stream) store_fence();
     };

@@ -58,6 +58,24 @@ struct grouped_transpose_plan {
     std::ptrdiff_t src_offset = 0;      // bytes
     std::ptrdiff_t dst_offset = 0;
     bool stream = false;                // streaming stores for the destination runs
+    // Micro blocks, where the source block's innermost dims make exactly
+    // micro_lanes elements and the destination block's innermost dims
+    // (other ones) too: the tile is then L x L blocks, each transposed in
+    // registers (L vectors of L elements, contiguous in the source, loaded
+    // from it; L stored), which levels with a micro kernel take instead of
+    // the buffer and its gathers. micro_lanes is 0 where the dims do not
+    // fall so (dims of 3, or the two blocks' innermost dims shared).
+    // Offsets in bytes from the tile's source and destination starts.
+    dim_t micro_lanes = 0;
+    std::vector<std::ptrdiff_t> micro_load;  // per vector loaded (destination-inner index): source
+    std::vector<std::ptrdiff_t> micro_store; // per vector stored (source-inner index): destination
+    std::vector<std::ptrdiff_t> micro_block_source, micro_block_offset; // per block: its (0, 0)
+    // The same destination offsets in the tile staged in L1 (its runs
+    // back to back), whence streamed moves write whole runs: micro blocks
+    // write 8 rows of 32 bytes each, which streamed straight to memory
+    // (partial lines in the write-combining buffers) measured 1.7-2x
+    // slower than ordinary stores.
+    std::vector<std::ptrdiff_t> micro_store_staged, micro_block_staged;
 };
 
 // The blocks alone (what the planner chooses first, without the tables):
@@ -108,6 +126,23 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
 using gather_runs_fn = void (*)(const std::uint8_t *buffer, const std::int32_t *gather, dim_t run,
                                 const std::int32_t *run_base, const std::ptrdiff_t *run_offset, dim_t runs,
                                 std::uint8_t *dst, bool stream);
+
+// The micro kernel of a level: `blocks` blocks of L x L elements, block i
+// at src + block_source[i] (vector b: L elements from there plus
+// load[b] bytes) written at dst + block_offset[i] (vector a, lanes from
+// every loaded vector's element a, stored there plus store[a] bytes).
+// With `stream`, vector-aligned stores may be streamed.
+using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
+                                    const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset,
+                                    dim_t blocks, std::uint8_t *dst, bool stream);
+// Lanes of the micro blocks for elements of `element_bytes` (what the
+// planner makes tables for), 0 for none.
+constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
+    return element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : 0;
+}
+// The level's micro kernel for elements of 1 << log2e bytes, or null.
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e);
+micro_transpose_fn avx2_grouped_micro_kernel(int log2e);
 
 // The level's kernel for elements of 1 << log2e bytes (defined per level:
 // grouped_transpose.cpp for the portable one, grouped_transpose_avx2.cpp).

@@ -90,7 +90,102 @@ void gather_runs_avx2_16(const byte *buffer, const std::int32_t *gather, dim_t r
     }
 }
 
+// Micro blocks: L vectors of L elements transposed in registers.
+template <typename Store>
+void store_vector(std::uint8_t *to, Store v, bool stream);
+template <>
+inline void store_vector<__m256i>(std::uint8_t *to, __m256i v, bool stream) {
+    if (stream) _mm256_stream_si256(reinterpret_cast<__m256i *>(to), v);
+    else _mm256_storeu_si256(reinterpret_cast<__m256i *>(to), v);
+}
+template <>
+inline void store_vector<__m128i>(std::uint8_t *to, __m128i v, bool stream) {
+    if (stream) _mm_stream_si128(reinterpret_cast<__m128i *>(to), v);
+    else _mm_storeu_si128(reinterpret_cast<__m128i *>(to), v);
+}
+
+// 8 x 8 4-byte elements.
+void transpose_8x8_32(const __m256i *in, __m256i *out) {
+    __m256 r[8], t[8], q[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_castsi256_ps(in[i]);
+    for (int i = 0; i < 4; ++i) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; ++h) { // rows 0-3, then 4-7
+        q[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
+        q[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
+        q[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
+        q[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; ++i) {
+        out[i] = _mm256_castps_si256(_mm256_permute2f128_ps(q[i], q[4 + i], 0x20));
+        out[4 + i] = _mm256_castps_si256(_mm256_permute2f128_ps(q[i], q[4 + i], 0x31));
+    }
+}
+
+// 4 x 4 8-byte elements.
+void transpose_4x4_64(const __m256i *in, __m256i *out) {
+    const __m256d r0 = _mm256_castsi256_pd(in[0]), r1 = _mm256_castsi256_pd(in[1]), r2 = _mm256_castsi256_pd(in[2]),
+                  r3 = _mm256_castsi256_pd(in[3]);
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1), t2 = _mm256_unpacklo_pd(r2, r3),
+                  t3 = _mm256_unpackhi_pd(r2, r3);
+    out[0] = _mm256_castpd_si256(_mm256_permute2f128_pd(t0, t2, 0x20));
+    out[1] = _mm256_castpd_si256(_mm256_permute2f128_pd(t1, t3, 0x20));
+    out[2] = _mm256_castpd_si256(_mm256_permute2f128_pd(t0, t2, 0x31));
+    out[3] = _mm256_castpd_si256(_mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+// 8 x 8 2-byte elements (128-bit vectors).
+void transpose_8x8_16(const __m128i *r, __m128i *out) {
+    __m128i a[8], b[8];
+    for (int i = 0; i < 4; ++i) {
+        a[2 * i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; ++h) { // rows 0-3, then 4-7
+        b[4 * h + 0] = _mm_unpacklo_epi32(a[4 * h], a[4 * h + 2]);
+        b[4 * h + 1] = _mm_unpackhi_epi32(a[4 * h], a[4 * h + 2]);
+        b[4 * h + 2] = _mm_unpacklo_epi32(a[4 * h + 1], a[4 * h + 3]);
+        b[4 * h + 3] = _mm_unpackhi_epi32(a[4 * h + 1], a[4 * h + 3]);
+    }
+    for (int i = 0; i < 4; ++i) {
+        out[2 * i] = _mm_unpacklo_epi64(b[i], b[4 + i]);
+        out[2 * i + 1] = _mm_unpackhi_epi64(b[i], b[4 + i]);
+    }
+}
+
+template <typename Vector, int L, std::size_t N, void (*Transpose)(const Vector *, Vector *)>
+void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
+                       const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks, byte *dst,
+                       bool stream) {
+    static_assert(sizeof(Vector) == L * N);
+    for (dim_t i = 0; i < blocks; ++i) {
+        const byte *base = src + block_source[i];
+        byte *to = dst + block_offset[i];
+        Vector in[L], out[L];
+        for (int b = 0; b < L; ++b) {
+            const byte *at = base + load[b];
+            if constexpr (sizeof(Vector) == 32) in[b] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(at));
+            else in[b] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(at));
+        }
+        Transpose(in, out);
+        // Streamed where the whole block's rows are vector-aligned.
+        const bool streamed = stream && reinterpret_cast<std::uintptr_t>(to) % sizeof(Vector) == 0;
+        for (int a = 0; a < L; ++a) store_vector<Vector>(to + store[a], out[a], streamed);
+    }
+}
+
 } // namespace
+
+micro_transpose_fn avx2_grouped_micro_kernel(int log2e) {
+    switch (log2e) {
+    case 1: return &micro_blocks_avx2<__m128i, 8, 2, transpose_8x8_16>;
+    case 2: return &micro_blocks_avx2<__m256i, 8, 4, transpose_8x8_32>;
+    case 3: return &micro_blocks_avx2<__m256i, 4, 8, transpose_4x4_64>;
+    }
+    return nullptr;
+}
 
 gather_runs_fn avx2_grouped_gather_kernel(int log2e) {
     switch (log2e) {

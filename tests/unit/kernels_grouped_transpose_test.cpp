@@ -203,6 +203,9 @@ TEST_F(grouped_transpose, planner_groups_small_dims_into_line_sized_blocks) {
     // Run i0 (dim 0, outside the destination block) starts at buffer
     // element i0 * 16, its source stride.
     EXPECT_EQ(g->destination_run_base, (std::vector<std::int32_t>{0, 16, 32, 48}));
+    // No micro blocks: the first 8 source elements (dim 1, half of dim 3)
+    // and the first 8 destination ones (dim 3, half of dim 2) share dim 3.
+    EXPECT_EQ(g->micro_lanes, 0);
 
     // 1-byte elements need 64 of them per block: dims 3, 2, 1 and 1, 3,
     // 0, then the last dim on each side (runs of 256 bytes; the tile is
@@ -242,6 +245,12 @@ TEST_F(grouped_transpose, planner_walks_the_other_dims_in_source_order) {
     EXPECT_EQ(g->outer_sizes, (dims_t{4, 4}));
     EXPECT_EQ(g->outer_src_stride, (std::vector<std::ptrdiff_t>{256 * 4, 64 * 4})); // bytes
     EXPECT_EQ(g->tiles, 16u);
+    // Micro blocks of 8 x 8: the first 8 source elements are dim 6 and
+    // half of dim 5, the first 8 destination ones dim 0 and half of dim 1.
+    EXPECT_EQ(g->micro_lanes, 8);
+    EXPECT_EQ(g->micro_load, (std::vector<std::ptrdiff_t>{0, 4096 * 4, 8192 * 4, 12288 * 4, 1024 * 4, 5120 * 4,
+                                                          9216 * 4, 13312 * 4}));
+    EXPECT_EQ(g->micro_block_source.size(), 1024u / 64);
     std::mt19937 rng(3);
     for (cpu_isa isa : levels_here())
         expect_grouped_matches_reference(4, dims, src, 0, src_extent, dst, 0, dst_extent, isa, rng, "padded dim 1");
@@ -268,7 +277,7 @@ TEST_F(grouped_transpose, fast_path_choice_takes_it_for_small_dims_only) {
 // transpose of a dense tensor), every element size, every level.
 TEST_F(grouped_transpose, random_high_rank_permutations_match_the_reference) {
     std::mt19937 rng(27);
-    int grouped = 0;
+    int grouped = 0, micro = 0;
     for (int trial = 0; trial < 48; ++trial) {
         const std::size_t rank = 12 + rng() % 13;
         const std::size_t e = std::size_t{1} << (trial % 5);
@@ -279,13 +288,41 @@ TEST_F(grouped_transpose, random_high_rank_permutations_match_the_reference) {
         std::shuffle(perm.begin(), perm.end(), rng);
         const permutation p = numpy_permutation(dims, perm);
         const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
-        if (!plan_grouped_transpose(plan, e)) continue;
+        const auto g = plan_grouped_transpose(plan, e);
+        if (!g) continue;
         ++grouped;
+        micro += g->micro_lanes > 0 ? 1 : 0;
         for (cpu_isa isa : levels_here())
             expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0, plan.volume,
                                              isa, rng, text(dims, perm));
     }
     EXPECT_GE(grouped, 40); // the planner takes nearly all of them
+    EXPECT_GE(micro, 4);    // some take micro blocks (2-, 4- and 8-byte elements, no dims of 3 inside)
+}
+
+// Dims of 2 and 4 only, 2-, 4- and 8-byte elements: the micro blocks
+// (8 x 8, 4 x 4 for 8 bytes), staged and streamed or stored directly.
+TEST_F(grouped_transpose, micro_blocks_match_the_reference) {
+    std::mt19937 rng(30);
+    int micro = 0;
+    for (int trial = 0; trial < 24; ++trial) {
+        const std::size_t rank = 12 + rng() % 13;
+        const std::size_t e = std::size_t{2} << (trial % 3);
+        dims_t dims = random_dims(rank, 2, 4, dim_t{1} << 16, rng);
+        for (auto &d : dims) d = d == 3 ? 2 : d;
+        std::vector<std::size_t> perm(rank);
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        const permutation p = numpy_permutation(dims, perm);
+        const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+        const auto g = plan_grouped_transpose(plan, e);
+        if (!g || g->micro_lanes == 0) continue;
+        ++micro;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0, plan.volume,
+                                             isa, rng, text(dims, perm));
+    }
+    EXPECT_GE(micro, 12);
 }
 
 // Offsets, padded dims (gaps the move must leave alone) and guards around
