@@ -9,7 +9,9 @@
 //
 // permutes a dense tensor of dims D as numpy's
 // ascontiguousarray(a.transpose(P)) does and prints one JSON line: the
-// median seconds of each mover over the rounds and the path taken.
+// median seconds of each mover over the rounds, the path taken and a
+// checksum of the kernel's output. The source's byte i is
+// (i * 2654435761) >> 13 (its low 8 bits).
 // benchmarks/high_rank_bench.py runs it beside numpy and PyTorch.
 #include <algorithm>
 #include <chrono>
@@ -130,9 +132,18 @@ int main(int argc, char **argv) {
         stream.push_back(seconds([&] { copy_bytes(dst.data(), src.data(), bytes); }));
         libc.push_back(seconds([&] { std::memcpy(dst.data(), src.data(), bytes); }));
     }
+    // The kernel's output, for the caller to compare with numpy's: the sum
+    // of its 8-byte words, word i weighted by i + 1, modulo 2^64.
+    strided_copy(type, out_dims, from, to);
+    std::uint64_t checksum = 0;
+    for (std::size_t i = 0; i < bytes / 8; ++i) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, dst.data() + 8 * i, 8);
+        checksum += word * (i + 1);
+    }
     std::printf("{\"bytes\": %zu, \"path\": \"%s\", \"isa\": \"%s\", \"kernel_s\": %.9f, \"stream_copy_s\": %.9f, "
-                "\"memcpy_s\": %.9f}\n",
+                "\"memcpy_s\": %.9f, \"checksum\": %llu}\n",
                 bytes, std::string(to_string(path)).c_str(), std::string(to_string(active_cpu_isa())).c_str(),
-                median(kernel), median(stream), median(libc));
+                median(kernel), median(stream), median(libc), static_cast<unsigned long long>(checksum));
     return 0;
 }

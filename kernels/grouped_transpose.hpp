@@ -12,12 +12,18 @@
 // and a tile is every element over the dims of both blocks (they may
 // share dims). A tile's source is a set of contiguous source runs (one per
 // index over the destination block's other dims) and its destination a
-// set of contiguous destination runs. The executor copies the tile's
-// source runs into a buffer in L1, then writes each destination run by
-// gathering its elements from the buffer through a table made at plan
-// time (the same for every run, shifted by the run's base), with SIMD
-// gathers where the level has them; the dims outside the tile are walked
-// with an odometer, a range of tiles per oneTBB task.
+// set of contiguous destination runs. Where the tile's first 8 source
+// elements (4 for 8-byte ones) and its first 8 destination elements are
+// different dims, the level's micro kernel (AVX2) transposes 8 x 8 blocks
+// in registers, loaded straight from the source (micro_* below);
+// otherwise the executor copies the tile's source runs into a buffer in
+// L1 and writes each destination run by gathering its elements from the
+// buffer through a table made at plan time (the same for every run,
+// shifted by the run's base), with SIMD gathers where the level has them.
+// Large moves stage each tile's destination runs in L1 and stream them
+// out whole. The dims outside the tile are walked with an odometer in the
+// source's order, the next tile's source lines prefetched, a range of
+// tiles per oneTBB task.
 #pragma once
 
 #include <cstddef>
