@@ -194,8 +194,10 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &pl
     // blocks of 8 with a dim of 2, or with half of another dim of 4. The
     // micro kernels load their vectors from the source itself (L elements
     // contiguous there), so the tile needs no buffer.
-    if (const dim_t lanes = micro_lanes_for(element_bytes);
-        lanes > 0 && g.source_run % lanes == 0 && g.destination_run % lanes == 0) {
+    // Blocks of the widest vector first, then of half of it (4 x 4 f32,
+    // 2 x 2 8-byte elements, in 128-bit vectors) where the widest blocks'
+    // dims are shared.
+    if (const dim_t widest = micro_lanes_for(element_bytes); widest > 0) {
         // Where each dim moves a destination element in the staged tile
         // (its runs back to back, run dims in the order of
         // destination_run_offset).
@@ -223,7 +225,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &pl
             }
         }
         // The dims making the first L elements on one side, or nothing.
-        auto inner_dims = [&](bool source) {
+        auto inner_dims = [&](bool source, dim_t lanes) {
             std::vector<std::size_t> dims;
             dim_t volume = 1;
             while (volume < lanes) {
@@ -235,7 +237,9 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &pl
             }
             return volume == lanes ? dims : std::vector<std::size_t>{};
         };
-        const std::vector<std::size_t> across = inner_dims(true), along = inner_dims(false);
+        for (const dim_t lanes : {widest, element_bytes >= 4 ? widest / 2 : dim_t{0}}) {
+        if (lanes == 0 || g.micro_lanes > 0 || g.source_run % lanes != 0 || g.destination_run % lanes != 0) continue;
+        const std::vector<std::size_t> across = inner_dims(true, lanes), along = inner_dims(false, lanes);
         const auto in = [](const std::vector<std::size_t> &set, std::size_t k) {
             return std::find(set.begin(), set.end(), k) != set.end();
         };
@@ -290,6 +294,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &pl
                 g.micro_block_staged.push_back(staged);
             });
         }
+        }
     }
 
     // The outer walk goes in the source's order (the smallest source
@@ -324,13 +329,14 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
     return choose_grouped_blocks(plan, element_bytes).has_value();
 }
 
-micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e) {
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes) {
 #if defined(RESHAPER_X86_KERNELS)
-    if (isa >= cpu_isa::avx2) return avx2_grouped_micro_kernel(log2e);
+    if (isa >= cpu_isa::avx2) return avx2_grouped_micro_kernel(log2e, lanes);
 #else
     (void)isa;
 #endif
     (void)log2e;
+    (void)lanes;
     return nullptr;
 }
 
@@ -355,7 +361,7 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
     int log2e = 0;
     while ((std::size_t{1} << log2e) < g.element_bytes) ++log2e;
     const gather_runs_fn gather = grouped_gather_kernel(isa, log2e);
-    const micro_transpose_fn micro = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e) : nullptr;
+    const micro_transpose_fn micro = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e, g.micro_lanes) : nullptr;
     const auto *from = static_cast<const byte *>(src) + g.src_offset;
     auto *to = static_cast<byte *>(dst) + g.dst_offset;
     const std::size_t tile_bytes_total = static_cast<std::size_t>(g.tile) * g.element_bytes;

@@ -141,14 +141,16 @@ using gather_runs_fn = void (*)(const std::uint8_t *buffer, const std::int32_t *
 using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
                                     const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset,
                                     dim_t blocks, std::uint8_t *dst, bool stream);
-// Lanes of the micro blocks for elements of `element_bytes` (what the
-// planner makes tables for), 0 for none.
+// Lanes of the widest micro blocks for elements of `element_bytes` (the
+// planner tries them, then half as many for 4- and 8-byte elements), 0
+// for none.
 constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
     return element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : 0;
 }
-// The level's micro kernel for elements of 1 << log2e bytes, or null.
-micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e);
-micro_transpose_fn avx2_grouped_micro_kernel(int log2e);
+// The level's micro kernel for blocks of `lanes` elements of 1 << log2e
+// bytes, or null.
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes);
+micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes);
 
 // The level's kernel for elements of 1 << log2e bytes (defined per level:
 // grouped_transpose.cpp for the portable one, grouped_transpose_avx2.cpp).

@@ -155,6 +155,23 @@ void transpose_8x8_16(const __m128i *r, __m128i *out) {
     }
 }
 
+// 4 x 4 4-byte elements (128-bit vectors).
+void transpose_4x4_32(const __m128i *in, __m128i *out) {
+    __m128 r0 = _mm_castsi128_ps(in[0]), r1 = _mm_castsi128_ps(in[1]), r2 = _mm_castsi128_ps(in[2]),
+           r3 = _mm_castsi128_ps(in[3]);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    out[0] = _mm_castps_si128(r0);
+    out[1] = _mm_castps_si128(r1);
+    out[2] = _mm_castps_si128(r2);
+    out[3] = _mm_castps_si128(r3);
+}
+
+// 2 x 2 8-byte elements (128-bit vectors).
+void transpose_2x2_64(const __m128i *in, __m128i *out) {
+    out[0] = _mm_unpacklo_epi64(in[0], in[1]);
+    out[1] = _mm_unpackhi_epi64(in[0], in[1]);
+}
+
 template <typename Vector, int L, std::size_t N, void (*Transpose)(const Vector *, Vector *)>
 void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
                        const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks, byte *dst,
@@ -178,12 +195,12 @@ void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::p
 
 } // namespace
 
-micro_transpose_fn avx2_grouped_micro_kernel(int log2e) {
-    switch (log2e) {
-    case 1: return &micro_blocks_avx2<__m128i, 8, 2, transpose_8x8_16>;
-    case 2: return &micro_blocks_avx2<__m256i, 8, 4, transpose_8x8_32>;
-    case 3: return &micro_blocks_avx2<__m256i, 4, 8, transpose_4x4_64>;
-    }
+micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes) {
+    if (log2e == 1 && lanes == 8) return &micro_blocks_avx2<__m128i, 8, 2, transpose_8x8_16>;
+    if (log2e == 2 && lanes == 8) return &micro_blocks_avx2<__m256i, 8, 4, transpose_8x8_32>;
+    if (log2e == 2 && lanes == 4) return &micro_blocks_avx2<__m128i, 4, 4, transpose_4x4_32>;
+    if (log2e == 3 && lanes == 4) return &micro_blocks_avx2<__m256i, 4, 8, transpose_4x4_64>;
+    if (log2e == 3 && lanes == 2) return &micro_blocks_avx2<__m128i, 2, 8, transpose_2x2_64>;
     return nullptr;
 }
 

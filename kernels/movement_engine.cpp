@@ -859,7 +859,9 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (log2_of(element_bytes) < 0 || plan.volume == 0) return fast_path::none;
     const copy_dim &inner = plan.dims.back();
     if (inner.dst_stride != 1) return fast_path::none;
-    if (inner.src_stride == 1) return fast_path::run_copy;
+    if (inner.src_stride == 1)
+        return grouped_transpose_pays(plan, element_bytes, inner.size, inner.size) ? fast_path::grouped_transpose
+                                                                                   : fast_path::run_copy;
     const int k = source_contiguous_dim(plan);
     if (k < 0) return fast_path::none;
     const copy_dim &rows = plan.dims[static_cast<std::size_t>(k)];

@@ -203,9 +203,12 @@ TEST_F(grouped_transpose, planner_groups_small_dims_into_line_sized_blocks) {
     // Run i0 (dim 0, outside the destination block) starts at buffer
     // element i0 * 16, its source stride.
     EXPECT_EQ(g->destination_run_base, (std::vector<std::int32_t>{0, 16, 32, 48}));
-    // No micro blocks: the first 8 source elements (dim 1, half of dim 3)
-    // and the first 8 destination ones (dim 3, half of dim 2) share dim 3.
-    EXPECT_EQ(g->micro_lanes, 0);
+    // Micro blocks of 4 x 4, not 8 x 8: the first 8 source elements (dim
+    // 1, half of dim 3) and the first 8 destination ones (dim 3, half of
+    // dim 2) share dim 3; the first 4 (dim 1; dim 3) do not.
+    EXPECT_EQ(g->micro_lanes, 4);
+    EXPECT_EQ(g->micro_load, (std::vector<std::ptrdiff_t>{0, 4 * 4, 8 * 4, 12 * 4})); // dim 3's source stride 4
+    EXPECT_EQ(g->micro_store, (std::vector<std::ptrdiff_t>{0, 16 * 4, 32 * 4, 48 * 4})); // dim 1's destination stride 16
 
     // 1-byte elements need 64 of them per block: dims 3, 2, 1 and 1, 3,
     // 0, then the last dim on each side (runs of 256 bytes; the tile is
@@ -271,6 +274,11 @@ TEST_F(grouped_transpose, fast_path_choice_takes_it_for_small_dims_only) {
     EXPECT_EQ(path({8, 64, 64}, {0, 2, 1}, 4), fast_path::transpose);
     EXPECT_EQ(path({2, 2, 2, 2}, {3, 2, 1, 0}, 4), fast_path::none); // 64 bytes: the walk
     EXPECT_EQ(path(dims_t(12, 4), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 4), fast_path::run_copy);
+    // The innermost dim kept in place: contiguous runs on both sides, but
+    // of 4 elements (bf16: 8 bytes; the run copy moved them at 0.05x a
+    // streaming copy). Runs of a line or more stay with the run copy.
+    EXPECT_EQ(path(dims_t(12, 4), {7, 10, 0, 8, 5, 6, 3, 9, 4, 1, 2, 11}, 2), fast_path::grouped_transpose);
+    EXPECT_EQ(path({64, 64, 32}, {1, 0, 2}, 2), fast_path::run_copy);
 }
 
 // Random permutations of rank 12-24 tensors of dims 2-4 (numpy's
