@@ -293,6 +293,7 @@ std::string_view to_string(fast_path p) {
     case fast_path::split_rows: return "split rows";
     case fast_path::join_rows: return "joined rows";
     case fast_path::packed_transpose: return "tiled packed transpose";
+    case fast_path::grouped_transpose: return "grouped transpose";
     }
     return "element walk";
 }
@@ -310,7 +311,9 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (!has_element_size_class(element_bytes) || plan.volume == 0) return fast_path::none;
     const copy_dim &inner = plan.dims.back();
     if (inner.dst_stride != 1) return fast_path::none;
-    if (inner.src_stride == 1) return fast_path::run_copy;
+    if (inner.src_stride == 1)
+        return grouped_transpose_pays(plan, element_bytes, inner.size, inner.size) ? fast_path::grouped_transpose
+                                                                                   : fast_path::run_copy;
     const int k = source_contiguous_dim(plan);
     if (k < 0) return fast_path::none;
     const copy_dim &rows = plan.dims[static_cast<std::size_t>(k)];
@@ -324,6 +327,7 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (has_row_groups(inner.size, element_bytes, true) && rows.dst_stride == inner.size &&
         rows.size >= min_split_columns && !block_rows)
         return fast_path::join_rows;
+    if (grouped_transpose_pays(plan, element_bytes, rows.size, inner.size)) return fast_path::grouped_transpose;
     if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;
     return fast_path::transpose;
 }
@@ -369,6 +373,15 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
         case fast_path::transpose: plan_transpose(p, plan, e, k, machine); break;
         case fast_path::split_rows:
         case fast_path::join_rows: plan_row_groups(p, plan, e, k, machine); break;
+        case fast_path::grouped_transpose: {
+            // The grouped transpose's own plan, made here once; its streaming
+            // follows the machine's transpose threshold like the tiles'.
+            grouped_transpose_plan g = *plan_grouped_transpose(plan, bits / 8);
+            g.stream = static_cast<std::size_t>(plan.volume) * (bits / 8) >= machine.transpose_streaming_bytes;
+            p.stream = g.stream;
+            p.detail = std::move(g);
+            break;
+        }
         case fast_path::packed_transpose:
         case fast_path::none: break;
         }
@@ -416,6 +429,14 @@ std::string describe(const movement_program &p) {
     } else if (const auto *q = std::get_if<packed_transpose_program>(&p.detail)) {
         text += ": " + std::to_string(q->bits) + "-bit elements, 64x64-byte tiles, strips of " +
                 std::to_string(q->strip_rows) + " rows";
+    } else if (const auto *g = std::get_if<grouped_transpose_plan>(&p.detail)) {
+        // Its tiles share threads by themselves (run_grouped_transpose).
+        text += ": tiles of " + std::to_string(g->tile) + " elements, runs of " + std::to_string(g->source_run) +
+                " from the source and " + std::to_string(g->destination_run) + " to the destination" +
+                (g->micro_lanes > 0 ? ", " + std::to_string(g->micro_lanes) + "x" + std::to_string(g->micro_lanes) +
+                                          " register blocks"
+                                    : std::string(", table gathers"));
+        return text + ", " + std::string(to_string(p.isa)) + ", " + std::to_string(g->tiles) + " tiles, " + stores;
     } else if (const auto *w = std::get_if<element_walk_program>(&p.detail)) {
         const std::size_t parts = w->parts.size();
         const bool parallel = std::any_of(w->parts.begin(), w->parts.end(),

@@ -21,6 +21,7 @@
 #include "core/data_type.hpp"
 #include "kernels/copy_plan.hpp"
 #include "kernels/cpu_isa.hpp"
+#include "kernels/grouped_transpose.hpp"
 #include "kernels/isa_kernels.hpp"
 
 namespace reshaper::impl {
@@ -28,7 +29,9 @@ namespace reshaper::impl {
 // none: the generic element walk (strings, gathers with no contiguous
 // destination dim, transposes too short to tile, packed rows that do not
 // start on bytes).
-enum class fast_path { none, run_copy, transpose, split_rows, join_rows, packed_transpose };
+// grouped_transpose: high-rank permutations of small dims
+// (kernels/grouped_transpose.hpp).
+enum class fast_path { none, run_copy, transpose, split_rows, join_rows, packed_transpose, grouped_transpose };
 std::string_view to_string(fast_path p);
 
 // What a plan depends on besides the move itself; current_machine() reads
@@ -154,7 +157,7 @@ struct movement_program {
     unit_split split;             // the fast paths'; the element walk's parts split themselves
     std::ptrdiff_t src_offset = 0, dst_offset = 0; // bytes, fast paths only
     std::variant<element_walk_program, run_copy_program, transpose_program, row_groups_program,
-                 packed_transpose_program>
+                 packed_transpose_program, grouped_transpose_plan>
         detail;
 };
 

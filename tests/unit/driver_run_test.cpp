@@ -181,6 +181,22 @@ TEST(DriverCheck, PermutedInputsAndPackedTypesUseKernels) {
     EXPECT_EQ(rep.at("partitions")[1].at("lowering"), "kernel");
 }
 
+// Graph files carry any rank (the C API's RESHAPER_MAX_NDIMS of 12 bounds
+// its logical-tensor struct, not the files): a rank-24 StaticTranspose of
+// f32 (16 dims of 2, 8 of 1) and a rank-13 ONNX Transpose of c64 (dims of
+// 2 and 4) move through the grouped transpose and match the reference.
+TEST(DriverCheck, HighRankPermutationsTakeTheGroupedTranspose) {
+    const auto r = run_driver("--mode=check --report=json " + data("high_rank_permutations.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &rep = r.reports.at(0);
+    EXPECT_EQ(rep.at("check").at("passed"), 2);
+    EXPECT_EQ(rep.at("check").at("failed"), 0);
+    for (const json &part : rep.at("partitions")) {
+        EXPECT_EQ(part.at("lowering"), "kernel");
+        EXPECT_NE(part.at("plan").get<std::string>().find("(grouped transpose"), std::string::npos) << part.dump();
+    }
+}
+
 TEST(DriverCheck, OnnxExampleChainsSqueezeUnsqueezeTransposeAndFlatten) {
     // Squeeze before the MatMul is a view; Unsqueeze -> Transpose -> Flatten
     // after it is one partition and one movement, checked against the

@@ -212,6 +212,37 @@ TEST(movement_planner, what_no_fast_path_takes_is_walked_element_by_element) {
     EXPECT_GT(gw.parts[0].chunk, 0);
 }
 
+TEST(movement_planner, a_rank_22_permutation_of_twos_is_a_grouped_transpose_planned_once) {
+    // Axes reversed, f32 (16 MiB): coalescing leaves 22 dims of 2, so a
+    // tile of the two innermost dims would be 2 x 2 elements; the planner
+    // makes the grouped transpose's plan, blocks of at least a line each.
+    constexpr std::size_t rank = 22;
+    dims_t dims(rank, 2), src(rank), dst(rank);
+    for (std::size_t i = 0; i < rank; ++i) {
+        dst[i] = dim_t{1} << (rank - 1 - i);
+        src[i] = dim_t{1} << i;
+    }
+    const copy_plan plan = make_copy_plan(dims, src, 0, dst, 0);
+    const movement_program p = plan_movement(plan, data_type::f32, machine(2));
+    ASSERT_EQ(p.path, fast_path::grouped_transpose);
+    const auto &g = std::get<grouped_transpose_plan>(p.detail);
+    EXPECT_EQ(g.element_bytes, 4u);
+    EXPECT_GE(static_cast<std::size_t>(g.source_run) * 4, min_grouped_run_bytes);
+    EXPECT_GE(static_cast<std::size_t>(g.destination_run) * 4, min_grouped_run_bytes);
+    EXPECT_EQ(g.tiles * static_cast<std::size_t>(g.tile), std::size_t{1} << rank);
+    EXPECT_TRUE(p.stream); // 16 MiB, past the machine's 4 MiB
+    const std::string text = describe(p);
+    EXPECT_NE(text.find("grouped transpose"), std::string::npos) << text;
+    // Under 4 KiB (rank 9 of 2s, f32: 2 KiB) the element walk keeps it.
+    dims_t d9(9, 2), s9(9), t9(9);
+    for (std::size_t i = 0; i < 9; ++i) {
+        t9[i] = dim_t{1} << (8 - i);
+        s9[i] = dim_t{1} << i;
+    }
+    EXPECT_NE(plan_movement(make_copy_plan(d9, s9, 0, t9, 0), data_type::f32, machine(2)).path,
+              fast_path::grouped_transpose);
+}
+
 TEST(movement_planner, the_program_in_words_names_path_tiles_and_threads) {
     const std::string transpose = describe(plan_movement(nhwc_as_nchw(16, 256, 4096), data_type::f32, machine(2)));
     EXPECT_NE(transpose.find("tiled transpose"), std::string::npos) << transpose;
