@@ -8,6 +8,7 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 #include "kernels/copy_plan.hpp"
 #include "kernels/movement_engine.hpp"
@@ -203,8 +204,7 @@ void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
                   const strided_tensor &dst) {
     const std::size_t bits = element_bits(type);
     if (bits == 0)
-        throw error(status::invalid_data_type,
-                    "strided copy needs a defined dtype, got " + std::string(to_string(type)));
+        fail(rule::input_dtype_known, "strided copy needs a defined dtype, got " + std::string(to_string(type)));
     const copy_plan plan = make_copy_plan(dims, src.strides, src.offset, dst.strides, dst.offset);
     if (plan.volume == 0) return;
     if (src.data == dst.data && src.offset == dst.offset && src.strides == dst.strides) return;
@@ -229,9 +229,8 @@ void planned_copy(data_type type, const copy_plan &plan, const void *from, void 
     case 64: return copy_elements<byte_elements<8>>(plan, from, to);
     case 128: return copy_elements<byte_elements<16>>(plan, from, to);
     }
-    throw error(status::invalid_data_type, "strided copy has no kernel for " +
-                                               std::to_string(bits) + "-bit elements of " +
-                                               std::string(to_string(type)));
+    fail(rule::internal_invariant, "strided copy has no kernel for " + std::to_string(bits) + "-bit elements of " +
+                                       std::string(to_string(type)));
 }
 
 fast_path strided_copy_path(data_type type, const dims_t &dims, const dims_t &src_strides,

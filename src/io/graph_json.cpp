@@ -22,6 +22,7 @@
 #include <tbb/global_control.h>
 
 #include "core/element_codec.hpp"
+#include "core/fail.hpp"
 #include "core/limits.hpp"
 #include "io/json_dom.hpp"
 
@@ -85,9 +86,8 @@ struct context {
     }
     std::optional<op_ref> blame() const { return blamed ? std::optional<op_ref>(blamed->ref()) : std::nullopt; }
 
-    [[noreturn]] void fail(status s, const std::string &what, std::string_view rule) const {
-        throw error(s, where() + ": " + what + " [" + std::string(rule) + "]", blame());
-    }
+    // fail() with the place in front of the message and its op to blame.
+    [[noreturn]] void fail(rule r, const std::string &what) const { impl::fail(r, where() + ": " + what, blame()); }
 };
 
 // ---- scalar fields ---------------------------------------------------------
@@ -113,14 +113,13 @@ std::optional<json_view> find_field(json_view object, std::string_view key) { re
 
 json_view require_field(json_view object, std::string_view key, const context &ctx) {
     if (auto f = object.find(key)) return *f;
-    ctx.fail(status::invalid_graph, "missing field " + in_quotes(key), "required_field");
+    ctx.fail(rule::required_field, "missing field " + in_quotes(key));
 }
 
 [[noreturn]] void wrong_json_type(json_view v, std::string_view field, std::string_view expected,
                                   const context &ctx) {
-    ctx.fail(status::invalid_graph,
-             "field " + in_quotes(field) + " must be " + std::string(expected) + ", got " + excerpt(v),
-             "field_type");
+    ctx.fail(rule::field_type,
+             "field " + in_quotes(field) + " must be " + std::string(expected) + ", got " + excerpt(v));
 }
 
 std::int64_t as_int(json_view v, std::string_view field, const context &ctx) {
@@ -201,9 +200,9 @@ std::optional<float> f32_from_json(json_view j) {
 // ---- values ----------------------------------------------------------------
 
 [[noreturn]] void bad_value(json_view v, std::size_t index, data_type t, std::string_view why) {
-    throw error(status::invalid_data_type,
-                "values[" + std::to_string(index) + "] = " + excerpt(v) + " cannot be held by dtype " +
-                    std::string(to_string(t)) + ": " + std::string(why) + " [value_fits_dtype]");
+    fail(rule::value_fits_dtype,
+         "values[" + std::to_string(index) + "] = " + excerpt(v) + " cannot be held by dtype " +
+             std::string(to_string(t)) + ": " + std::string(why));
 }
 
 std::uint64_t integer_bits(json_view v, std::size_t index, data_type t) {
@@ -237,11 +236,10 @@ std::uint64_t float_bits(json_view v, std::size_t index, data_type t) {
 
 tensor_values values_from(json_view list, data_type type, std::size_t count) {
     if (!list.is_array())
-        throw error(status::invalid_graph, "values must be an array, got " + excerpt(list) + " [field_type]");
+        fail(rule::field_type, "values must be an array, got " + excerpt(list));
     if (list.size() != count)
-        throw error(status::invalid_shape, "values hold " + std::to_string(list.size()) +
-                                               " elements, the shape has " + std::to_string(count) +
-                                               " [values_count]");
+        fail(rule::values_count, "values hold " + std::to_string(list.size()) +
+                                     " elements, the shape has " + std::to_string(count));
     tensor_values out;
     out.type = type;
     out.count = count;
@@ -256,7 +254,7 @@ tensor_values values_from(json_view list, data_type type, std::size_t count) {
         return out;
     }
     if (type == data_type::undef)
-        throw error(status::invalid_data_type, "values need a defined dtype, got undef [value_fits_dtype]");
+        fail(rule::value_fits_dtype, "values need a defined dtype, got undef");
     out.bytes.assign(dense_bytes(type, count), 0);
     const data_type part = component_type(type);
     std::size_t i = 0;
@@ -287,15 +285,15 @@ ojson values_to_ojson(const tensor_values &v) {
     ojson list = ojson::array();
     if (v.type == data_type::string) {
         if (v.strings.size() != v.count)
-            throw error(status::invalid_arguments, "values hold " + std::to_string(v.strings.size()) +
-                                                       " strings for " + std::to_string(v.count) + " elements");
+            fail(rule::tensor_values_size, "values hold " + std::to_string(v.strings.size()) + " strings for " +
+                                               std::to_string(v.count) + " elements");
         for (const auto &s : v.strings) list.push_back(s);
         return list;
     }
     if (v.type == data_type::undef || v.bytes.size() < dense_bytes(v.type, v.count))
-        throw error(status::invalid_arguments,
-                    "values of dtype " + std::string(to_string(v.type)) + " hold " +
-                        std::to_string(v.bytes.size()) + " bytes for " + std::to_string(v.count) + " elements");
+        fail(rule::tensor_values_size,
+             "values of dtype " + std::string(to_string(v.type)) + " hold " +
+                 std::to_string(v.bytes.size()) + " bytes for " + std::to_string(v.count) + " elements");
     const data_type part = component_type(v.type);
     for (std::size_t i = 0; i < v.count; ++i) {
         if (is_complex(v.type))
@@ -355,19 +353,17 @@ std::optional<attribute_value> attribute_from_json(attr_kind kind, json_view v) 
 attribute_value read_attribute(std::string_view name, json_view j, const context &op_ctx) {
     const context ctx = op_ctx.attr(name);
     if (!j.is_object())
-        ctx.fail(status::invalid_graph,
-                 "must be an object {\"type\": ..., \"value\": ...}, got " + excerpt(j), "field_type");
+        ctx.fail(rule::field_type,
+                 "must be an object {\"type\": ..., \"value\": ...}, got " + excerpt(j));
     const std::string_view type = as_string(require_field(j, "type", ctx), "type", ctx);
     const json_view value = require_field(j, "value", ctx);
     const auto kind = attr_kind_from_string(type);
     if (!kind)
-        ctx.fail(status::invalid_graph_op,
-                 "unknown type " + in_quotes(type) + " (bool, s64, s64[], f32, f32[], string)",
-                 "known_attr_type");
+        ctx.fail(rule::known_attr_type,
+                 "unknown type " + in_quotes(type) + " (bool, s64, s64[], f32, f32[], string)");
     auto parsed = attribute_from_json(*kind, value);
     if (!parsed)
-        ctx.fail(status::invalid_graph_op, "type " + std::string(type) + " cannot hold value " + excerpt(value),
-                 "attr_value_type");
+        ctx.fail(rule::attr_value_type, "type " + std::string(type) + " cannot hold value " + excerpt(value));
     return std::move(*parsed);
 }
 
@@ -395,15 +391,14 @@ ojson attribute_to_json(const attribute_value &v) {
 void check_shape(const dims_t &shape, data_type dtype, const context &ctx) {
     for (std::size_t i = 0; i < shape.size(); ++i)
         if (shape[i] < unknown_dim)
-            ctx.fail(status::invalid_shape,
+            ctx.fail(rule::dims_at_least_minus_one,
                      "shape " + dims_to_string(shape) + " has " + std::to_string(shape[i]) + " at index " +
-                         std::to_string(i) + "; dims must be >= -1",
-                     "dims_at_least_minus_one");
+                         std::to_string(i) + "; dims must be >= -1");
     if (has_unknown_dims(shape)) return;
     const auto volume = checked_volume(shape);
     if (!volume || !checked_mul(*volume, static_cast<dim_t>(element_bits(dtype))))
-        ctx.fail(status::invalid_shape,
-                 "the size of shape " + dims_to_string(shape) + " in bits overflows int64", "volume_fits");
+        ctx.fail(rule::volume_fits,
+                 "the size of shape " + dims_to_string(shape) + " in bits overflows int64");
 }
 
 // The strides to store: empty for dense, unknown or ignored ones (see header).
@@ -412,17 +407,15 @@ dims_t read_strides(std::optional<json_view> field, const logical_tensor &lt, co
     dims_t strides = as_int_list(*field, "stride", ctx);
     if (strides.empty()) return {};
     if (strides.size() != lt.shape.size())
-        ctx.fail(status::invalid_shape,
+        ctx.fail(rule::stride_rank,
                  "stride " + dims_to_string(strides) + " has " + std::to_string(strides.size()) +
                      " entries for shape " + dims_to_string(lt.shape) + " of rank " +
-                     std::to_string(lt.shape.size()),
-                 "stride_rank");
+                     std::to_string(lt.shape.size()));
     for (dim_t s : strides) {
         if (s < unknown_dim)
-            ctx.fail(status::invalid_shape,
+            ctx.fail(rule::strides_at_least_minus_one,
                      "stride " + dims_to_string(strides) + " has " + std::to_string(s) +
-                         "; strides must be >= 0, or -1 for unknown",
-                     "strides_at_least_minus_one");
+                         "; strides must be >= 0, or -1 for unknown");
         if (s == unknown_dim) return {};
     }
     return strides;
@@ -430,14 +423,14 @@ dims_t read_strides(std::optional<json_view> field, const logical_tensor &lt, co
 
 logical_tensor read_tensor(json_view j, const context &place) {
     if (!j.is_object())
-        place.fail(status::invalid_graph, "a logical tensor must be an object, got " + excerpt(j), "field_type");
+        place.fail(rule::field_type, "a logical tensor must be an object, got " + excerpt(j));
     logical_tensor lt;
     lt.id = as_id(require_field(j, "id", place), "id", place);
     const context ctx = place.tensor(lt.id);
 
     const std::string_view dtype = as_string(require_field(j, "dtype", ctx), "dtype", ctx);
     const auto type = data_type_from_string(dtype);
-    if (!type) ctx.fail(status::invalid_data_type, "unknown dtype " + in_quotes(dtype), "known_dtype");
+    if (!type) ctx.fail(rule::known_dtype, "unknown dtype " + in_quotes(dtype));
     lt.dtype = *type;
 
     lt.shape = as_int_list(require_field(j, "shape", ctx), "shape", ctx);
@@ -449,26 +442,25 @@ logical_tensor read_tensor(json_view j, const context &place) {
         if (ndims == -1 && lt.shape.empty())
             lt.rank_known = false;
         else if (ndims != static_cast<std::int64_t>(lt.shape.size()))
-            ctx.fail(status::invalid_shape,
+            ctx.fail(rule::ndims_shape,
                      "ndims " + std::to_string(ndims) + " disagrees with shape " + dims_to_string(lt.shape) +
-                         " (-1, with shape [], is an unknown rank)",
-                     "ndims_shape");
+                         " (-1, with shape [], is an unknown rank)");
     }
 
     if (const auto f = find_field(j, "layout_type")) {
         const std::string_view name = as_string(*f, "layout_type", ctx);
         const auto layout = layout_type_from_string(name);
         if (!layout)
-            ctx.fail(status::invalid_graph,
-                     "unknown layout_type " + in_quotes(name) + " (strided, any, undef, opaque)", "known_layout");
+            ctx.fail(rule::known_layout,
+                     "unknown layout_type " + in_quotes(name) + " (strided, any, undef, opaque)");
         lt.layout = *layout;
     }
     if (const auto f = find_field(j, "property_type")) {
         const std::string_view name = as_string(*f, "property_type", ctx);
         const auto property = property_type_from_string(name);
         if (!property)
-            ctx.fail(status::invalid_graph,
-                     "unknown property_type " + in_quotes(name) + " (undef, variable, constant)", "known_property");
+            ctx.fail(rule::known_property,
+                     "unknown property_type " + in_quotes(name) + " (undef, variable, constant)");
         lt.property = *property;
     }
     lt.strides = read_strides(find_field(j, "stride"), lt, ctx);
@@ -477,13 +469,12 @@ logical_tensor read_tensor(json_view j, const context &place) {
 
     if (const auto f = find_field(j, "values")) {
         if (!lt.shape_known())
-            ctx.fail(status::invalid_shape,
-                     "values given for shape " + dims_to_string(lt.shape) + " with unknown dims",
-                     "values_need_known_shape");
+            ctx.fail(rule::values_need_known_shape,
+                     "values given for shape " + dims_to_string(lt.shape) + " with unknown dims");
         try {
             lt.values = values_from(*f, lt.dtype, static_cast<std::size_t>(*checked_volume(lt.shape)));
         } catch (const error &e) {
-            throw error(e.code(), ctx.where() + ": " + e.what(), ctx.blame());
+            fail(e.rule_id(), ctx.where() + ": " + e.what(), ctx.blame()); // its rule, in context
         }
     }
     return lt;
@@ -529,10 +520,10 @@ public:
         place_seen &seen = places_[at];
         const auto seen_where = [&] { return where(seen.place, *place.blamed); };
         const auto disagree = [&](const std::string &what, const std::string &a, const std::string &b) {
-            throw error(status::invalid_graph,
-                        "tensor " + std::to_string(lt.id) + " has " + what + " " + a + " at " + seen_where() +
-                            " but " + b + " at " + place.where() + " [tensor_agreement]",
-                        place.blame());
+            fail(rule::tensor_agreement,
+                 "tensor " + std::to_string(lt.id) + " has " + what + " " + a + " at " + seen_where() +
+                     " but " + b + " at " + place.where(),
+                 place.blame());
         };
         if (seen_lt.dtype != lt.dtype)
             disagree("dtype", std::string(to_string(seen_lt.dtype)), std::string(to_string(lt.dtype)));
@@ -608,9 +599,9 @@ public:
             const place_seen &e = places_[i];
             for (const std::string &note : e.conflicts) {
                 if (!e.from_output)
-                    throw error(status::invalid_graph, note + ", and no op produces it [tensor_agreement]");
-                warnings.push_back(note + "; the producer's shape " + dims_to_string(lt.shape) +
-                                   " stands [tensor_agreement]");
+                    fail(rule::tensor_agreement, note + ", and no op produces it");
+                warnings.push_back(with_rule_id(rule::tensor_agreement,
+                                                note + "; the producer's shape " + dims_to_string(lt.shape) + " stands"));
             }
             // A dim filled in by another place can make given strides dense
             // (exactly: strides that differ in a size-1 dim are kept as
@@ -674,7 +665,7 @@ private:
 
 op read_op(json_view j, std::size_t index, tensor_table &tensors) {
     const context at_index{context::form::op_at_index, {}, static_cast<std::int64_t>(index)};
-    if (!j.is_object()) at_index.fail(status::invalid_graph, "must be an object, got " + excerpt(j), "field_type");
+    if (!j.is_object()) at_index.fail(rule::field_type, "must be an object, got " + excerpt(j));
     op o;
     o.id = as_id(require_field(j, "id", at_index), "id", at_index);
     const context with_id{context::form::op_id, {}, o.id};
@@ -706,9 +697,8 @@ op read_op(json_view j, std::size_t index, tensor_table &tensors) {
             const context place = ctx.port(outputs, i++);
             logical_tensor lt = read_tensor(e, place);
             if (outputs && listed_before(lt.id))
-                place.fail(status::invalid_graph,
-                           "tensor " + std::to_string(lt.id) + " is listed twice among the outputs",
-                           "unique_outputs");
+                place.fail(rule::unique_outputs,
+                           "tensor " + std::to_string(lt.id) + " is listed twice among the outputs");
             ids.push_back(lt.id);
             tensors.add(std::move(lt), place);
         }
@@ -731,8 +721,8 @@ std::vector<tensor_id> read_ports(json_view v, const char *field, const tensor_t
         if (tensors.contains(id))
             ids.push_back(id);
         else
-            warnings.push_back(item + " names tensor " + std::to_string(id) +
-                               ", which no op uses: ignored [port_tensor_exists]");
+            warnings.push_back(with_rule_id(rule::port_tensor_exists,
+                                            item + " names tensor " + std::to_string(id) + ", which no op uses: ignored"));
     }
     return ids;
 }
@@ -744,10 +734,9 @@ auto reading(F &&f) {
     try {
         return f();
     } catch (const ojson::exception &e) {
-        throw error(status::invalid_graph, std::string("unexpected JSON structure: ") + e.what() +
-                                               " [field_type]");
+        fail(rule::field_type, std::string("unexpected JSON structure: ") + e.what());
     } catch (const std::bad_alloc &) {
-        throw error(status::out_of_memory, "out of memory while reading the graph [memory_limit]");
+        fail(rule::memory_limit, "out of memory while reading the graph");
     }
 }
 
@@ -787,10 +776,10 @@ public:
             reading([&] {
                 op o = read_op(j, index, tensors_);
                 if (id_repeats(o.id))
-                    throw error(status::invalid_graph,
-                                describe(o.ref()) + ": op id " + std::to_string(o.id) +
-                                    " is used twice [unique_op_id]",
-                                o.ref());
+                    fail(rule::unique_op_id,
+                         describe(o.ref()) + ": op id " + std::to_string(o.id) +
+                             " is used twice",
+                         o.ref());
                 g_.ops.push_back(std::move(o));
                 return 0;
             });
@@ -805,18 +794,16 @@ public:
         return reading([&] {
             const context ctx = context::of("graph file");
             if (!root.is_object())
-                ctx.fail(status::invalid_graph, std::string("must hold a JSON object, got ") + root.type_name(),
-                         "top_level_object");
+                ctx.fail(rule::top_level_object, std::string("must hold a JSON object, got ") + root.type_name());
             const json_view ops = as_array(require_field(root, "graph", ctx), "graph", ctx);
             if (!streamed) {
                 start();
                 for (json_view j : ops.elements()) add(j);
             }
             if (ops_seen_ > max_ops_)
-                ctx.fail(status::invalid_graph,
+                ctx.fail(rule::max_ops,
                          "\"graph\" holds " + std::to_string(ops_seen_) + " ops, more than the limit of " +
-                             std::to_string(max_ops_) + " (RESHAPER_MAX_OPS)",
-                         "max_ops");
+                             std::to_string(max_ops_) + " (RESHAPER_MAX_OPS)");
             if (failure_) std::rethrow_exception(failure_);
             root.for_each_member([&](std::string_view key, json_view value) {
                 if (key == "version") g_.version = as_string(value, key, ctx);
@@ -868,10 +855,10 @@ ojson op_to_ojson(const op &o, const graph &g) {
         for (tensor_id id : ids) {
             auto it = g.tensors.find(id);
             if (it == g.tensors.end())
-                throw error(status::invalid_graph,
-                            describe(o.ref()) + " names tensor " + std::to_string(id) +
-                                ", which the graph does not hold [tensor_exists]",
-                            o.ref());
+                fail(rule::tensor_exists,
+                     describe(o.ref()) + " names tensor " + std::to_string(id) +
+                         ", which the graph does not hold",
+                     o.ref());
             list.push_back(tensor_to_ojson(it->second));
         }
         return list;
@@ -882,8 +869,8 @@ ojson op_to_ojson(const op &o, const graph &g) {
 }
 
 [[noreturn]] void too_large(const std::string &what, std::uint64_t limit) {
-    throw error(status::invalid_graph, what + " is larger than the limit of " + format_bytes(limit) +
-                                           " (RESHAPER_MAX_GRAPH_BYTES) [max_graph_bytes]");
+    fail(rule::max_graph_bytes, what + " is larger than the limit of " + format_bytes(limit) +
+                                    " (RESHAPER_MAX_GRAPH_BYTES)");
 }
 
 } // namespace
@@ -1069,11 +1056,11 @@ graph read_graph_json_whole(std::string_view text) {
 graph read_graph_file(const std::string &path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-        throw error(status::invalid_arguments, "cannot read graph file '" + path + "': it is a directory [file_readable]");
+        fail(rule::file_readable, "cannot read graph file '" + path + "': it is a directory");
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw error(status::invalid_arguments, "cannot read graph file '" + path + "': " +
-                                                   std::generic_category().message(errno) + " [file_readable]");
+        fail(rule::file_readable, "cannot read graph file '" + path + "': " +
+                                      std::generic_category().message(errno));
     // Read in chunks: JSON text never holds a NUL byte, so an endless stream
     // such as /dev/zero stops at its first chunk instead of filling memory.
     const std::uint64_t limit = current_limits().max_graph_bytes;
@@ -1087,15 +1074,14 @@ graph read_graph_file(const std::string &path) {
         const auto n = static_cast<std::size_t>(in.gcount());
         if (text.size() + n > limit) too_large("graph file '" + path + "'", limit);
         if (const void *nul = std::memchr(chunk.data(), 0, n))
-            throw error(status::invalid_graph,
-                        "malformed JSON: graph file '" + path + "' holds a NUL byte at offset " +
-                            std::to_string(text.size() + static_cast<std::size_t>(
-                                                             static_cast<const char *>(nul) -
-                                                             chunk.data())) +
-                            " [json_syntax]");
+            fail(rule::json_syntax,
+                 "malformed JSON: graph file '" + path + "' holds a NUL byte at offset " +
+                     std::to_string(text.size() + static_cast<std::size_t>(
+                                                      static_cast<const char *>(nul) -
+                                                      chunk.data())));
         text.append(chunk.data(), n);
     }
-    if (in.bad()) throw error(status::invalid_arguments, "cannot read graph file '" + path + "' [file_readable]");
+    if (in.bad()) fail(rule::file_readable, "cannot read graph file '" + path + "'");
     return read_streamed(text, &text);
 }
 
@@ -1110,7 +1096,7 @@ std::string write_graph_json(const graph &g, int indent) {
         try {
             value = unboxed(parse_json(text, current_limits().max_json_depth));
         } catch (const error &) {
-            throw error(status::invalid_graph, "extra field " + in_quotes(key) + " holds invalid JSON text");
+            fail(rule::json_syntax, "extra field " + in_quotes(key) + " holds invalid JSON text");
         }
         j[key] = std::move(value);
     }

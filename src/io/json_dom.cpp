@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/fail.hpp"
 #include "core/limits.hpp"
 #include "core/status.hpp"
 #include "io/decimal_text.hpp"
@@ -185,13 +186,13 @@ private:
 
     bool open(json_tree::kind type) {
         if (open_.size() >= max_depth_)
-            throw error(status::invalid_graph,
-                        "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
-                            " levels (RESHAPER_MAX_JSON_DEPTH" +
-                            (max_depth_ >= json_depth_ceiling ? ", which cannot go above " +
-                                                                    std::to_string(json_depth_ceiling)
-                                                              : std::string()) +
-                            ") [json_syntax]");
+            fail(rule::json_syntax,
+                 "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
+                     " levels (RESHAPER_MAX_JSON_DEPTH" +
+                     (max_depth_ >= json_depth_ceiling ? ", which cannot go above " +
+                                                             std::to_string(json_depth_ceiling)
+                                                       : std::string()) +
+                     ")");
         const bool member_of_top = open_.size() == 1 && tree_.nodes_[open_[0].index].type == json_tree::kind::object;
         const bool streamed = stream_ && type == json_tree::kind::array && member_of_top &&
                               std::string_view(tree_.pool_).substr(key_at_, key_size_) == stream_->key;
@@ -454,7 +455,7 @@ json_tree parse_json_tree_reference(std::string_view text, std::uint64_t max_dep
         std::string what = builder.error_text();
         if (auto tag_end = what.find("] "); what.rfind("[json.exception", 0) == 0 && tag_end != std::string::npos)
             what.erase(0, tag_end + 2);
-        throw error(status::invalid_graph, "malformed JSON: " + what + " [json_syntax]");
+        fail(rule::json_syntax, "malformed JSON: " + what);
     }
     return builder.take();
 }

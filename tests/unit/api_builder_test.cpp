@@ -376,13 +376,13 @@ TEST(Builder, InvalidGraphsFailAsTheirFilesDo) {
 }
 
 // A dim below -1 never reaches the builder: reshaper_logical_tensor_init
-// refuses it (invalid_arguments, naming the value and the file's rule).
+// refuses it (invalid_shape, naming the value and the file's rule).
 TEST(Builder, DimsBelowMinusOneStopAtTheLogicalTensor) {
     reshaper_logical_tensor_t lt;
     const int64_t dims[] = {2, -3, 4};
     EXPECT_EQ(reshaper_logical_tensor_init(&lt, 0, reshaper_dt_f32, 3, dims, nullptr, reshaper_layout_strided,
                                            reshaper_property_undef),
-              reshaper_invalid_arguments);
+              reshaper_invalid_shape);
     EXPECT_EQ(last_rule(), "dims_at_least_minus_one");
     EXPECT_NE(last_message().find("-3"), std::string::npos) << last_message();
 }
