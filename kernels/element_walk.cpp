@@ -1,4 +1,5 @@
 #include "kernels/element_walk.hpp"
+#include "core/fail.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -188,7 +189,7 @@ element_walk_kind element_walk_kind_of(std::size_t element_bits, bool strings) {
     case 64: return kind_of<byte_elements<8>>();
     case 128: return kind_of<byte_elements<16>>();
     }
-    throw error(status::invalid_data_type,
+    fail(rule::internal_invariant,
                 "strided copy has no kernel for " + std::to_string(element_bits) + "-bit elements");
 }
 

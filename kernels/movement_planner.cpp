@@ -4,6 +4,7 @@
 // here; why each figure is what it is: docs/performance.md, "Why the
 // kernels are tuned as they are".
 #include "kernels/movement_program.hpp"
+#include "core/fail.hpp"
 
 #include <algorithm>
 #include <string>
@@ -399,7 +400,7 @@ movement_program plan_movement(const copy_plan &plan, std::size_t element_bits, 
 std::size_t movable_element_bits(data_type type) {
     const std::size_t bits = element_bits(type);
     if (bits == 0)
-        throw error(status::invalid_data_type,
+        fail(rule::input_dtype_known,
                     "strided copy needs a defined dtype, got " + std::string(to_string(type)));
     return bits;
 }

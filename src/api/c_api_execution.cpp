@@ -11,6 +11,7 @@
 #include "backend/buffer_size.hpp"
 #include "backend/compiled_partition_cache.hpp"
 #include "reshaper/reshaper.h"
+#include "core/fail.hpp"
 
 using namespace reshaper;
 using api::call;
@@ -18,8 +19,8 @@ using api::guarded;
 
 namespace {
 
-// The bytes a buffer for `lt` needs, or error(invalid_arguments) saying why
-// they cannot be known.
+// The bytes a buffer for `lt` needs, or an error saying why they cannot be
+// known.
 std::size_t required_bytes(const impl::logical_tensor &lt) {
     if (auto bytes = impl::buffer_bytes(lt)) return *bytes;
     const std::string name = "logical tensor " + std::to_string(lt.id);
@@ -28,8 +29,7 @@ std::size_t required_bytes(const impl::logical_tensor &lt) {
         why = "its shape " + impl::dims_to_string(lt.shape) + " has unknown dims";
     else if (lt.layout == impl::layout_type::any)
         why = "its layout is any (compile first: the compiled outputs have concrete layouts)";
-    throw impl::error(impl::status::invalid_arguments,
-                      name + ": the buffer size cannot be known: " + why);
+    impl::fail(impl::rule::buffer_size_known, name + ": the buffer size cannot be known: " + why);
 }
 
 // Converts into `out`, reusing its tensors' buffers.
@@ -106,9 +106,8 @@ RESHAPER_API reshaper_status_t reshaper_partition_compile(
         const impl::graph &g = *partition->graph;
         const impl::partition &p = partition->partition;
         if (!p.supported)
-            throw impl::error(impl::status::invalid_arguments,
-                              "partition " + std::to_string(p.id) +
-                                  " is not supported by this backend: " + p.reason);
+            impl::fail(impl::rule::api_argument,
+                       "partition " + std::to_string(p.id) + " is not supported by this backend: " + p.reason);
         // Boundary tensors not given (a count of 0) are taken from the graph
         // by compile(). The cache serves hosts that compile the same
         // partition again and again.

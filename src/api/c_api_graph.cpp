@@ -14,6 +14,7 @@
 #include "ops/graph_inference.hpp"
 #include "ops/registry.hpp"
 #include "reshaper/reshaper.h"
+#include "core/fail.hpp"
 
 using namespace reshaper;
 using api::call;
@@ -210,9 +211,8 @@ RESHAPER_API reshaper_status_t reshaper_graph_get_tensor_values(const_reshaper_g
         const auto snapshot = current_graph(*graph);
         const impl::logical_tensor &lt = snapshot->tensor(id);
         if (lt.dtype == impl::data_type::string && lt.values)
-            throw impl::error(impl::status::unimplemented,
-                              "logical tensor " + std::to_string(id) +
-                                  ": string values have no byte form in the C API");
+            impl::fail(impl::rule::c_api_representable,
+                       "logical tensor " + std::to_string(id) + ": string values have no byte form in the C API");
         const std::vector<std::uint8_t> none;
         const std::vector<std::uint8_t> &bytes = lt.values ? lt.values->bytes : none;
         api::copy_out(bytes, static_cast<std::uint8_t *>(buffer), capacity, size);

@@ -10,6 +10,7 @@
 
 #include "backend/compiled_partition.hpp"
 #include "backend/engine.hpp"
+#include "core/fail.hpp"
 #include "core/graph.hpp"
 #include "core/logical_tensor.hpp"
 #include "partition/partitioner.hpp"
@@ -57,9 +58,9 @@ void copy_out(const std::vector<T> &items, T *out, std::size_t capacity, std::si
     *count = items.size();
     if (out == nullptr) return;
     if (capacity < items.size())
-        throw impl::error(impl::status::invalid_arguments,
-                          "output array holds " + std::to_string(capacity) + " elements, " +
-                              std::to_string(items.size()) + " are needed");
+        impl::fail(impl::rule::api_argument,
+                   "output array holds " + std::to_string(capacity) + " elements, " +
+                       std::to_string(items.size()) + " are needed");
     std::copy(items.begin(), items.end(), out);
 }
 

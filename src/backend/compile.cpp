@@ -15,6 +15,7 @@
 #include "backend/partition_chain.hpp"
 #include "backend/reorder_movement.hpp"
 #include "backend/verbose.hpp"
+#include "core/fail.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::impl {
@@ -180,11 +181,11 @@ public:
         const bool verbose = verbose_level() > 0;
         const auto start = verbose ? clock_type::now() : clock_type::time_point{};
         if (inputs.size() != p_.inputs.size() || outputs.size() != p_.outputs.size())
-            throw error(status::invalid_arguments,
-                        "partition " + std::to_string(p_.partition_id) + " takes " +
-                            std::to_string(p_.inputs.size()) + " input and " +
-                            std::to_string(p_.outputs.size()) + " output buffers, got " +
-                            std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()) + " [execute_buffers]");
+            fail(rule::execute_buffers,
+                 "partition " + std::to_string(p_.partition_id) + " takes " +
+                     std::to_string(p_.inputs.size()) + " input and " +
+                     std::to_string(p_.outputs.size()) + " output buffers, got " +
+                     std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
         // Every run-time shape is checked before anything is written.
         if (p_.dynamic) {
             dims_t output_dims = resolve_at_execute(p_.chain_ops, p_.runtime_shapes, inputs,
@@ -197,31 +198,31 @@ public:
 
         const void *src = inputs[p_.data_position];
         if (p_.input_bytes > 0 && !src)
-            throw error(status::invalid_arguments,
-                        "partition " + std::to_string(p_.partition_id) + ": null data buffer [execute_buffers]");
+            fail(rule::execute_buffers,
+                 "partition " + std::to_string(p_.partition_id) + ": null data buffer");
         // Every buffer is checked before anything is written.
         for (std::size_t k = 0; k < outputs.size(); ++k) {
             const output_lowering &l = p_.lowerings[k];
             if (l.bytes > 0 && !outputs[k])
-                throw error(status::invalid_arguments,
-                            "partition " + std::to_string(p_.partition_id) + ": null buffer for output " +
-                                std::to_string(p_.outputs[k].id) + " [execute_buffers]");
+                fail(rule::execute_buffers,
+                     "partition " + std::to_string(p_.partition_id) + ": null buffer for output " +
+                         std::to_string(p_.outputs[k].id));
             if (l.kind == lowering_kind::alias && src == outputs[k]) continue;
             if (overlaps(src, p_.input_bytes, outputs[k], l.bytes))
-                throw error(status::invalid_arguments,
-                            "partition " + std::to_string(p_.partition_id) + " (" +
-                                std::string(to_string(l.kind)) + "): the buffer of output " +
-                                std::to_string(p_.outputs[k].id) + " overlaps the input buffer" +
-                                (l.kind == lowering_kind::alias
-                                     ? " without being it"
-                                     : "; only an alias lowering runs in place") + " [execute_buffers]");
+                fail(rule::execute_buffers,
+                     "partition " + std::to_string(p_.partition_id) + " (" +
+                         std::string(to_string(l.kind)) + "): the buffer of output " +
+                         std::to_string(p_.outputs[k].id) + " overlaps the input buffer" +
+                         (l.kind == lowering_kind::alias
+                              ? " without being it"
+                              : "; only an alias lowering runs in place"));
             for (std::size_t j = 0; j < k; ++j)
                 if (!(p_.lowerings[j].kind == lowering_kind::alias && src == outputs[j]) &&
                     overlaps(outputs[j], p_.lowerings[j].bytes, outputs[k], l.bytes))
-                    throw error(status::invalid_arguments,
-                                "partition " + std::to_string(p_.partition_id) + ": the buffers of outputs " +
-                                    std::to_string(p_.outputs[j].id) + " and " + std::to_string(p_.outputs[k].id) +
-                                    " overlap [execute_buffers]");
+                    fail(rule::execute_buffers,
+                         "partition " + std::to_string(p_.partition_id) + ": the buffers of outputs " +
+                             std::to_string(p_.outputs[j].id) + " and " + std::to_string(p_.outputs[k].id) +
+                             " overlap");
         }
         bool in_place = true;
         for (std::size_t k = 0; k < outputs.size(); ++k) {
@@ -288,10 +289,10 @@ private:
             mover.run(src, dst);
         } catch (const dnnl::error &e) {
             if (e.status == dnnl_out_of_memory)
-                throw error(status::out_of_memory, where() + ": oneDNN ran out of memory: " + e.what() + " [memory_limit]");
-            throw error(status::runtime_error, where() + ": oneDNN failed: " + e.what() + " [onednn_failure]");
+                fail(rule::memory_limit, where() + ": oneDNN ran out of memory: " + e.what());
+            fail(rule::onednn_failure, where() + ": oneDNN failed: " + e.what());
         } catch (const std::bad_alloc &) {
-            throw error(status::out_of_memory, where() + ": out of memory for a temporary [memory_limit]");
+            fail(rule::memory_limit, where() + ": out of memory for a temporary");
         }
     }
 
@@ -304,14 +305,14 @@ private:
 
 std::size_t bytes_or_throw(const logical_tensor &lt, const char *role) {
     if (lt.dtype == data_type::undef)
-        throw error(status::invalid_data_type, std::string(role) + " tensor " +
-                                                   std::to_string(lt.id) +
-                                                   " has dtype undef; its buffer needs a dtype [input_dtype_known]");
+        fail(rule::input_dtype_known, std::string(role) + " tensor " +
+                                          std::to_string(lt.id) +
+                                          " has dtype undef; its buffer needs a dtype");
     auto bytes = buffer_bytes(lt);
     if (!bytes)
-        throw error(status::invalid_shape, std::string(role) + " tensor " + std::to_string(lt.id) +
-                                               " " + dims_to_string(lt.shape) +
-                                               ": its buffer size overflows [overflow]");
+        fail(rule::overflow, std::string(role) + " tensor " + std::to_string(lt.id) +
+                                 " " + dims_to_string(lt.shape) +
+                                 ": its buffer size overflows");
     return *bytes;
 }
 
@@ -373,10 +374,10 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
                                                   const std::vector<logical_tensor> &outputs,
                                                   const std::shared_ptr<const engine> &eng) {
     const auto start = clock_type::now();
-    if (!eng) throw error(status::invalid_arguments, "compile needs an engine [api_argument]");
+    if (!eng) fail(rule::api_argument, "compile needs an engine");
     if (!p.supported)
-        throw error(status::unimplemented, "partition " + std::to_string(p.id) +
-                                               " is not supported by this backend: " + p.reason + " [partition_supported]");
+        fail(rule::partition_supported, "partition " + std::to_string(p.id) +
+                                            " is not supported by this backend: " + p.reason);
     // RESHAPER_VERBOSE=3: the time of each stage.
     const bool timed = verbose_level() >= 3;
     auto stage_done = [&, last = start](const char *stage) mutable {
@@ -408,11 +409,11 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
                                       target.layout == layout_type::undef ||
                                       (target.layout == layout_type::strided && target.strides.empty());
             if (!dense_or_any)
-                throw error(status::unimplemented,
-                            "partition " + std::to_string(p.id) + ": output tensor " +
-                                std::to_string(target.id) + " has dims " + dims_to_string(target.shape) +
-                                " known only at execute; it must be dense or of layout any, got " +
-                                std::string(to_string(target.layout)) + " [dynamic_output_layout]");
+                fail(rule::dynamic_output_layout,
+                     "partition " + std::to_string(p.id) + ": output tensor " +
+                         std::to_string(target.id) + " has dims " + dims_to_string(target.shape) +
+                         " known only at execute; it must be dense or of layout any, got " +
+                         std::string(to_string(target.layout)));
             target.shape = data.shape;
             target.layout = layout_type::strided;
             target.strides.clear();

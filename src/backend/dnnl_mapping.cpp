@@ -4,6 +4,7 @@
 
 #include <oneapi/dnnl/dnnl_debug.h>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 #include "layout/memory_layout.hpp"
 
@@ -73,9 +74,8 @@ dnnl::memory::desc make_memory_desc(dnnl::memory::data_type type, const dims_t &
     if (!side.opaque()) return dnnl::memory::desc(d, type, dnnl::memory::dims(side.strides.begin(), side.strides.end()));
     auto tag = dnnl_format_tag(side.format, dims.size());
     if (!tag)
-        throw error(status::unimplemented,
-                    "format " + side.format + " has no oneDNN equivalent for rank " +
-                        std::to_string(dims.size()));
+        fail(rule::onednn_reorder,
+             "format " + side.format + " has no oneDNN equivalent for rank " + std::to_string(dims.size()));
     return dnnl::memory::desc(d, type, *tag);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 #include "core/dim_merge.hpp"
 #include "layout/blocked_views.hpp"
@@ -22,21 +23,21 @@ dims_t checked_strides(const logical_tensor &lt, const char *role) {
     if (lt.strides.empty()) {
         auto dense = dense_strides(lt.shape);
         if (!dense)
-            throw error(status::invalid_shape, std::string(role) + " " + describe_tensor(lt) +
-                                                   ": dense strides overflow int64 [overflow]");
+            fail(rule::overflow, std::string(role) + " " + describe_tensor(lt) +
+                                     ": dense strides overflow int64");
         return std::move(*dense);
     }
     if (lt.strides.size() != lt.shape.size())
-        throw error(status::invalid_arguments,
-                    std::string(role) + " " + describe_tensor(lt) + " has " +
-                        std::to_string(lt.strides.size()) + " strides " +
-                        dims_to_string(lt.strides) + " for rank " +
-                        std::to_string(lt.shape.size()) + " [buffer_strides]");
+        fail(rule::buffer_strides,
+             std::string(role) + " " + describe_tensor(lt) + " has " +
+                 std::to_string(lt.strides.size()) + " strides " +
+                 dims_to_string(lt.strides) + " for rank " +
+                 std::to_string(lt.shape.size()));
     for (dim_t s : lt.strides)
         if (s < 0)
-            throw error(status::invalid_arguments, std::string(role) + " " + describe_tensor(lt) +
-                                                       ": negative stride in " +
-                                                       dims_to_string(lt.strides) + " [buffer_strides]");
+            fail(rule::buffer_strides, std::string(role) + " " + describe_tensor(lt) +
+                                           ": negative stride in " +
+                                           dims_to_string(lt.strides));
     return lt.strides;
 }
 
@@ -45,18 +46,18 @@ void check_no_overlap(const logical_tensor &lt, const dims_t &strides) {
     switch (classify_addresses(lt.shape, strides)) {
     case element_addresses::distinct: return;
     case element_addresses::shared:
-        throw error(status::invalid_arguments, "output " + describe_tensor(lt) + ": strides " +
+        fail(rule::buffer_strides, "output " + describe_tensor(lt) + ": strides " +
                                                    dims_to_string(strides) +
-                                                   " make distinct elements share an address [buffer_strides]");
+                                                   " make distinct elements share an address");
     case element_addresses::overflow:
-        throw error(status::invalid_shape, "output " + describe_tensor(lt) + ": strides " +
-                                               dims_to_string(strides) + " overflow int64 [overflow]");
+        fail(rule::overflow, "output " + describe_tensor(lt) + ": strides " +
+                                               dims_to_string(strides) + " overflow int64");
     }
 }
 
 dims_t dense_or_throw(const dims_t &dims) {
     auto s = dense_strides(dims);
-    if (!s) throw error(status::invalid_shape, "dense strides of " + dims_to_string(dims) + " overflow int64 [overflow]");
+    if (!s) fail(rule::overflow, "dense strides of " + dims_to_string(dims) + " overflow int64");
     return *s;
 }
 
@@ -142,15 +143,15 @@ struct plan_ends {
 plan_ends checked_ends(const logical_tensor &input, logical_tensor &output) {
     const auto volume = checked_volume(input.shape);
     if (!volume || checked_volume(output.shape) != volume)
-        throw error(status::invalid_shape, "input " + describe_tensor(input) + " and output " +
-                                               describe_tensor(output) +
-                                               " must have the same volume [volume_mismatch]");
+        fail(rule::volume_mismatch, "input " + describe_tensor(input) + " and output " +
+                                        describe_tensor(output) +
+                                        " must have the same volume");
     plan_ends e;
     e.in_strided = reads_as_strided(input.layout);
     if (!e.in_strided && input.layout != layout_type::opaque)
-        throw error(status::invalid_arguments,
-                    "input " + describe_tensor(input) + " must have a concrete layout, got " +
-                        std::string(to_string(input.layout)) + " [concrete_input_layout]");
+        fail(rule::concrete_input_layout,
+             "input " + describe_tensor(input) + " must have a concrete layout, got " +
+                 std::string(to_string(input.layout)));
     if (e.in_strided) e.in_strides = checked_strides(input, "input");
     e.out_any = output.layout == layout_type::any || output.layout == layout_type::undef;
     e.out_opaque = output.layout == layout_type::opaque;

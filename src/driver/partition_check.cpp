@@ -7,6 +7,7 @@
 
 #include "backend/engine.hpp"
 #include "backend/graph_dump.hpp"
+#include "core/fail.hpp"
 #include "core/verbose_log.hpp"
 #include "driver/level_scheduler.hpp"
 #include "driver/partition_data.hpp"
@@ -100,9 +101,10 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
         if (infer_only) return false;
         if (e.op() || pr.part.op_indices.empty()) throw;
         const impl::op_ref first = run.graph.ops[pr.part.op_indices.front()].ref();
-        throw error(e.code(), "partition " + std::to_string(pr.part.id) + " of " + impl::describe(first) +
-                                  (pr.part.op_indices.size() > 1 ? " and more" : "") + ": " + e.what(),
-                    first);
+        impl::fail(e.rule_id(), // its rule, in context
+                   "partition " + std::to_string(pr.part.id) + " of " + impl::describe(first) +
+                       (pr.part.op_indices.size() > 1 ? " and more" : "") + ": " + e.what(),
+                   first);
     }
     for (const logical_tensor &out : compiled->outputs()) {
         logical_tensor &lt = run.graph.tensor(out.id);

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 json error_json(const impl::error &e) {
     json j = {{"code", std::string(impl::to_string(e.code()))}, {"message", e.what()}};
-    if (!e.rule().empty()) j["rule"] = e.rule();
+    j["rule"] = std::string(e.rule()); // every error names its rule
     if (e.op()) j["op"] = {{"id", e.op()->id}, {"name", e.op()->name}, {"kind", e.op()->kind}};
     return j;
 }

@@ -1,4 +1,5 @@
 #include "io/attribute_json.hpp"
+#include "core/fail.hpp"
 
 #include <string>
 #include <vector>
@@ -56,19 +57,15 @@ std::optional<attribute_value> attribute_from_json(attr_kind kind, json_view v) 
 attribute_value read_attribute(std::string_view name, json_view j, const context &op_ctx) {
     const context ctx = op_ctx.attr(name);
     if (!j.is_object())
-        ctx.fail(status::invalid_graph,
-                 "must be an object {\"type\": ..., \"value\": ...}, got " + excerpt(j), "field_type");
+        ctx.fail(rule::field_type, "must be an object {\"type\": ..., \"value\": ...}, got " + excerpt(j));
     const std::string_view type = as_string(require_field(j, "type", ctx), "type", ctx);
     const json_view value = require_field(j, "value", ctx);
     const auto kind = attr_kind_from_string(type);
     if (!kind)
-        ctx.fail(status::invalid_graph_op,
-                 "unknown type " + in_quotes(type) + " (bool, s64, s64[], f32, f32[], string)",
-                 "known_attr_type");
+        ctx.fail(rule::known_attr_type, "unknown type " + in_quotes(type) + " (bool, s64, s64[], f32, f32[], string)");
     auto parsed = attribute_from_json(*kind, value);
     if (!parsed)
-        ctx.fail(status::invalid_graph_op, "type " + std::string(type) + " cannot hold value " + excerpt(value),
-                 "attr_value_type");
+        ctx.fail(rule::attr_value_type, "type " + std::string(type) + " cannot hold value " + excerpt(value));
     return std::move(*parsed);
 }
 

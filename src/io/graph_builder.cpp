@@ -1,4 +1,5 @@
 #include "io/graph_builder.hpp"
+#include "core/fail.hpp"
 
 #include <algorithm>
 #include <new>
@@ -13,7 +14,7 @@ namespace {
 
 op read_op(json_view j, std::size_t index, tensor_table &tensors) {
     const context at_index{context::form::op_at_index, {}, static_cast<std::int64_t>(index)};
-    if (!j.is_object()) at_index.fail(status::invalid_graph, "must be an object, got " + excerpt(j), "field_type");
+    if (!j.is_object()) at_index.fail(rule::field_type, "must be an object, got " + excerpt(j));
     op o;
     o.id = as_id(require_field(j, "id", at_index), "id", at_index);
     const context with_id{context::form::op_id, {}, o.id};
@@ -45,9 +46,7 @@ op read_op(json_view j, std::size_t index, tensor_table &tensors) {
             const context place = ctx.port(outputs, i++);
             logical_tensor lt = read_tensor(e, place);
             if (outputs && listed_before(lt.id))
-                place.fail(status::invalid_graph,
-                           "tensor " + std::to_string(lt.id) + " is listed twice among the outputs",
-                           "unique_outputs");
+                place.fail(rule::unique_outputs, "tensor " + std::to_string(lt.id) + " is listed twice among the outputs");
             ids.push_back(lt.id);
             tensors.add(std::move(lt), place);
         }
@@ -70,8 +69,8 @@ std::vector<tensor_id> read_ports(json_view v, const char *field, const tensor_t
         if (tensors.contains(id))
             ids.push_back(id);
         else
-            warnings.push_back(item + " names tensor " + std::to_string(id) +
-                               ", which no op uses: ignored [port_tensor_exists]");
+            warnings.push_back(with_rule_id(rule::port_tensor_exists,
+                                            item + " names tensor " + std::to_string(id) + ", which no op uses: ignored"));
     }
     return ids;
 }
@@ -84,7 +83,7 @@ auto reading(F &&f) {
     try {
         return f();
     } catch (const std::bad_alloc &) {
-        throw error(status::out_of_memory, "out of memory while reading the graph [memory_limit]");
+        fail(rule::memory_limit, "out of memory while reading the graph");
     }
 }
 
@@ -116,9 +115,9 @@ void graph_builder::add(json_view j) {
         reading([&] {
             op o = read_op(j, index, tensors_);
             if (id_repeats(o.id))
-                throw error(status::invalid_graph,
+                fail(rule::unique_op_id,
                             describe(o.ref()) + ": op id " + std::to_string(o.id) +
-                                " is used twice [unique_op_id]",
+                                " is used twice",
                             o.ref());
             g_.ops.push_back(std::move(o));
             return 0;
@@ -133,18 +132,15 @@ graph graph_builder::finish(json_view root, bool streamed) {
     return reading([&] {
         const context ctx = context::of("graph file");
         if (!root.is_object())
-            ctx.fail(status::invalid_graph, std::string("must hold a JSON object, got ") + root.type_name(),
-                     "top_level_object");
+            ctx.fail(rule::top_level_object, std::string("must hold a JSON object, got ") + root.type_name());
         const json_view ops = as_array(require_field(root, "graph", ctx), "graph", ctx);
         if (!streamed) {
             start();
             for (json_view j : ops.elements()) add(j);
         }
         if (ops_seen_ > max_ops_)
-            ctx.fail(status::invalid_graph,
-                     "\"graph\" holds " + std::to_string(ops_seen_) + " ops, more than the limit of " +
-                         std::to_string(max_ops_) + " (RESHAPER_MAX_OPS)",
-                     "max_ops");
+            ctx.fail(rule::max_ops, "\"graph\" holds " + std::to_string(ops_seen_) + " ops, more than the limit of " +
+                         std::to_string(max_ops_) + " (RESHAPER_MAX_OPS)");
         if (failure_) std::rethrow_exception(failure_);
         root.for_each_member([&](std::string_view key, json_view value) {
             if (key == "version") g_.version = as_string(value, key, ctx);

@@ -2,6 +2,7 @@
 // into the graph as the reader hands it over (io/graph_builder.hpp), on a
 // TBB worker for large texts (io/op_pipeline.hpp). Writing: graph_write.cpp.
 #include "io/graph_json.hpp"
+#include "core/fail.hpp"
 
 #include <algorithm>
 #include <array>
@@ -26,8 +27,8 @@ using graph_io::graph_builder;
 using graph_io::op_reading_pipeline;
 
 [[noreturn]] void too_large(const std::string &what, std::uint64_t limit) {
-    throw error(status::invalid_graph, what + " is larger than the limit of " + format_bytes(limit) +
-                                           " (RESHAPER_MAX_GRAPH_BYTES) [max_graph_bytes]");
+    fail(rule::max_graph_bytes, what + " is larger than the limit of " + format_bytes(limit) +
+                                    " (RESHAPER_MAX_GRAPH_BYTES)");
 }
 
 // Texts from this size on are read through the pipeline when two threads
@@ -83,11 +84,11 @@ graph read_graph_json_whole(std::string_view text) {
 graph read_graph_file(const std::string &path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-        throw error(status::invalid_arguments, "cannot read graph file '" + path + "': it is a directory [file_readable]");
+        fail(rule::file_readable, "cannot read graph file '" + path + "': it is a directory");
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw error(status::invalid_arguments, "cannot read graph file '" + path + "': " +
-                                                   std::generic_category().message(errno) + " [file_readable]");
+        fail(rule::file_readable, "cannot read graph file '" + path + "': " +
+                                      std::generic_category().message(errno));
     // Read in chunks: JSON text never holds a NUL byte, so an endless stream
     // such as /dev/zero stops at its first chunk instead of filling memory.
     const std::uint64_t limit = current_limits().max_graph_bytes;
@@ -101,15 +102,14 @@ graph read_graph_file(const std::string &path) {
         const auto n = static_cast<std::size_t>(in.gcount());
         if (text.size() + n > limit) too_large("graph file '" + path + "'", limit);
         if (const void *nul = std::memchr(chunk.data(), 0, n))
-            throw error(status::invalid_graph,
-                        "malformed JSON: graph file '" + path + "' holds a NUL byte at offset " +
-                            std::to_string(text.size() + static_cast<std::size_t>(
-                                                             static_cast<const char *>(nul) -
-                                                             chunk.data())) +
-                            " [json_syntax]");
+            fail(rule::json_syntax,
+                 "malformed JSON: graph file '" + path + "' holds a NUL byte at offset " +
+                     std::to_string(text.size() + static_cast<std::size_t>(
+                                                      static_cast<const char *>(nul) -
+                                                      chunk.data())));
         text.append(chunk.data(), n);
     }
-    if (in.bad()) throw error(status::invalid_arguments, "cannot read graph file '" + path + "' [file_readable]");
+    if (in.bad()) fail(rule::file_readable, "cannot read graph file '" + path + "'");
     return read_streamed(text, &text);
 }
 

@@ -1,6 +1,7 @@
 // Writing graph files (io/graph_json.hpp), through nlohmann's ordered
 // objects: fields in the order of oneDNN's files.
 #include "io/graph_json.hpp"
+#include "core/fail.hpp"
 
 #include "core/limits.hpp"
 #include "io/attribute_json.hpp"
@@ -29,9 +30,9 @@ ojson op_to_ojson(const op &o, const graph &g) {
         for (tensor_id id : ids) {
             auto it = g.tensors.find(id);
             if (it == g.tensors.end())
-                throw error(status::invalid_graph,
+                fail(rule::tensor_exists,
                             describe(o.ref()) + " names tensor " + std::to_string(id) +
-                                ", which the graph does not hold [tensor_exists]",
+                                ", which the graph does not hold",
                             o.ref());
             list.push_back(tensor_to_ojson(it->second));
         }
@@ -55,7 +56,7 @@ std::string write_graph_json(const graph &g, int indent) {
         try {
             value = parse_json(text, current_limits().max_json_depth);
         } catch (const error &) {
-            throw error(status::invalid_graph, "extra field " + in_quotes(key) + " holds invalid JSON text [json_syntax]");
+            fail(rule::json_syntax, "extra field " + in_quotes(key) + " holds invalid JSON text");
         }
         j[key] = std::move(value);
     }

@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/fail.hpp"
 #include "core/limits.hpp"
 #include "core/status.hpp"
 #include "io/decimal_text.hpp"
@@ -184,13 +185,13 @@ private:
 
     bool open(json_tree::kind type) {
         if (open_.size() >= max_depth_)
-            throw error(status::invalid_graph,
-                        "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
-                            " levels (RESHAPER_MAX_JSON_DEPTH" +
-                            (max_depth_ >= json_depth_ceiling ? ", which cannot go above " +
-                                                                    std::to_string(json_depth_ceiling)
-                                                              : std::string()) +
-                            ") [json_syntax]");
+            fail(rule::json_syntax,
+                 "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
+                     " levels (RESHAPER_MAX_JSON_DEPTH" +
+                     (max_depth_ >= json_depth_ceiling ? ", which cannot go above " +
+                                                             std::to_string(json_depth_ceiling)
+                                                       : std::string()) +
+                     ")");
         const bool member_of_top = open_.size() == 1 && tree_.nodes_[open_[0].index].type == json_tree::kind::object;
         const bool streamed = stream_ && type == json_tree::kind::array && member_of_top &&
                               std::string_view(tree_.pool_).substr(key_at_, key_size_) == stream_->key;
@@ -341,9 +342,9 @@ std::string text_near(std::string_view text, std::size_t offset) {
 
 [[noreturn]] void malformed(std::string_view text, std::size_t offset, const std::string &what) {
     const std::string near = text_near(text, offset);
-    throw error(status::invalid_graph, "malformed JSON at " + line_and_column(text, offset) +
+    fail(rule::json_syntax, "malformed JSON at " + line_and_column(text, offset) +
                                            (offset >= text.size() ? " (the end of the text)" : "") + ": " + what +
-                                           (near.empty() ? "" : "; the text there: '" + near + "'") + " [json_syntax]");
+                                           (near.empty() ? "" : "; the text there: '" + near + "'"));
 }
 
 // What RapidJSON says of an error, in the message's words: "Invalid value."

@@ -39,14 +39,12 @@ std::optional<std::int64_t> exact_int64(json_view j) {
 
 json_view require_field(json_view object, std::string_view key, const context &ctx) {
     if (auto f = object.find(key)) return *f;
-    ctx.fail(status::invalid_graph, "missing field " + in_quotes(key), "required_field");
+    ctx.fail(rule::required_field, "missing field " + in_quotes(key));
 }
 
 [[noreturn]] void wrong_json_type(json_view v, std::string_view field, std::string_view expected,
                                   const context &ctx) {
-    ctx.fail(status::invalid_graph,
-             "field " + in_quotes(field) + " must be " + std::string(expected) + ", got " + excerpt(v),
-             "field_type");
+    ctx.fail(rule::field_type, "field " + in_quotes(field) + " must be " + std::string(expected) + ", got " + excerpt(v));
 }
 
 std::int64_t as_int(json_view v, std::string_view field, const context &ctx) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/fail.hpp"
 #include "core/graph.hpp"
 #include "core/status.hpp"
 #include "io/json_dom.hpp"
@@ -58,9 +59,7 @@ struct context {
     }
     std::optional<op_ref> blame() const { return blamed ? std::optional<op_ref>(blamed->ref()) : std::nullopt; }
 
-    [[noreturn]] void fail(status s, const std::string &what, std::string_view rule) const {
-        throw error(s, where() + ": " + what + " [" + std::string(rule) + "]", blame());
-    }
+    [[noreturn]] void fail(rule r, const std::string &what) const { impl::fail(r, where() + ": " + what, blame()); }
 };
 
 // An integer-valued JSON number (2 and 2.0 alike) as int64; nothing for

@@ -1,4 +1,5 @@
 #include "io/tensor_json.hpp"
+#include "core/fail.hpp"
 
 #include <string>
 
@@ -10,15 +11,12 @@ namespace {
 void check_shape(const dims_t &shape, data_type dtype, const context &ctx) {
     for (std::size_t i = 0; i < shape.size(); ++i)
         if (shape[i] < unknown_dim)
-            ctx.fail(status::invalid_shape,
-                     "shape " + dims_to_string(shape) + " has " + std::to_string(shape[i]) + " at index " +
-                         std::to_string(i) + "; dims must be >= -1",
-                     "dims_at_least_minus_one");
+            ctx.fail(rule::dims_at_least_minus_one, "shape " + dims_to_string(shape) + " has " + std::to_string(shape[i]) + " at index " +
+                         std::to_string(i) + "; dims must be >= -1");
     if (has_unknown_dims(shape)) return;
     const auto volume = checked_volume(shape);
     if (!volume || !checked_mul(*volume, static_cast<dim_t>(element_bits(dtype))))
-        ctx.fail(status::invalid_shape,
-                 "the size of shape " + dims_to_string(shape) + " in bits overflows int64", "volume_fits");
+        ctx.fail(rule::volume_fits, "the size of shape " + dims_to_string(shape) + " in bits overflows int64");
 }
 
 // The strides to store: empty for dense, unknown or ignored ones (see header).
@@ -27,17 +25,13 @@ dims_t read_strides(std::optional<json_view> field, const logical_tensor &lt, co
     dims_t strides = as_int_list(*field, "stride", ctx);
     if (strides.empty()) return {};
     if (strides.size() != lt.shape.size())
-        ctx.fail(status::invalid_shape,
-                 "stride " + dims_to_string(strides) + " has " + std::to_string(strides.size()) +
+        ctx.fail(rule::stride_rank, "stride " + dims_to_string(strides) + " has " + std::to_string(strides.size()) +
                      " entries for shape " + dims_to_string(lt.shape) + " of rank " +
-                     std::to_string(lt.shape.size()),
-                 "stride_rank");
+                     std::to_string(lt.shape.size()));
     for (dim_t s : strides) {
         if (s < unknown_dim)
-            ctx.fail(status::invalid_shape,
-                     "stride " + dims_to_string(strides) + " has " + std::to_string(s) +
-                         "; strides must be >= 0, or -1 for unknown",
-                     "strides_at_least_minus_one");
+            ctx.fail(rule::strides_at_least_minus_one, "stride " + dims_to_string(strides) + " has " + std::to_string(s) +
+                         "; strides must be >= 0, or -1 for unknown");
         if (s == unknown_dim) return {};
     }
     return strides;
@@ -47,14 +41,14 @@ dims_t read_strides(std::optional<json_view> field, const logical_tensor &lt, co
 
 logical_tensor read_tensor(json_view j, const context &place) {
     if (!j.is_object())
-        place.fail(status::invalid_graph, "a logical tensor must be an object, got " + excerpt(j), "field_type");
+        place.fail(rule::field_type, "a logical tensor must be an object, got " + excerpt(j));
     logical_tensor lt;
     lt.id = as_id(require_field(j, "id", place), "id", place);
     const context ctx = place.tensor(lt.id);
 
     const std::string_view dtype = as_string(require_field(j, "dtype", ctx), "dtype", ctx);
     const auto type = data_type_from_string(dtype);
-    if (!type) ctx.fail(status::invalid_data_type, "unknown dtype " + in_quotes(dtype), "known_dtype");
+    if (!type) ctx.fail(rule::known_dtype, "unknown dtype " + in_quotes(dtype));
     lt.dtype = *type;
 
     lt.shape = as_int_list(require_field(j, "shape", ctx), "shape", ctx);
@@ -66,26 +60,22 @@ logical_tensor read_tensor(json_view j, const context &place) {
         if (ndims == -1 && lt.shape.empty())
             lt.rank_known = false;
         else if (ndims != static_cast<std::int64_t>(lt.shape.size()))
-            ctx.fail(status::invalid_shape,
-                     "ndims " + std::to_string(ndims) + " disagrees with shape " + dims_to_string(lt.shape) +
-                         " (-1, with shape [], is an unknown rank)",
-                     "ndims_shape");
+            ctx.fail(rule::ndims_shape, "ndims " + std::to_string(ndims) + " disagrees with shape " + dims_to_string(lt.shape) +
+                         " (-1, with shape [], is an unknown rank)");
     }
 
     if (const auto f = find_field(j, "layout_type")) {
         const std::string_view name = as_string(*f, "layout_type", ctx);
         const auto layout = layout_type_from_string(name);
         if (!layout)
-            ctx.fail(status::invalid_graph,
-                     "unknown layout_type " + in_quotes(name) + " (strided, any, undef, opaque)", "known_layout");
+            ctx.fail(rule::known_layout, "unknown layout_type " + in_quotes(name) + " (strided, any, undef, opaque)");
         lt.layout = *layout;
     }
     if (const auto f = find_field(j, "property_type")) {
         const std::string_view name = as_string(*f, "property_type", ctx);
         const auto property = property_type_from_string(name);
         if (!property)
-            ctx.fail(status::invalid_graph,
-                     "unknown property_type " + in_quotes(name) + " (undef, variable, constant)", "known_property");
+            ctx.fail(rule::known_property, "unknown property_type " + in_quotes(name) + " (undef, variable, constant)");
         lt.property = *property;
     }
     lt.strides = read_strides(find_field(j, "stride"), lt, ctx);
@@ -94,13 +84,11 @@ logical_tensor read_tensor(json_view j, const context &place) {
 
     if (const auto f = find_field(j, "values")) {
         if (!lt.shape_known())
-            ctx.fail(status::invalid_shape,
-                     "values given for shape " + dims_to_string(lt.shape) + " with unknown dims",
-                     "values_need_known_shape");
+            ctx.fail(rule::values_need_known_shape, "values given for shape " + dims_to_string(lt.shape) + " with unknown dims");
         try {
             lt.values = values_from(*f, lt.dtype, static_cast<std::size_t>(*checked_volume(lt.shape)));
         } catch (const error &e) {
-            throw error(e.code(), ctx.where() + ": " + e.what(), ctx.blame());
+            throw error(e.rule_id(), ctx.where() + ": " + e.what(), ctx.blame());
         }
     }
     return lt;

@@ -1,4 +1,5 @@
 #include "io/tensor_table.hpp"
+#include "core/fail.hpp"
 
 #include <algorithm>
 
@@ -21,9 +22,9 @@ void tensor_table::add(logical_tensor lt, const context &place) {
     place_seen &seen = places_[at];
     const auto seen_where = [&] { return where(seen.place, *place.blamed); };
     const auto disagree = [&](const std::string &what, const std::string &a, const std::string &b) {
-        throw error(status::invalid_graph,
+        fail(rule::tensor_agreement,
                     "tensor " + std::to_string(lt.id) + " has " + what + " " + a + " at " + seen_where() +
-                        " but " + b + " at " + place.where() + " [tensor_agreement]",
+                        " but " + b + " at " + place.where(),
                     place.blame());
     };
     if (seen_lt.dtype != lt.dtype)
@@ -93,9 +94,9 @@ tensor_map tensor_table::take(std::vector<std::string> &warnings) {
         const place_seen &e = places_[i];
         for (const std::string &note : e.conflicts) {
             if (!e.from_output)
-                throw error(status::invalid_graph, note + ", and no op produces it [tensor_agreement]");
-            warnings.push_back(note + "; the producer's shape " + dims_to_string(lt.shape) +
-                               " stands [tensor_agreement]");
+                fail(rule::tensor_agreement, note + ", and no op produces it");
+            warnings.push_back(with_rule_id(rule::tensor_agreement,
+                                            note + "; the producer's shape " + dims_to_string(lt.shape) + " stands"));
         }
         // A dim filled in by another place can make given strides dense
         // (exactly: strides that differ in a size-1 dim are kept as

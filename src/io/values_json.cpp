@@ -1,4 +1,5 @@
 #include "io/values_json.hpp"
+#include "core/fail.hpp"
 
 #include <bit>
 #include <charconv>
@@ -56,9 +57,8 @@ std::optional<float> f32_from_json(json_view j) {
 namespace {
 
 [[noreturn]] void bad_value(json_view v, std::size_t index, data_type t, std::string_view why) {
-    throw error(status::invalid_data_type,
-                "values[" + std::to_string(index) + "] = " + excerpt(v) + " cannot be held by dtype " +
-                    std::string(to_string(t)) + ": " + std::string(why) + " [value_fits_dtype]");
+    fail(rule::value_fits_dtype, "values[" + std::to_string(index) + "] = " + excerpt(v) + " cannot be held by dtype " +
+                    std::string(to_string(t)) + ": " + std::string(why));
 }
 
 std::uint64_t integer_bits(json_view v, std::size_t index, data_type t) {
@@ -94,11 +94,10 @@ std::uint64_t float_bits(json_view v, std::size_t index, data_type t) {
 
 tensor_values values_from(json_view list, data_type type, std::size_t count) {
     if (!list.is_array())
-        throw error(status::invalid_graph, "values must be an array, got " + excerpt(list) + " [field_type]");
+        fail(rule::field_type, "values must be an array, got " + excerpt(list));
     if (list.size() != count)
-        throw error(status::invalid_shape, "values hold " + std::to_string(list.size()) +
-                                               " elements, the shape has " + std::to_string(count) +
-                                               " [values_count]");
+        fail(rule::values_count, "values hold " + std::to_string(list.size()) +
+                                               " elements, the shape has " + std::to_string(count));
     tensor_values out;
     out.type = type;
     out.count = count;
@@ -113,7 +112,7 @@ tensor_values values_from(json_view list, data_type type, std::size_t count) {
         return out;
     }
     if (type == data_type::undef)
-        throw error(status::invalid_data_type, "values need a defined dtype, got undef [value_fits_dtype]");
+        fail(rule::value_fits_dtype, "values need a defined dtype, got undef");
     out.bytes.assign(dense_bytes(type, count), 0);
     const data_type part = component_type(type);
     std::size_t i = 0;
@@ -148,17 +147,16 @@ ojson values_to_ojson(const tensor_values &v) {
     ojson list = ojson::array();
     if (v.type == data_type::string) {
         if (v.strings.size() != v.count)
-            throw error(status::invalid_arguments, "values hold " + std::to_string(v.strings.size()) +
+            fail(rule::tensor_values_size, "values hold " + std::to_string(v.strings.size()) +
                                                        " strings for " + std::to_string(v.count) +
-                                                       " elements [tensor_values_size]");
+                                                       " elements");
         for (const auto &s : v.strings) list.push_back(s);
         return list;
     }
     if (v.type == data_type::undef || v.bytes.size() < dense_bytes(v.type, v.count))
-        throw error(status::invalid_arguments,
-                    "values of dtype " + std::string(to_string(v.type)) + " hold " +
+        fail(rule::tensor_values_size, "values of dtype " + std::string(to_string(v.type)) + " hold " +
                         std::to_string(v.bytes.size()) + " bytes for " + std::to_string(v.count) +
-                        " elements [tensor_values_size]");
+                        " elements");
     const data_type part = component_type(v.type);
     for (std::size_t i = 0; i < v.count; ++i) {
         if (is_complex(v.type))

@@ -1,4 +1,5 @@
 #include "layout/element_walk.hpp"
+#include "core/fail.hpp"
 
 #include <numeric>
 #include <string>
@@ -18,9 +19,9 @@ digit_layout::digit_layout(dims_t dims, std::vector<layout_digit> digits)
 
 digit_layout digit_layout::strided(const dims_t &dims, const dims_t &strides) {
     if (strides.size() != dims.size())
-        throw error(status::invalid_arguments, "element walk: " + std::to_string(strides.size()) +
+        fail(rule::buffer_strides, "element walk: " + std::to_string(strides.size()) +
                                                    " strides " + dims_to_string(strides) + " for dims " +
-                                                   dims_to_string(dims) + " [buffer_strides]");
+                                                   dims_to_string(dims));
     std::vector<std::size_t> order(dims.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(),
@@ -33,11 +34,11 @@ digit_layout digit_layout::strided(const dims_t &dims, const dims_t &strides) {
 digit_layout digit_layout::blocked(const blocked_format &format, const dims_t &dims) {
     const std::size_t rank = dims.size();
     if (format.outer_order.size() != rank)
-        throw error(status::invalid_arguments, "element walk: dims " + dims_to_string(dims) +
-                                                   " do not fit format tag '" + format.tag + "' [format_tag]");
+        fail(rule::format_tag, "element walk: dims " + dims_to_string(dims) +
+                                                   " do not fit format tag '" + format.tag + "'");
     const auto overflow = [&] {
-        return error(status::invalid_shape, "the buffer of a tensor of dims " + dims_to_string(dims) +
-                                                " in format '" + format.tag + "' overflows int64 [overflow]");
+        return error(rule::overflow, "the buffer of a tensor of dims " + dims_to_string(dims) +
+                                         " in format '" + format.tag + "' overflows int64");
     };
     // Each block's weight: the product of the blocks of its dim listed after it.
     dims_t product(rank, 1);

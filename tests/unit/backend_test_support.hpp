@@ -239,7 +239,7 @@ error error_of(F &&f) {
         return e;
     }
     ADD_FAILURE() << "no error thrown";
-    return error(status::success, "");
+    return error(rule::internal_invariant, "no error thrown");
 }
 
 } // namespace reshaper::impl::testing

@@ -37,7 +37,7 @@ struct outcome {
             o.g = read(text);
         } catch (const error &e) {
             o.failure = std::string(to_string(e.code())) + " | " + e.what() + " | op " +
-                        (e.op() ? describe(*e.op()) : "-") + " | rule " + e.rule();
+                        (e.op() ? describe(*e.op()) : "-") + " | rule " + std::string(e.rule());
         }
         return o;
     }
