@@ -103,6 +103,16 @@ struct movable {
 // empty (every lowering that moves data says why).
 const char *const no_view_found = "no strided view of the input gives the output";
 
+// "the output's strides X are not the view's strides Y", where X takes Y's
+// stride at every size-1 dim: those address nothing (same_strided_layout
+// ignores them), so the words do not depend on them.
+std::string strides_differ(const dims_t &shape, const dims_t &out_strides, const dims_t &view) {
+    dims_t shown = out_strides;
+    for (std::size_t k = 0; k < shown.size() && k < view.size() && k < shape.size(); ++k)
+        if (shape[k] == 1) shown[k] = view[k];
+    return "the output's strides " + dims_to_string(shown) + " are not the view's strides " + dims_to_string(view);
+}
+
 // Why a plan that is not an alias is not one (for reports and verbose).
 std::string why_not_alias(const logical_tensor &input, const dims_t &in_strides,
                           const logical_tensor &output, const dims_t &out_strides, bool out_any) {
@@ -115,8 +125,7 @@ std::string why_not_alias(const logical_tensor &input, const dims_t &in_strides,
     const std::string reason = explain_view_failure(input.shape, in_strides, output.shape);
     if (!reason.empty()) return reason;
     if (out_any) return no_view_found; // unreachable: a view of an any output is taken
-    return "the output's strides " + dims_to_string(out_strides) + " are not the view's strides " +
-           dims_to_string(*view_of(input.shape, in_strides, output.shape));
+    return strides_differ(output.shape, out_strides, *view_of(input.shape, in_strides, output.shape));
 }
 
 movable movable_of(const logical_tensor &lt, const dims_t &strides) {
@@ -328,8 +337,7 @@ std::string why_chain_not_alias(const logical_tensor &input, bool through_tempor
     const std::string reason = explain_view_failure(g, g_strides, output.shape);
     if (!reason.empty()) return through + reason;
     if (out_any) return no_view_found; // unreachable: a view of an any output is taken
-    return through + "the output's strides " + dims_to_string(out_strides) +
-           " are not the view's strides " + dims_to_string(*view_of(g, g_strides, output.shape));
+    return through + strides_differ(output.shape, out_strides, *view_of(g, g_strides, output.shape));
 }
 
 } // namespace
