@@ -276,6 +276,16 @@ constexpr bool complete_table(const isa_kernels &k) {
     return true;
 }
 
+// Each level's file checks its table at compile time, except in GCC's
+// sanitizer builds (-fsanitize=address or thread with undefined), which do
+// not fold a function template's address into a constant expression; there
+// kernels_tests checks every table at run time (isa_kernels.every_level_s_table_is_complete).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RESHAPER_ASSERT_COMPLETE_TABLE(table)
+#else
+#define RESHAPER_ASSERT_COMPLETE_TABLE(table) static_assert(complete_table(table))
+#endif
+
 // The table of a level; the level must not exceed detected_cpu_isa().
 const isa_kernels &kernels_for(cpu_isa isa);
 

@@ -36,7 +36,7 @@ constexpr isa_kernels table = {
     // One tile's rows walk as any other rows here (measured on Zen 3).
     .one_tile_rows_tile_by_tile = false,
 };
-static_assert(complete_table(table));
+RESHAPER_ASSERT_COMPLETE_TABLE(table);
 
 } // namespace
 

@@ -83,7 +83,7 @@ constexpr isa_kernels table = {
     .join_rows = row_group_kernels<false>(),
     .one_tile_rows_tile_by_tile = true,
 };
-static_assert(complete_table(table));
+RESHAPER_ASSERT_COMPLETE_TABLE(table);
 
 } // namespace
 

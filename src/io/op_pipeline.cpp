@@ -37,6 +37,7 @@ void op_reading_pipeline::start() {
     reader_ = reader::task_pending;
     try {
         task_.run([this] { run_task(); });
+        task_started_ = true;
     } catch (...) {
         reader_ = reader::taken_over; // no task to be had: the ops are read in turn
     }
@@ -94,11 +95,21 @@ void op_reading_pipeline::end_task() {
         waiting_.push(nullptr);
     }
     task_.wait();
+    if (task_started_) {
+        while (!task_returned_.load(std::memory_order_acquire)) {
+        } // set already: wait() returned after the task did
+        task_returned_.store(false, std::memory_order_relaxed);
+        task_started_ = false;
+    }
     reader_ = reader::none;
     if (!failure_) failure_ = handing_over;
 }
 
 void op_reading_pipeline::run_task() {
+    struct on_return {
+        std::atomic<bool> &returned;
+        ~on_return() { returned.store(true, std::memory_order_release); }
+    } const mark{task_returned_};
     reader expected = reader::task_pending;
     if (!reader_.compare_exchange_strong(expected, reader::task)) return; // the reader took its place
     for (;;) {

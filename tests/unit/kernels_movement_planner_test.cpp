@@ -260,3 +260,19 @@ TEST(movement_planner, undefined_and_unknown_element_sizes_are_refused) {
     EXPECT_THROW(plan_movement(dense(8), data_type::undef, machine(1)), error);
     EXPECT_THROW(plan_movement(dense(8), std::size_t{24}, machine(1)), error);
 }
+
+namespace reshaper::impl {
+namespace {
+
+// The tables' completeness, at run time: the sanitizer builds cannot check
+// it at compile time (RESHAPER_ASSERT_COMPLETE_TABLE).
+TEST(isa_kernels, every_level_s_table_is_complete) {
+    EXPECT_TRUE(complete_table(scalar_kernels()));
+#if defined(__x86_64__) // as kernels/CMakeLists.txt builds the x86 levels
+    EXPECT_TRUE(complete_table(avx2_kernels()));
+    EXPECT_TRUE(complete_table(avx512_kernels()));
+#endif
+}
+
+} // namespace
+} // namespace reshaper::impl
