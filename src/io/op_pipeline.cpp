@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/thread_handover.hpp"
 #include "io/graph_builder.hpp"
 
 namespace reshaper::impl::graph_io {
@@ -24,7 +25,10 @@ op_reading_pipeline::~op_reading_pipeline() {
 
 op_reading_pipeline::batch *op_reading_pipeline::fresh_batch() {
     batch *b = nullptr;
-    if (spare_.try_pop(b)) return b;
+    if (spare_.try_pop(b)) {
+        mark_taken_over(b);
+        return b;
+    }
     return batches_.emplace_back(std::make_unique<batch>()).get();
 }
 
@@ -36,8 +40,8 @@ void op_reading_pipeline::start() {
     if (!filling_) filling_ = fresh_batch();
     reader_ = reader::task_pending;
     try {
+        mark_handed_over(this);
         task_.run([this] { run_task(); });
-        task_started_ = true;
     } catch (...) {
         reader_ = reader::taken_over; // no task to be had: the ops are read in turn
     }
@@ -60,6 +64,7 @@ void op_reading_pipeline::hand_over() {
         filling_->clear();
         return;
     }
+    mark_handed_over(filling_);
     if (!waiting_.try_push(filling_)) {
         reader expected = reader::task_pending;
         if (reader_.compare_exchange_strong(expected, reader::taken_over)) {
@@ -95,27 +100,24 @@ void op_reading_pipeline::end_task() {
         waiting_.push(nullptr);
     }
     task_.wait();
-    if (task_started_) {
-        while (!task_returned_.load(std::memory_order_acquire)) {
-        } // set already: wait() returned after the task did
-        task_returned_.store(false, std::memory_order_relaxed);
-        task_started_ = false;
-    }
+    mark_taken_over(this); // what the task wrote: failure_, the builder
     reader_ = reader::none;
     if (!failure_) failure_ = handing_over;
 }
 
 void op_reading_pipeline::run_task() {
+    mark_taken_over(this);
     struct on_return {
-        std::atomic<bool> &returned;
-        ~on_return() { returned.store(true, std::memory_order_release); }
-    } const mark{task_returned_};
+        const op_reading_pipeline *pipeline;
+        ~on_return() { mark_handed_over(pipeline); }
+    } const mark{this};
     reader expected = reader::task_pending;
     if (!reader_.compare_exchange_strong(expected, reader::task)) return; // the reader took its place
     for (;;) {
         batch *b = nullptr;
         waiting_.pop(b);
         if (!b) return;
+        mark_taken_over(b);
         if (!dropping_) {
             try {
                 read(*b);
@@ -127,6 +129,7 @@ void op_reading_pipeline::run_task() {
             }
         }
         b->clear();
+        mark_handed_over(b);
         spare_.push(b);
     }
 }
@@ -141,6 +144,7 @@ void op_reading_pipeline::read_waiting() {
         if (!b) continue;
         if (!dropping_) read(*b);
         b->clear();
+        mark_handed_over(b);
         spare_.push(b);
     }
 }

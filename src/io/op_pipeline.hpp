@@ -79,12 +79,6 @@ private:
     tbb::concurrent_queue<batch *> spare_;            // read, for the reader to fill again
     tbb::task_group task_;
     std::atomic<reader> reader_{reader::none};
-    // Stored (release) as the task returns and read (acquire) after
-    // task_.wait(): the edge from the task's writes to the reader's reads
-    // in our own code, where ThreadSanitizer sees it (libtbb's is not
-    // instrumented).
-    std::atomic<bool> task_returned_{false};
-    bool task_started_ = false; // the reader's own: a task was run and not yet waited for
     std::atomic<bool> dropping_{false}; // the task failed, or reading stopped: what comes is dropped
     std::exception_ptr failure_;        // the task's; read once it has ended
 };
