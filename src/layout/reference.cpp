@@ -150,12 +150,15 @@ tensor_values reference_chain(const tensor_values &input, const dims_t &input_di
             // Output axis i is input axis permutation[i]: read the dense
             // input through its strides permuted, write densely.
             const dims_t strides = dense_strides(dims).value();
-            logical_tensor from{.dtype = values.type, .shape = {}, .strides = {}};
+            logical_tensor from;
+            from.dtype = values.type;
             for (std::size_t axis : step.permutation) {
                 from.shape.push_back(dims.at(axis));
                 from.strides.push_back(strides.at(axis));
             }
-            logical_tensor to{.dtype = values.type, .shape = from.shape};
+            logical_tensor to;
+            to.dtype = values.type;
+            to.shape = from.shape;
             tensor_values next = values;
             if (values.type == data_type::string)
                 reference_reshape(from, values.strings.data(), to, next.strings.data());

@@ -171,7 +171,7 @@ public:
             st = reshaper_compiled_partition_execute(cp_.get(), inputs_.size(), in_ptrs, outputs_.size(), out_ptrs);
         }
         check(st);
-        return std::move(results);
+        return results;
     }
 
 private:
