@@ -26,6 +26,7 @@
 #include <oneapi/tbb/global_control.h>
 
 #include "core/line_aligned.hpp"
+#include "core/logical_tensor.hpp" // dense_strides
 #include "kernels/cpu_isa.hpp"
 #include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
@@ -43,16 +44,6 @@ dims_t parse_list(const char *text) {
         if (end == p && *p) return {};
     }
     return out;
-}
-
-dims_t dense(const dims_t &dims) {
-    dims_t s(dims.size());
-    dim_t stride = 1;
-    for (std::size_t k = dims.size(); k-- > 0;) {
-        s[k] = stride;
-        stride *= dims[k];
-    }
-    return s;
 }
 
 data_type type_of(std::size_t bytes) {
@@ -108,13 +99,13 @@ int main(int argc, char **argv) {
     }
     // One thread: the yardsticks are one-thread copies.
     oneapi::tbb::global_control one_thread(oneapi::tbb::global_control::max_allowed_parallelism, 1);
-    const dims_t src_dense = dense(dims);
+    const dims_t src_dense = dense_strides(dims).value();
     dims_t out_dims, src_strides;
     for (dim_t p : perm) {
         out_dims.push_back(dims[static_cast<std::size_t>(p)]);
         src_strides.push_back(src_dense[static_cast<std::size_t>(p)]);
     }
-    const dims_t dst_strides = dense(out_dims);
+    const dims_t dst_strides = dense_strides(out_dims).value();
     dim_t volume = 1;
     for (dim_t d : dims) volume *= d;
     const std::size_t bytes = static_cast<std::size_t>(volume) * e;

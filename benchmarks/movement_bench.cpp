@@ -22,6 +22,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "core/line_aligned.hpp"
+#include "core/logical_tensor.hpp" // dense_strides
 #include "driver/yardstick.hpp"
 #include "kernels/copy_plan.hpp"
 #include "kernels/movement_program.hpp"
@@ -46,16 +47,6 @@ line_aligned_bytes &buffer(int which, std::size_t bytes) {
     static line_aligned_bytes buffers[2];
     if (buffers[which].size() < bytes) buffers[which].assign(bytes, static_cast<std::uint8_t>(0x5A + which));
     return buffers[which];
-}
-
-dims_t dense(const dims_t &dims) {
-    dims_t s(dims.size());
-    dim_t stride = 1;
-    for (std::size_t k = dims.size(); k-- > 0;) {
-        s[k] = stride;
-        stride *= dims[k];
-    }
-    return s;
 }
 
 // NHWC data seen as NCHW into dense NCHW: the transpose of the table.
@@ -104,7 +95,7 @@ layout_case broadcast(dim_t rows, dim_t cols) {
 // The attention merge-heads case: [16,2048,16,64] seen as [16,16,2048,64].
 layout_case attention() {
     const dims_t dims{16, 16, 2048, 64};
-    return {"attention_bhsd", dims, {2048 * 16 * 64, 64, 16 * 64, 1}, dense(dims), 16 * 2048 * 16 * 64,
+    return {"attention_bhsd", dims, {2048 * 16 * 64, 64, 16 * 64, 1}, dense_strides(dims).value(), 16 * 2048 * 16 * 64,
             16 * 2048 * 16 * 64};
 }
 

@@ -21,8 +21,10 @@
 #include "kernels/grouped_transpose.hpp"
 #include "kernels/movement_program.hpp"
 #include "layout/reference.hpp"
+#include "element_copy_reference.hpp"
 
 using namespace reshaper::impl;
+using reshaper::impl::testing::element_copy_reference;
 
 namespace {
 
@@ -86,28 +88,6 @@ logical_tensor descriptor(data_type t, const dims_t &dims, const dims_t &strides
     return lt;
 }
 
-// Element (i0, i1, ...) at byte (offset + sum(i_k * strides[k])) * e, an
-// index at a time: the movement-engine tests' element copy. (The layout
-// reference, used up to rank 12, re-derives each element's position from
-// its flat index: minutes at rank 24.)
-void element_copy(const dims_t &dims, std::size_t e, const std::uint8_t *src, const dims_t &ss, dim_t so,
-                  std::uint8_t *dst, const dims_t &ds, dim_t dof) {
-    const dim_t volume = std::accumulate(dims.begin(), dims.end(), dim_t{1}, std::multiplies<>());
-    dims_t index(dims.size(), 0);
-    for (dim_t n = 0; n < volume; ++n) {
-        dim_t s = so, d = dof;
-        for (std::size_t k = 0; k < dims.size(); ++k) {
-            s += index[k] * ss[k];
-            d += index[k] * ds[k];
-        }
-        std::memcpy(dst + d * static_cast<dim_t>(e), src + s * static_cast<dim_t>(e), e);
-        for (std::size_t k = dims.size(); k-- > 0;) {
-            if (++index[k] < dims[k]) break;
-            index[k] = 0;
-        }
-    }
-}
-
 // Moves dims from src_strides (+src_offset) to dst_strides (+dst_offset)
 // through the grouped transpose at `isa`, and through the reference into
 // an equal buffer; every byte of both destination buffers must agree.
@@ -124,7 +104,7 @@ void expect_grouped_matches_reference(std::size_t e, const dims_t &dims, const d
         reference_reshape(descriptor(t, dims, src_strides), src.data(), src_offset, descriptor(t, dims, dst_strides),
                           expected.data(), dst_offset);
     } else {
-        element_copy(dims, e, src.data(), src_strides, src_offset, expected.data(), dst_strides, dst_offset);
+        element_copy_reference(dims, e, src.data(), src_strides, src_offset, expected.data(), dst_strides, dst_offset);
     }
     const copy_plan plan = make_copy_plan(dims, src_strides, src_offset, dst_strides, dst_offset);
     const std::optional<grouped_transpose_plan> g = plan_grouped_transpose(plan, e);

@@ -23,8 +23,10 @@
 #include "kernels/isa_kernels.hpp"
 #include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
+#include "element_copy_reference.hpp"
 
 using namespace reshaper::impl;
+using reshaper::impl::testing::element_copy_reference;
 
 namespace {
 
@@ -57,25 +59,6 @@ protected:
 };
 
 namespace {
-
-// Element (i0, i1, ...) of `dims` at byte offset + sum(i_k * strides[k]) * e.
-void reference_copy(const dims_t &dims, std::size_t e, const std::uint8_t *src, const dims_t &ss,
-                    dim_t so, std::uint8_t *dst, const dims_t &ds, dim_t dof) {
-    const dim_t volume = std::accumulate(dims.begin(), dims.end(), dim_t{1}, std::multiplies<>());
-    dims_t index(dims.size(), 0);
-    for (dim_t n = 0; n < volume; ++n) {
-        dim_t s = so, d = dof;
-        for (std::size_t k = 0; k < dims.size(); ++k) {
-            s += index[k] * ss[k];
-            d += index[k] * ds[k];
-        }
-        std::memcpy(dst + d * e, src + s * e, e);
-        for (std::size_t k = dims.size(); k-- > 0;) {
-            if (++index[k] < dims[k]) break;
-            index[k] = 0;
-        }
-    }
-}
 
 // Strides of `dims` laid out in `order` (outermost first), each dim padded
 // by pad[k] elements, so the layout may leave gaps.
@@ -114,7 +97,7 @@ void check_case(const move_case &c, std::size_t e, cpu_isa isa, std::mt19937 &rn
     std::vector<std::uint8_t> expected = dst;
     // The destination starts `guard` bytes in, plus an odd shift for
     // misalignment when the offset asks for it.
-    reference_copy(c.dims, e, src.data(), ss, c.src_offset, expected.data() + guard, ds, c.dst_offset);
+    element_copy_reference(c.dims, e, src.data(), ss, c.src_offset, expected.data() + guard, ds, c.dst_offset);
 
     const copy_plan plan = make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset);
     const fast_path path = choose_fast_path(plan, e);
@@ -370,7 +353,7 @@ void check_blocked_producer(dim_t n, dim_t c, dim_t hw, dim_t b, std::size_t e, 
     for (auto &x : src) x = static_cast<std::uint8_t>(rng());
     for (auto &x : dst) x = static_cast<std::uint8_t>(rng());
     line_aligned_bytes expected = dst;
-    reference_copy(dims, e, src.data(), ss, 0, expected.data() + guard + shift, ds, 0);
+    element_copy_reference(dims, e, src.data(), ss, 0, expected.data() + guard + shift, ds, 0);
     const copy_plan plan = make_copy_plan(dims, ss, 0, ds, 0);
     // Small blocks along long rows are joined rows (which ones:
     // fast_path_choice_follows_the_layout), the rest tiled.
