@@ -36,8 +36,26 @@
 
 namespace reshaper::impl {
 
-// Made once per copy (pure: a function of the copy plan and the element
-// size), run as often as wanted.
+// One destination run's worth of work for a level: for each run r of
+// `runs`, dst + run_offset[r] receives `run` elements, element j from
+// buffer element run_base[r] + gather[j] of `buffer`. With `stream` the
+// runs' whole 64-byte-aligned lines may be written with streaming stores.
+// The buffer is readable 64 bytes past its last element (SIMD gathers of
+// small elements load 4 bytes at each).
+using gather_runs_fn = void (*)(const std::uint8_t *buffer, const std::int32_t *gather, dim_t run,
+                                const std::int32_t *run_base, const std::ptrdiff_t *run_offset, dim_t runs,
+                                std::uint8_t *dst, bool stream);
+
+// The micro kernel of a level: `blocks` blocks of L x L elements, block i
+// at src + block_source[i] (vector b: L elements from there plus
+// load[b] bytes) written at dst + block_offset[i] (vector a, lanes from
+// every loaded vector's element a, stored there plus store[a] bytes).
+// With `stream`, vector-aligned stores may be streamed.
+using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
+                                    const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset,
+                                    dim_t blocks, std::uint8_t *dst, bool stream);
+// Made once per copy (pure: a function of the copy plan, the element size,
+// the SIMD level and the streaming threshold), run as often as wanted.
 struct grouped_transpose_plan {
     std::size_t element_bytes = 0;
     // Dims of the copy plan (indices into copy_plan::dims) in each block,
@@ -82,6 +100,12 @@ struct grouped_transpose_plan {
     // (partial lines in the write-combining buffers) measured 1.7-2x
     // slower than ordinary stores.
     std::vector<std::ptrdiff_t> micro_store_staged, micro_block_staged;
+    // The level the plan was made for and its kernels: the gather kernel
+    // always, the micro kernel where micro_lanes > 0 and the level has one
+    // (else the buffer and its gathers).
+    cpu_isa isa = cpu_isa::scalar;
+    gather_runs_fn gather_kernel = nullptr;
+    micro_transpose_fn micro_kernel = nullptr;
 };
 
 // The blocks alone (what the planner chooses first, without the tables):
@@ -102,11 +126,14 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
                             dim_t transpose_columns);
 
 // The grouped transpose of `plan` for elements of `element_bytes` (1, 2,
-// 4, 8 or 16), or nothing where it does not apply: no unit-stride
+// 4, 8 or 16) at SIMD level `isa` (at most detected_cpu_isa()), streaming
+// its stores where the move is at least `streaming_bytes` (the machine's
+// transpose_streaming_threshold_bytes()), or nothing where it does not apply: no unit-stride
 // destination dim, no unit-stride source dim, a negative or zero
 // destination stride, or blocks too short to pay (each must reach at least
 // min_grouped_run_bytes, or hold the whole tensor).
-std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &plan, std::size_t element_bytes);
+std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &plan, std::size_t element_bytes, cpu_isa isa,
+                                                             std::size_t streaming_bytes);
 
 // The fast-path choice leaves moves smaller than this to the element walk.
 inline constexpr std::size_t min_grouped_bytes = 4096;
@@ -119,28 +146,10 @@ inline constexpr std::size_t max_grouped_tile_bytes = std::size_t{16} << 10;
 // is 4 KiB; dims of 4 may overshoot a line fourfold on each side).
 inline constexpr std::size_t max_grouped_buffer_bytes = std::size_t{64} << 10;
 
-// Moves the copy as `g` planned it, at SIMD level `isa` (at most
-// detected_cpu_isa()). Returns after every store is globally visible.
-void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst, cpu_isa isa);
+// Moves the copy as `g` planned it. Returns after every store is globally
+// visible.
+void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst);
 
-// One destination run's worth of work for a level: for each run r of
-// `runs`, dst + run_offset[r] receives `run` elements, element j from
-// buffer element run_base[r] + gather[j] of `buffer`. With `stream` the
-// runs' whole 64-byte-aligned lines may be written with streaming stores.
-// The buffer is readable 64 bytes past its last element (SIMD gathers of
-// small elements load 4 bytes at each).
-using gather_runs_fn = void (*)(const std::uint8_t *buffer, const std::int32_t *gather, dim_t run,
-                                const std::int32_t *run_base, const std::ptrdiff_t *run_offset, dim_t runs,
-                                std::uint8_t *dst, bool stream);
-
-// The micro kernel of a level: `blocks` blocks of L x L elements, block i
-// at src + block_source[i] (vector b: L elements from there plus
-// load[b] bytes) written at dst + block_offset[i] (vector a, lanes from
-// every loaded vector's element a, stored there plus store[a] bytes).
-// With `stream`, vector-aligned stores may be streamed.
-using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
-                                    const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset,
-                                    dim_t blocks, std::uint8_t *dst, bool stream);
 // Lanes of the widest micro blocks for elements of `element_bytes` (the
 // planner tries them, then half as many for 4- and 8-byte elements), 0
 // for none.
@@ -153,7 +162,7 @@ micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes);
 micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes);
 
 // The level's kernel for elements of 1 << log2e bytes (defined per level:
-// grouped_transpose.cpp for the portable one, grouped_transpose_avx2.cpp).
+// fast_path_grouped_transpose.cpp for the portable one, grouped_transpose_avx2.cpp).
 gather_runs_fn grouped_gather_kernel(cpu_isa isa, int log2e);
 gather_runs_fn avx2_grouped_gather_kernel(int log2e);
 

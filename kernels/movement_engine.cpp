@@ -18,7 +18,7 @@ void run_movement(const movement_program &program, const void *src, void *dst) {
         return run_packed_transpose(program, *q, from, to);
     // The grouped plan carries its own offsets.
     if (const auto *g = std::get_if<grouped_transpose_plan>(&program.detail))
-        return run_grouped_transpose(*g, src, dst, program.isa);
+        return run_grouped_transpose(*g, src, dst);
 }
 
 movement_program plan_byte_copy(std::size_t bytes, const machine_facts &machine) {

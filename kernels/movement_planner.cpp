@@ -377,8 +377,8 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
         case fast_path::grouped_transpose: {
             // The grouped transpose's own plan, made here once; its streaming
             // follows the machine's transpose threshold like the tiles'.
-            grouped_transpose_plan g = *plan_grouped_transpose(plan, bits / 8);
-            g.stream = static_cast<std::size_t>(plan.volume) * (bits / 8) >= machine.transpose_streaming_bytes;
+            grouped_transpose_plan g =
+                *plan_grouped_transpose(plan, bits / 8, machine.isa, machine.transpose_streaming_bytes);
             p.stream = g.stream;
             p.detail = std::move(g);
             break;

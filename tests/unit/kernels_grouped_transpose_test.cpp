@@ -35,6 +35,13 @@ std::vector<cpu_isa> levels_here() {
     return levels;
 }
 
+// The grouped transpose's plan at `isa` (the detected level unless given),
+// streaming as the machine's threshold says (the suites lower it).
+std::optional<grouped_transpose_plan> grouped_plan(const copy_plan &plan, std::size_t e,
+                                                   cpu_isa isa = detected_cpu_isa()) {
+    return plan_grouped_transpose(plan, e, isa, transpose_streaming_threshold_bytes());
+}
+
 data_type type_of(std::size_t bytes) {
     switch (bytes) {
     case 1: return data_type::u8;
@@ -107,9 +114,9 @@ void expect_grouped_matches_reference(std::size_t e, const dims_t &dims, const d
         element_copy_reference(dims, e, src.data(), src_strides, src_offset, expected.data(), dst_strides, dst_offset);
     }
     const copy_plan plan = make_copy_plan(dims, src_strides, src_offset, dst_strides, dst_offset);
-    const std::optional<grouped_transpose_plan> g = plan_grouped_transpose(plan, e);
+    const std::optional<grouped_transpose_plan> g = grouped_plan(plan, e, isa);
     ASSERT_TRUE(g.has_value()) << what;
-    run_grouped_transpose(*g, src.data(), dst.data(), isa);
+    run_grouped_transpose(*g, src.data(), dst.data());
     const auto wrong = std::mismatch(dst.begin(), dst.end(), expected.begin());
     EXPECT_TRUE(wrong.first == dst.end()) << what << ", " << e << "-byte elements, " << to_string(isa)
                                           << ": first wrong byte at " << (wrong.first - dst.begin()) << " of "
@@ -150,6 +157,28 @@ protected:
 // A hand-made copy whose blocks are plain to see: four dims of 4, the
 // source dense in the order (1, 3, 0, 2) from the inside out, the
 // destination in the order (3, 2, 1, 0); no two neighbours coalesce. For
+// The level's kernels are chosen with the plan, not at each run: the
+// portable gather at the scalar level, which has no micro kernel; at AVX2
+// its own gather and, for micro blocks, its micro kernel.
+TEST_F(grouped_transpose, planner_chooses_the_levels_kernels) {
+    const dims_t dims{4, 4, 4, 4};
+    const copy_plan plan = make_copy_plan(dims, {16, 1, 64, 4}, 0, {64, 16, 4, 1}, 0);
+    const auto scalar = grouped_plan(plan, 4, cpu_isa::scalar);
+    ASSERT_TRUE(scalar.has_value());
+    EXPECT_EQ(scalar->isa, cpu_isa::scalar);
+    EXPECT_EQ(scalar->gather_kernel, grouped_gather_kernel(cpu_isa::scalar, 2));
+    EXPECT_NE(scalar->gather_kernel, nullptr);
+    EXPECT_EQ(scalar->micro_kernel, nullptr);
+    if (detected_cpu_isa() < cpu_isa::avx2) GTEST_SKIP() << "no AVX2 here";
+    const auto avx2 = grouped_plan(plan, 4, cpu_isa::avx2);
+    ASSERT_TRUE(avx2.has_value());
+    ASSERT_GT(avx2->micro_lanes, 0);
+    EXPECT_EQ(avx2->gather_kernel, grouped_gather_kernel(cpu_isa::avx2, 2));
+    EXPECT_NE(avx2->gather_kernel, scalar->gather_kernel);
+    EXPECT_EQ(avx2->micro_kernel, grouped_micro_kernel(cpu_isa::avx2, 2, avx2->micro_lanes));
+    EXPECT_NE(avx2->micro_kernel, nullptr);
+}
+
 // f32 the blocks grow to a line (16 elements) each: the destination's
 // dims 3 and 2, the source's 1 and 3 (dim 3 in both); then the
 // destination's run to 256 bytes by dim 1 (in the source block: the tile
@@ -160,7 +189,7 @@ TEST_F(grouped_transpose, planner_groups_small_dims_into_line_sized_blocks) {
     const dims_t src{16, 1, 64, 4}, dst{64, 16, 4, 1};
     const copy_plan plan = make_copy_plan(dims, src, 0, dst, 0);
     ASSERT_EQ(plan.dims.size(), 4u); // nothing coalesces: plan dim k is dim k (destination order)
-    const auto g = plan_grouped_transpose(plan, 4);
+    const auto g = grouped_plan(plan, 4);
     ASSERT_TRUE(g.has_value());
     EXPECT_EQ(g->destination_block, (std::vector<std::size_t>{3, 2, 1}));
     EXPECT_EQ(g->source_block, (std::vector<std::size_t>{1, 3, 0}));
@@ -193,14 +222,14 @@ TEST_F(grouped_transpose, planner_groups_small_dims_into_line_sized_blocks) {
     // 1-byte elements need 64 of them per block: dims 3, 2, 1 and 1, 3,
     // 0, then the last dim on each side (runs of 256 bytes; the tile is
     // every element already).
-    const auto bytes = plan_grouped_transpose(plan, 1);
+    const auto bytes = grouped_plan(plan, 1);
     ASSERT_TRUE(bytes.has_value());
     EXPECT_EQ(bytes->destination_block, (std::vector<std::size_t>{3, 2, 1, 0}));
     EXPECT_EQ(bytes->source_block, (std::vector<std::size_t>{1, 3, 0, 2}));
     EXPECT_EQ(bytes->tile, 256);
     // 16-byte elements: a line is 4 of them, so one dim each, then runs to
     // 256 bytes (16 elements) on both sides: dims 3, 2 and 1, 3.
-    const auto wide = plan_grouped_transpose(plan, 16);
+    const auto wide = grouped_plan(plan, 16);
     ASSERT_TRUE(wide.has_value());
     EXPECT_EQ(wide->destination_block, (std::vector<std::size_t>{3, 2}));
     EXPECT_EQ(wide->source_block, (std::vector<std::size_t>{1, 3}));
@@ -219,7 +248,7 @@ TEST_F(grouped_transpose, planner_walks_the_other_dims_in_source_order) {
     const dims_t src = strides_in_order(dims, {0, 1, 2, 3, 4, 5, 6}, dims_t(7, 0), src_extent);
     const dims_t dst = strides_in_order(dims, {6, 5, 4, 3, 2, 1, 0}, {0, 1, 0, 0, 0, 0, 0}, dst_extent);
     const copy_plan plan = make_copy_plan(dims, src, 0, dst, 0);
-    const auto g = plan_grouped_transpose(plan, 4);
+    const auto g = grouped_plan(plan, 4);
     ASSERT_TRUE(g.has_value());
     EXPECT_EQ(g->destination_run, 16); // dims 0 and 1: dim 2's stride is 20, not 16
     EXPECT_EQ(g->source_run, 64);      // dims 6, 5, 4: 256 bytes
@@ -276,7 +305,7 @@ TEST_F(grouped_transpose, random_high_rank_permutations_match_the_reference) {
         std::shuffle(perm.begin(), perm.end(), rng);
         const permutation p = numpy_permutation(dims, perm);
         const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
-        const auto g = plan_grouped_transpose(plan, e);
+        const auto g = grouped_plan(plan, e);
         if (!g) continue;
         ++grouped;
         micro += g->micro_lanes > 0 ? 1 : 0;
@@ -303,7 +332,7 @@ TEST_F(grouped_transpose, micro_blocks_match_the_reference) {
         std::shuffle(perm.begin(), perm.end(), rng);
         const permutation p = numpy_permutation(dims, perm);
         const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
-        const auto g = plan_grouped_transpose(plan, e);
+        const auto g = grouped_plan(plan, e);
         if (!g || g->micro_lanes == 0) continue;
         ++micro;
         for (cpu_isa isa : levels_here())
@@ -334,7 +363,7 @@ TEST_F(grouped_transpose, offsets_and_padded_layouts_leave_other_bytes_alone) {
         const dims_t ds = strides_in_order(dims, dst_order, dst_pad, dst_extent);
         const dim_t so = static_cast<dim_t>(rng() % 7), dof = static_cast<dim_t>(rng() % 7);
         const copy_plan plan = make_copy_plan(dims, ss, so, ds, dof);
-        if (!plan_grouped_transpose(plan, e)) continue;
+        if (!grouped_plan(plan, e)) continue;
         for (cpu_isa isa : levels_here())
             expect_grouped_matches_reference(e, dims, ss, so, src_extent + so + 3, ds, dof, dst_extent + dof + 5, isa,
                                              rng, "padded trial " + std::to_string(trial));
@@ -352,7 +381,7 @@ TEST_F(grouped_transpose, large_moves_split_across_threads_and_stream) {
     const permutation p = numpy_permutation(dims, perm);
     const dim_t volume = dim_t{1} << 19;
     for (std::size_t e : {2, 4}) {
-        const auto g = plan_grouped_transpose(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), e);
+        const auto g = grouped_plan(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), e);
         ASSERT_TRUE(g.has_value());
         EXPECT_TRUE(g->stream);
         for (cpu_isa isa : levels_here())

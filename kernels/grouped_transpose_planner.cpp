@@ -1,19 +1,12 @@
+// The grouped transpose's planner (kernels/grouped_transpose.hpp): the
+// blocks, the tables of a tile's runs, the outer walk and the level's
+// kernels, made once per copy. Its executor is fast_path_grouped_transpose.cpp.
 #include "kernels/grouped_transpose.hpp"
 
 #include <algorithm>
-#include <cstring>
-
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/task_arena.h>
-
-#include "kernels/isa_kernels.hpp"
-#include "kernels/movement_program.hpp"
 
 namespace reshaper::impl {
 namespace {
-
-using byte = std::uint8_t;
 
 // Runs no longer than this are grown no further: a source run of 256
 // bytes is four lines read back to back, a destination run of 512 bytes
@@ -21,7 +14,6 @@ using byte = std::uint8_t;
 // other block within the tile's buffer.
 constexpr std::size_t max_source_run_bytes = 256;
 constexpr std::size_t max_destination_run_bytes = 512;
-constexpr int prefetch_level = 3;
 
 // The next dim that extends a block dense in one tensor: the unused dim
 // whose stride (source or destination) equals the block's volume.
@@ -31,35 +23,6 @@ int next_dense_dim(const copy_plan &plan, const std::vector<bool> &in_block, dim
         if ((source ? plan.dims[d].src_stride : plan.dims[d].dst_stride) == volume) return static_cast<int>(d);
     }
     return -1;
-}
-
-// The portable level: one element at a time, through memcpy of a
-// constant size (plain loads and stores).
-template <std::size_t N>
-void gather_runs_portable(const byte *buffer, const std::int32_t *gather, dim_t run, const std::int32_t *run_base,
-                          const std::ptrdiff_t *run_offset, dim_t runs, byte *dst, bool /*stream*/) {
-    for (dim_t r = 0; r < runs; ++r) {
-        const byte *base = buffer + static_cast<std::ptrdiff_t>(run_base[r]) * static_cast<std::ptrdiff_t>(N);
-        byte *to = dst + run_offset[r];
-        for (dim_t j = 0; j < run; ++j)
-            std::memcpy(to + j * static_cast<dim_t>(N), base + static_cast<std::ptrdiff_t>(gather[j]) * static_cast<std::ptrdiff_t>(N), N);
-    }
-}
-
-// A tile's source runs into the buffer, back to back. Runs of one to four
-// lines (the usual ones) take a copy of constant size.
-template <std::size_t Bytes>
-void read_fixed_runs(const byte *src, const std::ptrdiff_t *offset, std::size_t count, byte *buffer) {
-    for (std::size_t i = 0; i < count; ++i) std::memcpy(buffer + i * Bytes, src + offset[i], Bytes);
-}
-
-void read_runs(const byte *src, const std::ptrdiff_t *offset, std::size_t count, std::size_t bytes, byte *buffer) {
-    switch (bytes) {
-    case 64: return read_fixed_runs<64>(src, offset, count, buffer);
-    case 128: return read_fixed_runs<128>(src, offset, count, buffer);
-    case 256: return read_fixed_runs<256>(src, offset, count, buffer);
-    }
-    for (std::size_t i = 0; i < count; ++i) std::memcpy(buffer + i * bytes, src + offset[i], bytes);
 }
 
 } // namespace
@@ -117,7 +80,8 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
     return g;
 }
 
-std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &plan, std::size_t element_bytes) {
+std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &plan, std::size_t element_bytes, cpu_isa isa,
+                                                             std::size_t streaming_bytes) {
     const std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes);
     if (!blocks) return std::nullopt;
     const auto e = static_cast<dim_t>(element_bytes);
@@ -315,7 +279,13 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &pl
     }
     g.src_offset = plan.src_offset * e;
     g.dst_offset = plan.dst_offset * e;
-    g.stream = static_cast<std::size_t>(plan.volume) * element_bytes >= transpose_streaming_threshold_bytes();
+    g.stream = static_cast<std::size_t>(plan.volume) * element_bytes >= streaming_bytes;
+    // The level's kernels, chosen here once: the executor only calls them.
+    g.isa = isa;
+    int log2e = 0;
+    while ((std::size_t{1} << log2e) < element_bytes) ++log2e;
+    g.gather_kernel = grouped_gather_kernel(isa, log2e);
+    g.micro_kernel = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e, g.micro_lanes) : nullptr;
     return g;
 }
 
@@ -327,129 +297,6 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
     // Below a page the plan's tables cost more than the element walk saves.
     if (plan.volume * e < static_cast<dim_t>(min_grouped_bytes)) return false;
     return choose_grouped_blocks(plan, element_bytes).has_value();
-}
-
-micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes) {
-#if defined(RESHAPER_X86_KERNELS)
-    if (isa >= cpu_isa::avx2) return avx2_grouped_micro_kernel(log2e, lanes);
-#else
-    (void)isa;
-#endif
-    (void)log2e;
-    (void)lanes;
-    return nullptr;
-}
-
-gather_runs_fn grouped_gather_kernel(cpu_isa isa, int log2e) {
-#if defined(RESHAPER_X86_KERNELS)
-    if (isa >= cpu_isa::avx2)
-        if (gather_runs_fn f = avx2_grouped_gather_kernel(log2e)) return f;
-#else
-    (void)isa;
-#endif
-    switch (log2e) {
-    case 0: return &gather_runs_portable<1>;
-    case 1: return &gather_runs_portable<2>;
-    case 2: return &gather_runs_portable<4>;
-    case 3: return &gather_runs_portable<8>;
-    case 4: return &gather_runs_portable<16>;
-    }
-    return nullptr;
-}
-
-void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst, cpu_isa isa) {
-    int log2e = 0;
-    while ((std::size_t{1} << log2e) < g.element_bytes) ++log2e;
-    const gather_runs_fn gather = grouped_gather_kernel(isa, log2e);
-    const micro_transpose_fn micro = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e, g.micro_lanes) : nullptr;
-    const auto *from = static_cast<const byte *>(src) + g.src_offset;
-    auto *to = static_cast<byte *>(dst) + g.dst_offset;
-    const std::size_t tile_bytes_total = static_cast<std::size_t>(g.tile) * g.element_bytes;
-    const std::size_t run_bytes = static_cast<std::size_t>(g.source_run) * g.element_bytes;
-    const std::size_t destination_run_bytes = static_cast<std::size_t>(g.destination_run) * g.element_bytes;
-    const isa_kernels &k = kernels_for(isa);
-    const std::size_t outer = g.outer_sizes.size();
-    // Tiles [begin, end) of the outer walk, with an odometer.
-    auto move_tiles = [&](std::size_t begin, std::size_t end) {
-        // The tile's buffer, with room for the gathers' overreach.
-        alignas(64) byte buffer[max_grouped_buffer_bytes + 64];
-        std::vector<dim_t> index(outer, 0);
-        std::ptrdiff_t s = 0, d = 0;
-        std::size_t position = begin;
-        for (std::size_t k = outer; k-- > 0;) {
-            const auto size = static_cast<std::size_t>(g.outer_sizes[k]);
-            index[k] = static_cast<dim_t>(position % size);
-            position /= size;
-            s += index[k] * g.outer_src_stride[k];
-            d += index[k] * g.outer_dst_stride[k];
-        }
-        // The next tile's source lines are prefetched while this tile's
-        // destination runs are written, a share per slice of units, so its
-        // reads come from the cache: 64 runs of 4 lines each from as many
-        // pages, read on demand, took as long as the whole streaming copy.
-        // Measured with micro blocks (high_rank_bench, f32, one thread,
-        // thread CPU time, 2 interleaved rounds against the streaming
-        // copy): rank 22 of 2s 0.28-0.35x without, 0.52-0.53x into L1,
-        // 0.52-0.54x into L2; rank 12 of 4s 0.35-0.37x without, 0.50-0.52x
-        // into either. Tiles of 8 or 32 KiB instead of 16 measured within
-        // those rounds' spread (0.43-0.57x).
-        const std::size_t source_runs = g.source_run_offset.size();
-        // Units of the second stage: micro blocks, else destination runs.
-        const auto units = static_cast<dim_t>(micro ? g.micro_block_source.size() : g.destination_run_offset.size());
-        const std::size_t run_lines = (run_bytes + 63) / 64 + 1;
-        const dim_t slices = std::min<dim_t>(units, 8);
-        const dim_t units_per_slice = (units + slices - 1) / slices;
-        const std::size_t runs_ahead_per_slice = (source_runs + static_cast<std::size_t>(slices) - 1) / static_cast<std::size_t>(slices);
-        for (std::size_t t = begin; t < end; ++t) {
-            const std::ptrdiff_t here_src = s, here_dst = d;
-            for (std::size_t k = outer; k-- > 0;) {
-                s += g.outer_src_stride[k];
-                d += g.outer_dst_stride[k];
-                if (++index[k] < g.outer_sizes[k]) break;
-                s -= g.outer_sizes[k] * g.outer_src_stride[k];
-                d -= g.outer_sizes[k] * g.outer_dst_stride[k];
-                index[k] = 0;
-            }
-            if (!micro) read_runs(from + here_src, g.source_run_offset.data(), source_runs, run_bytes, buffer);
-            const bool ahead = t + 1 < end;
-            // Integer addresses: a prefetch never faults, but a pointer
-            // formed past the tensor would be undefined.
-            const auto next = reinterpret_cast<std::uintptr_t>(from) + static_cast<std::uintptr_t>(s);
-            std::size_t prefetched = 0;
-            for (dim_t r = 0; r < units; r += units_per_slice) {
-                if (micro && g.stream)
-                    micro(from + here_src, g.micro_load.data(), g.micro_store_staged.data(),
-                          g.micro_block_source.data() + r, g.micro_block_staged.data() + r,
-                          std::min(units_per_slice, units - r), buffer, false);
-                else if (micro)
-                    micro(from + here_src, g.micro_load.data(), g.micro_store.data(), g.micro_block_source.data() + r,
-                          g.micro_block_offset.data() + r, std::min(units_per_slice, units - r), to + here_dst, false);
-                else
-                    gather(buffer, g.gather.data(), g.destination_run, g.destination_run_base.data() + r,
-                           g.destination_run_offset.data() + r, std::min(units_per_slice, units - r), to + here_dst,
-                           g.stream);
-                if (!ahead) continue;
-                for (std::size_t i = 0; i < runs_ahead_per_slice && prefetched < source_runs; ++i, ++prefetched) {
-                    const std::uintptr_t first = (next + static_cast<std::uintptr_t>(g.source_run_offset[prefetched])) & ~std::uintptr_t{63};
-                    for (std::size_t l = 0; l < run_lines; ++l)
-                        __builtin_prefetch(reinterpret_cast<const void *>(first + l * 64), 0, prefetch_level);
-                }
-            }
-            if (micro && g.stream)
-                for (std::size_t r = 0; r < g.destination_run_offset.size(); ++r)
-                    k.copy(to + here_dst + g.destination_run_offset[r], buffer + r * destination_run_bytes,
-                           destination_run_bytes, true);
-        }
-        if (g.stream) store_fence();
-    };
-    const std::size_t total = g.tiles * tile_bytes_total;
-    if (total < parallel_threshold_bytes || g.tiles == 1 || oneapi::tbb::this_task_arena::max_concurrency() == 1) {
-        move_tiles(0, g.tiles);
-        return;
-    }
-    const std::size_t grain = std::max<std::size_t>(1, parallel_task_bytes / tile_bytes_total);
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, g.tiles, grain),
-                              [&](const oneapi::tbb::blocked_range<std::size_t> &r) { move_tiles(r.begin(), r.end()); });
 }
 
 } // namespace reshaper::impl
