@@ -218,6 +218,33 @@ TEST(backend_padded_boxes, none_for_steps_the_boxes_do_not_describe) {
                      .has_value());
 }
 
+// Every padded step is planned whole at compile time: a step with boxes gets
+// one movement program per box of elements (the 13 valid channels of
+// nChw16c: whole blocks of 16 minus the 3 missing ones, so 0 whole blocks
+// and the last block's 13 channels, then the 3 padded channels' zeroes);
+// a step without boxes gets its two digit layouts and the destination's
+// padded buffer size to zero.
+TEST(backend_padded_boxes, planned_once_at_compile_time) {
+    const machine_facts machine = current_machine();
+    const movement_step into_blocked{{2, 13, 3, 3}, {*dense_strides({2, 13, 3, 3}), ""}, {{}, "nChw16c"}};
+    const kernel_step_plan boxes = plan_kernel_step(data_type::f32, into_blocked, machine);
+    EXPECT_TRUE(boxes.planned);
+    ASSERT_TRUE(boxes.boxes.has_value());
+    EXPECT_FALSE(boxes.walk.has_value());
+    EXPECT_EQ(boxes.box_copies.size(), boxes.boxes->copies.size());
+    EXPECT_EQ(boxes.box_padding.size(), boxes.boxes->padding.size());
+    EXPECT_FALSE(boxes.box_copies.empty());
+    EXPECT_FALSE(boxes.box_padding.empty());
+
+    const movement_step both_blocked{{2, 20, 3, 3}, {{}, "nChw16c"}, {{}, "nChw8c"}};
+    const kernel_step_plan walk = plan_kernel_step(data_type::f32, both_blocked, machine);
+    EXPECT_TRUE(walk.planned);
+    EXPECT_FALSE(walk.boxes.has_value());
+    ASSERT_TRUE(walk.walk.has_value());
+    EXPECT_EQ(walk.walk->zeroed_elements, std::size_t{2 * 24 * 3 * 3}); // 20 channels padded to 3 blocks of 8
+    EXPECT_EQ(walk.walk->dst.dims(), both_blocked.dims);
+}
+
 // The kernel's mover of the steps no strided box describes (both sides
 // blocked; a padded dim with two levels of blocks) against the reference,
 // bit for bit, padding included, over random formats and dims, for every
