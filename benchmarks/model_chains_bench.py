@@ -10,14 +10,19 @@ Recording. Each model is traced as reshaper.torch traces it (make_fx, ATen
 level) and its chains found, planned and compiled by reshaper.torch's own
 functions (_Recorder, _chains, _plan_chain, _build_runtime). One shortcut
 keeps this to seconds a model, where Debian's torch (reference BLAS) takes
-minutes a forward at batch 8: the trace decomposes convolutions and matrix
-products into an uninitialised tensor of the shape and layout PyTorch's CPU
-kernels give them (dense; channels-last after channels-last input). Nothing
-a chain sees depends on their values (a traced graph has no data-dependent
-branches); `--exact-record` records with the real ops (swin_t at batch 1 gave
-the same 276 chains both ways). The recorded chains are cached in
+minutes a forward at batch 8: the trace decomposes convolutions, matrix
+products and the fused attention of nn.MultiheadAttention's inference path
+into uninitialised tensors of the shape and layout PyTorch's CPU kernels give
+them (dense; channels-last after channels-last input). Nothing a chain sees
+depends on their values (a traced graph has no data-dependent branches);
+`--exact-record` records with the real ops (at batch 1 both ways gave the
+same chains: swin_t 276, maxvit_t 476, convnext_tiny 155, vit_b_16 74,
+shufflenet_v2_x1_0 17). vit_b_16 runs its attention fused
+(_native_multi_head_attention: under no_grad in eval mode, as
+reshaper.torch traces), so its head splits and merges are no chains. The recorded chains are cached in
 build/model_chains_cache.json (keyed by model, batch, the torch and
-torchvision versions and reshaper/torch.py's text), so reruns start timing
+torchvision versions and the text of reshaper/torch.py and this
+script), so reruns start timing
 at once.
 
 Timing. For every chain reshaper runs as a kernel (aliases are views and move
@@ -75,6 +80,15 @@ def _conv_stand_in(x, weight, bias, stride, padding, dilation, transposed, outpu
                        memory_format=torch.channels_last if channels_last else torch.contiguous_format)
 
 
+def _attention_stand_in(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+                        mask=None, need_weights=True, average_attn_weights=True, mask_type=None):
+    # The fused attention of nn.MultiheadAttention's inference fast path
+    # (vit_b_16): its head splits and merges happen inside, no chain sees them.
+    if need_weights:
+        raise NotImplementedError("attention weights wanted: record with --exact-record")
+    return torch.empty(query.shape, dtype=query.dtype), torch.empty([0], dtype=query.dtype)
+
+
 # The arithmetic a recording may skip: a tensor of the shape and layout
 # PyTorch's CPU kernels give (dense, or channels-last for channels-last input
 # to a convolution), uninitialised. Chains depend on shapes and strides only.
@@ -83,6 +97,7 @@ STAND_INS = {
     _aten.mm.default: lambda a, b: torch.empty([a.shape[0], b.shape[1]], dtype=a.dtype),
     _aten.addmm.default: lambda c, a, b, beta=1, alpha=1: torch.empty([a.shape[0], b.shape[1]], dtype=a.dtype),
     _aten.bmm.default: lambda a, b: torch.empty([a.shape[0], a.shape[1], b.shape[2]], dtype=a.dtype),
+    _aten._native_multi_head_attention.default: _attention_stand_in,
 }
 
 
@@ -147,9 +162,11 @@ def record(name, batch, exact):
 
 def recorded(models, batches, exact, refresh):
     """{(model, batch): chains}, from the cache where it has them."""
-    with open(rtorch.__file__, "rb") as f:
-        pass_hash = hashlib.sha256(f.read()).hexdigest()[:16]
-    version = f"torch {torch.__version__}, torchvision {torchvision.__version__}, reshaper.torch {pass_hash}"
+    digest = hashlib.sha256()
+    for source in (rtorch.__file__, __file__):  # the pass, and this recording
+        with open(source, "rb") as f:
+            digest.update(f.read())
+    version = f"torch {torch.__version__}, torchvision {torchvision.__version__}, sources {digest.hexdigest()[:16]}"
     cache = {}
     if os.path.exists(CACHE) and not refresh:
         with open(CACHE) as f:
@@ -179,15 +196,23 @@ def _dense(shape):
     return list(reshaper._dense_strides(shape))
 
 
+def _dims(shape, stride=None):
+    text = "[" + ",".join(map(str, shape)) + "]"
+    if stride is not None and [s for s, d in zip(stride, shape) if d != 1] != \
+            [s for s, d in zip(_dense(shape), shape) if d != 1]:
+        text += " strides (" + ",".join(map(str, stride)) + ")"
+    return text
+
+
 def _describe(c):
-    def dims(shape, stride, dense_note):
-        text = "[" + ",".join(map(str, shape)) + "]"
-        if [s for s, d in zip(stride, shape) if d != 1] != [s for s, d in zip(_dense(shape), shape) if d != 1]:
-            text += dense_note + "(" + ",".join(map(str, stride)) + ")"
-        return text
-    moves = " ".join("T(" + ",".join(map(str, arg)) + ")" for kind, arg in c["steps"] if kind == "transpose")
-    return f"{dims(c['in_shape'], c['in_stride'], ' strides')} -> {dims(c['out_shape'], c['out_stride'], ' strides')}" \
-           + (f" {moves}" if moves else " copy")
+    """Input (strides where not dense) -> output, short."""
+    return f"{_dims(c['in_shape'], c['in_stride'])} -> {_dims(c['out_shape'], c['out_stride'])}"
+
+
+def _steps(c):
+    """The partition's steps: views (v[...]) and transposes (T(...))."""
+    return " ".join(("v" + _dims(arg)) if kind == "reshape" else "T(" + ",".join(map(str, arg)) + ")"
+                    for kind, arg in c["steps"])
 
 
 class Bench:
@@ -204,6 +229,7 @@ class Bench:
         cp, constants = rtorch._compile_chain(rtorch._DTYPES[dtype], tuple(shape), tuple(stride), steps,
                                               tuple(c["out_stride"]))
         self.keep = (cp, constants)
+        self.plan = cp.plan
         self.execute = cp._cp.execute_raw
         ids = [t.id for t in cp.inputs]
         self.addresses = [self.x.data_ptr() if i == 0 else int(constants[i].ctypes.data) for i in ids]
@@ -216,13 +242,14 @@ class Bench:
 
         expected = self.torch_move()
         self.reshaper_move()
-        if expected.shape != self.out.shape or not np.array_equal(np.ascontiguousarray(self.out_np).view(np.uint8),
-                                   np.ascontiguousarray(expected.numpy()).view(np.uint8)):
+        same_bits = np.array_equal(np.ascontiguousarray(self.out_np).view(np.uint8),
+                                   np.ascontiguousarray(expected.numpy()).view(np.uint8))
+        if expected.shape != self.out.shape or not same_bits:
             raise AssertionError(f"reshaper's output differs from PyTorch's for {_describe(c)}")
         self.numpy_view = self._numpy_view()
         self.reshaped = tuple(c["out_shape"])
         self.numpy_ok = False
-        if self.numpy_view is not None and self.out.is_contiguous():
+        if self.out.is_contiguous():  # else numpy's C-order copy is another layout
             got = self.numpy_move()
             self.numpy_ok = got.shape == self.reshaped and got.flags.c_contiguous and \
                 np.array_equal(got.view(np.uint8), self.out_np.view(np.uint8))
@@ -357,14 +384,29 @@ def main():
             where = distinct[key]["where"]
             where[f"{name}/{batch}"] = where.get(f"{name}/{batch}", 0) + 1
 
-    benches = [Bench(distinct[k]["chain"]) for k in order]
+    # Chains whose steps differ but whose compiled movement is the same (the
+    # same input, output and plan: maxvit_t's two transposes that cancel,
+    # either pair) are one row.
+    benches, by_movement = [], {}
+    for key in list(order):
+        b = Bench(distinct[key]["chain"])
+        c = b.c
+        movement = json.dumps([c["dtype"], c["in_shape"], c["in_stride"], c["out_shape"], c["out_stride"], b.plan])
+        if movement in by_movement:
+            first = distinct[by_movement[movement]]["where"]
+            for k, v in distinct[key]["where"].items():
+                first[k] = first.get(k, 0) + v
+            order.remove(key)
+            continue
+        by_movement[movement] = key
+        benches.append(b)
     medians = time_all(benches, args.rounds, args.sample_us)
 
     rows = []
     for key, b, m in zip(order, benches, medians):
         t_threads = 1 if m["torch1"] <= m["torch2"] else 2
         tr_threads = 1 if m["torch1+read"] <= m["torch2+read"] else 2
-        row = {"chain": _describe(b.c), "dtype": b.c["dtype"], "lowering": b.c["lowering"],
+        row = {"chain": _describe(b.c), "chain_steps": _steps(b.c), "dtype": b.c["dtype"], "lowering": b.c["lowering"], "plan": b.plan,
                "in_shape": b.c["in_shape"], "in_stride": b.c["in_stride"], "steps": b.c["steps"],
                "out_shape": b.c["out_shape"], "out_stride": b.c["out_stride"], "bytes": b.bytes,
                "where": distinct[key]["where"], "occurrences": sum(distinct[key]["where"].values()),
@@ -402,8 +444,8 @@ def main():
               f"{us(row['reshaper_us']):>8} {t_mark:>8} {us(row['numpy_us']):>8} {r(row['vs_torch'])} "
               f"{r(row['vs_numpy'])} | {us(row['reshaper_read_us']):>8} {tr_mark:>8} {us(row['numpy_read_us']):>8} "
               f"{r(row['read_vs_torch'])} {r(row['read_vs_numpy'])}")
-        if len(where) > 24:
-            print(f"{'':58}   where: {where}")
+        print(f"    {row['chain'] if len(row['chain']) > 58 else ''} steps {row['chain_steps']}"
+              + (f"; where: {where}" if len(where) > 24 else ""))
     print("(* PyTorch at 2 threads was the faster; r/t = reshaper / PyTorch, r/n = reshaper / numpy)")
 
     def count(key, limit=1.0):
@@ -438,12 +480,14 @@ def main():
     print(f"worst {len(worst)} against PyTorch (move alone):")
     for row in worst:
         where = ", ".join(f"{k} x{v}" for k, v in row["where"].items())
-        print(f"  {row['chain']} {row['dtype']} {row['bytes'] / 1e6:.2f} MB ({where}; {row['lowering']}): "
+        print(f"  {row['chain']} ({row['chain_steps']}) {row['dtype']} {row['bytes'] / 1e6:.2f} MB "
+              f"({where}; {row['lowering']}): "
               f"reshaper {row['reshaper_us']:.1f} us, PyTorch {row['torch_us']:.1f} us "
               f"({row['torch_threads']} thread{'s' if row['torch_threads'] == 2 else ''}), "
               f"numpy {us(row['numpy_us']).strip()} us; {row['vs_torch']:.2f}x, with the read "
               f"{row['reshaper_read_us']:.1f} / {row['torch_read_us']:.1f} us = {row['read_vs_torch']:.2f}x")
-    summary["worst"] = [row["chain"] + " " + row["dtype"] for row in worst]
+        print(f"    plan: {row['plan']}")
+    summary["worst"] = [f"{row['chain']} ({row['chain_steps']}) {row['dtype']}" for row in worst]
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rounds": args.rounds, "torch": torch.__version__, "numpy": np.__version__,
