@@ -237,6 +237,26 @@ Over all 104: reshaper is faster than PyTorch on 90 (386 of the 458 occurrences)
 So maxvit_t's window partitions ([N,C,H,W] -> [N,windows,49,C]: tiled transposes whose source runs are 7 floats, 28 bytes, long) are reshaper's steadiest loss, to numpy above all: those of 0.4-1.6 MB took 1.8-2.9x numpy's time in every run, those of 3.2-6.4 MB 1.1-1.6x; then the strided copies of attention heads (runs of 32 floats, 192-1152 floats apart), and the one chain reshaper lowers to two transposes through a temporary.
 """
 
+# Measured by hand (benchmarks/api_bench, callgrind, benchmarks/python_call_bench.py), kept as written.
+PER_CALL_SECTION = """## Per-call costs through the public APIs (issue 27)
+
+Measured by hand on 2026-11-27 (not by `scripts/bench.sh`), on the Zen 3 EPYC (2 cores) loaded by four developers' builds, so wall time ran 2-5x the CPU time: `benchmarks/api_bench` (medians of 5 interleaved repeats) run three times in turn with the library before and after the changes below, and instruction counts under callgrind, which the load does not move ((Ir of 2200 calls - Ir of 200 calls) / 2000, a program calling the public API in a loop).
+
+| per call | instructions before -> after | api_bench median CPU time before -> after (three runs) | wall time after |
+|---|---|---|---|
+| C++ API compile, cache hit, tensors given (goal <= 0.5 us) | 4708 -> 1864 | 627-944 -> 162-258 ns | 181-447 ns |
+| C++ API compile, cache hit, the graph's tensors | 3391 -> 1331 | 431-596 -> 170-187 ns | 294-362 ns |
+| C API compile, cache hit, tensors given (goal <= 0.5 us) | 3703 -> 1241 | 543-638 -> 111-157 ns | 191-261 ns |
+| C API compile, cache hit, the graph's tensors | 3193 -> 1126 | 369-528 -> 103-146 ns | 175-275 ns |
+| C API execute, 4 KiB f32 transpose (goal <= 120 ns) | 2134 -> 2134 | 250-307 -> 234-306 ns | 437-479 ns |
+| C API execute, alias in place (goal <= 70 ns) | 404 -> 405 | 37-42 -> 37-41 ns | 46-64 ns |
+
+What the profiles showed and what changed:
+- A cache-hit compile spent half its time reading the key (hashing every field of the partition and its tensors, then comparing them with the stored key: `visit_partition_key`, memcmp), a tenth converting the C tensors, and, through the C++ API, 15% in two 288-byte block moves (`rep stos`, `rep movs`) of `reshaper_logical_tensor_init`'s zeroed temporary. A partition handle now remembers its last compile request and the cache entry that served it; a request equal to it byte for byte (the same C tensors, checked then, and the same engine) goes to that entry (`compiled_partition_cache::find`) without converting or keying. The cache still decides: an entry evicted or cleared meanwhile, capacity 0 and verbose level 2 take the whole way. `reshaper_logical_tensor_init` checks its arguments first and writes the struct field by field; the C++ API fills its C tensors in place.
+- The 4 KiB transpose's execute: 71-73% of the samples are in the AVX2 tile kernel itself (`transpose_tiles`, `one_tile`), 11% in `run_transpose` and the strip walk around it (kernels/), and about 15% (some 45 ns of CPU time) in the C API, the compiled partition's checks and the mover dispatch. The goal of 120 ns is not reached: it needs the kernel's own cost for one 32 x 32 tile set cut (the kernels lane).
+- From Python (`benchmarks/python_call_bench.py`, same machine, same load): the numpy path costs 1.3-2.4 us per call, at most 0.6 us above the C API called through ctypes (1.0-3.1 us, ctypes' own floor 0.7-0.9 us) in each run: inside the goal of 3 us above the C API. Torch tensors take the general path, 8-23 us per call: over the goal. Reading them through `Tensor.numpy()` and `torch.from_numpy` into the numpy path was tried and measured no faster in torch 1.13 (move 9.6 -> 10.3 us, alias 10.0 -> 9.4 us, medians of 15 interleaved rounds): those two calls alone cost 2.4 and 1.5 us.
+"""
+
 # Measured by hand (benchmarks/llc_stream_bench, benchmarks/llc_chain_bench.py), kept as written.
 STREAMING_LLC_SECTION = """## Streaming stores and the last-level cache
 
@@ -427,6 +447,8 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
     if chain and single:
         add(f"| bf16 merge heads [16,16,2048,64] as StaticTranspose + StaticReshape: time against "
             f"the one movement it composes to | {chain['real_time'] / single['real_time']:.2f}x |")
+    add("")
+    lines.extend(PER_CALL_SECTION.rstrip("\n").split("\n"))
     if graphs:
         add("")
         add("## Large graphs: load and check")

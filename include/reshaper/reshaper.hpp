@@ -164,6 +164,13 @@ struct logical_tensor {
 
     // Throws error(invalid_arguments) when it does not fit the C struct.
     reshaper_logical_tensor_t to_c() const {
+        reshaper_logical_tensor_t c;
+        to_c(c);
+        return c;
+    }
+    // The same into `c` (a struct of 288 bytes: no copy of it when filling
+    // an array).
+    void to_c(reshaper_logical_tensor_t &c) const {
         if (format.size() >= RESHAPER_MAX_FORMAT_LEN)
             throw error(status::invalid_arguments, "format tag '" + format + "' is too long");
         if (!strides.empty() && strides.size() != dims.size())
@@ -175,14 +182,12 @@ struct logical_tensor {
             throw error(status::invalid_arguments,
                         "logical tensor " + std::to_string(id) + " has rank " +
                             std::to_string(dims.size()) + ", above RESHAPER_MAX_NDIMS");
-        reshaper_logical_tensor_t c;
         check(reshaper_logical_tensor_init(
                 &c, id, static_cast<reshaper_data_type_t>(dtype), static_cast<std::int32_t>(dims.size()), dims.data(),
                 strides.empty() ? nullptr : strides.data(),
                 static_cast<reshaper_layout_type_t>(layout),
                 static_cast<reshaper_property_type_t>(property)));
         std::memcpy(c.format, format.c_str(), format.size() + 1);
-        return c;
     }
 
     // Bytes a buffer for this tensor needs.
@@ -362,8 +367,8 @@ public:
             in = heap.data();
             out = heap.data() + inputs.size();
         }
-        for (std::size_t i = 0; i < inputs.size(); ++i) in[i] = inputs[i].to_c();
-        for (std::size_t i = 0; i < outputs.size(); ++i) out[i] = outputs[i].to_c();
+        for (std::size_t i = 0; i < inputs.size(); ++i) inputs[i].to_c(in[i]);
+        for (std::size_t i = 0; i < outputs.size(); ++i) outputs[i].to_c(out[i]);
         reshaper_compiled_partition_t h = nullptr;
         check(reshaper_partition_compile(p_, eng.get(), inputs.size(), inputs.empty() ? nullptr : in,
                                          outputs.size(), outputs.empty() ? nullptr : out, &h));

@@ -1,4 +1,5 @@
 // C API: engines, compilation, compiled-partition queries, execution.
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -48,6 +49,33 @@ struct call_scratch {
 call_scratch &scratch() {
     thread_local call_scratch s;
     return s;
+}
+
+// The cache entry that served the partition handle's last compile, when
+// this request is that one byte for byte; else none.
+impl::compiled_partition_cache::entry_ref same_request(
+        reshaper_compile_memo &memo, const std::shared_ptr<const impl::engine> &eng, std::size_t num_inputs,
+        const reshaper_logical_tensor_t *inputs, std::size_t num_outputs, const reshaper_logical_tensor_t *outputs) {
+    std::lock_guard lock(memo.mutex);
+    const std::size_t bytes = sizeof(reshaper_logical_tensor_t);
+    if (memo.served.generation == 0 || memo.engine != eng || memo.num_inputs != num_inputs ||
+        memo.given.size() != num_inputs + num_outputs ||
+        (num_inputs != 0 && std::memcmp(memo.given.data(), inputs, num_inputs * bytes) != 0) ||
+        (num_outputs != 0 && std::memcmp(memo.given.data() + num_inputs, outputs, num_outputs * bytes) != 0))
+        return {};
+    return memo.served;
+}
+
+void remember_request(reshaper_compile_memo &memo, const std::shared_ptr<const impl::engine> &eng,
+                      std::size_t num_inputs, const reshaper_logical_tensor_t *inputs, std::size_t num_outputs,
+                      const reshaper_logical_tensor_t *outputs,
+                      const impl::compiled_partition_cache::entry_ref &served) {
+    std::lock_guard lock(memo.mutex);
+    memo.engine = eng;
+    memo.num_inputs = num_inputs;
+    memo.given.assign(inputs, inputs + num_inputs);
+    memo.given.insert(memo.given.end(), outputs, outputs + num_outputs);
+    memo.served = served;
 }
 
 // Each buffer array must have the compiled count and a non-NULL pointer for
@@ -108,14 +136,21 @@ RESHAPER_API reshaper_status_t reshaper_partition_compile(
         if (!p.supported)
             impl::fail(impl::rule::api_argument,
                        "partition " + std::to_string(p.id) + " is not supported by this backend: " + p.reason);
-        // Boundary tensors not given (a count of 0) are taken from the graph
-        // by compile(). The cache serves hosts that compile the same
-        // partition again and again.
-        call_scratch &given = scratch();
-        to_impl(inputs, num_inputs, g, given.inputs);
-        to_impl(outputs, num_outputs, g, given.outputs);
-        auto result = impl::compiled_partition_cache::global().get_or_compile(g, p, given.inputs, given.outputs,
-                                                                              engine->engine);
+        impl::compiled_partition_cache &cache = impl::compiled_partition_cache::global();
+        reshaper_compile_memo &memo = *partition->compile_memo;
+        std::shared_ptr<const impl::compiled_partition> result = cache.find(
+                same_request(memo, engine->engine, num_inputs, inputs, num_outputs, outputs));
+        if (!result) {
+            // Boundary tensors not given (a count of 0) are taken from the
+            // graph by compile(). The cache serves hosts that compile the
+            // same partition again and again.
+            call_scratch &given = scratch();
+            to_impl(inputs, num_inputs, g, given.inputs);
+            to_impl(outputs, num_outputs, g, given.outputs);
+            impl::compiled_partition_cache::entry_ref served;
+            result = cache.get_or_compile(g, p, given.inputs, given.outputs, engine->engine, &served);
+            remember_request(memo, engine->engine, num_inputs, inputs, num_outputs, outputs, served);
+        }
         impl::dump_compiled_partition(g, p, *result);
         *compiled = new reshaper_compiled_partition(std::move(result));
     });

@@ -81,21 +81,24 @@ RESHAPER_API reshaper_status_t reshaper_logical_tensor_init(
     return guarded(__func__, [&](const call &c) {
         c.require(lt, "lt");
         if (ndims > 0) c.require(dims, "dims");
-        reshaper_logical_tensor_t out{};
+        // Checked before *lt is written: a refused call leaves it as it was.
+        // Written field by field, not through a zeroed copy of the struct:
+        // the two 288-byte block moves (rep stos, rep movs) were 15% of a
+        // cache-hit compile through the C++ API (perf, api_bench).
+        api::check_c_fields(id, ndims, dims, data_type, layout_type, property_type);
+        reshaper_logical_tensor_t &out = *lt;
         out.id = id;
-        // Copied as bytes: a C caller's out-of-range enum is checked below
+        // Copied as bytes: a C caller's out-of-range enum was refused above
         // (api::raw_enum), never loaded as an enum.
         std::memcpy(&out.data_type, &data_type, sizeof data_type);
         out.ndims = ndims;
         std::memcpy(&out.layout_type, &layout_type, sizeof layout_type);
         std::memcpy(&out.property_type, &property_type, sizeof property_type);
-        std::fill(out.strides, out.strides + RESHAPER_MAX_NDIMS, RESHAPER_UNKNOWN_DIM);
-        if (ndims >= 0 && ndims <= RESHAPER_MAX_NDIMS) {
-            std::copy(dims, dims + ndims, out.dims);
-            if (strides != nullptr) std::copy(strides, strides + ndims, out.strides);
+        for (int i = 0; i < RESHAPER_MAX_NDIMS; ++i) {
+            out.dims[i] = i < ndims ? dims[i] : 0;
+            out.strides[i] = strides != nullptr && i < ndims ? strides[i] : RESHAPER_UNKNOWN_DIM;
         }
-        api::check_c_tensor(out); // ndims, dims and the enums
-        *lt = out;
+        std::memset(out.format, 0, sizeof out.format);
     });
 }
 

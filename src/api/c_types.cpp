@@ -115,26 +115,32 @@ std::vector<reshaper_logical_tensor_t> to_c(const std::vector<impl::logical_tens
     return out;
 }
 
-void check_c_tensor(const reshaper_logical_tensor_t &c) {
+void check_c_fields(std::int64_t id, std::int32_t ndims, const std::int64_t *dims,
+                    const reshaper_data_type_t &data_type, const reshaper_layout_type_t &layout_type,
+                    const reshaper_property_type_t &property_type) {
     // Named only when refused: a string per tensor was a tenth of a cache-hit compile.
-    const auto name = [&] { return "logical tensor " + std::to_string(c.id); };
-    if (c.ndims < 0 || c.ndims > RESHAPER_MAX_NDIMS)
+    const auto name = [&] { return "logical tensor " + std::to_string(id); };
+    if (ndims < 0 || ndims > RESHAPER_MAX_NDIMS)
         impl::fail(impl::rule::api_argument,
-                          name() + ": ndims " + std::to_string(c.ndims) + " is outside [0, " +
+                          name() + ": ndims " + std::to_string(ndims) + " is outside [0, " +
                               std::to_string(RESHAPER_MAX_NDIMS) + "]");
-    const void *nul = std::memchr(c.format, '\0', RESHAPER_MAX_FORMAT_LEN);
-    if (nul == nullptr)
-        impl::fail(impl::rule::api_argument,
-                          name() + ": format is not NUL-terminated within " +
-                              std::to_string(RESHAPER_MAX_FORMAT_LEN) + " bytes");
-
-    for (std::int32_t i = 0; i < c.ndims; ++i)
-        if (c.dims[i] < RESHAPER_UNKNOWN_DIM)
-            impl::fail(impl::rule::dims_at_least_minus_one, name() + ": dims[" + std::to_string(i) + "] = " + std::to_string(c.dims[i]) +
+    for (std::int32_t i = 0; i < ndims; ++i)
+        if (dims[i] < RESHAPER_UNKNOWN_DIM)
+            impl::fail(impl::rule::dims_at_least_minus_one, name() + ": dims[" + std::to_string(i) + "] = " + std::to_string(dims[i]) +
                                   " is below -1 (dims are >= 0, or -1 for unknown)");
-    to_impl(c.data_type);
-    to_impl(c.layout_type);
-    to_impl(c.property_type);
+    to_impl(data_type);
+    to_impl(layout_type);
+    to_impl(property_type);
+}
+
+void check_c_tensor(const reshaper_logical_tensor_t &c) {
+    if (c.ndims < 0 || c.ndims > RESHAPER_MAX_NDIMS) // before the format: the message as before
+        check_c_fields(c.id, c.ndims, c.dims, c.data_type, c.layout_type, c.property_type);
+    if (std::memchr(c.format, '\0', RESHAPER_MAX_FORMAT_LEN) == nullptr)
+        impl::fail(impl::rule::api_argument,
+                   "logical tensor " + std::to_string(c.id) + ": format is not NUL-terminated within " +
+                       std::to_string(RESHAPER_MAX_FORMAT_LEN) + " bytes");
+    check_c_fields(c.id, c.ndims, c.dims, c.data_type, c.layout_type, c.property_type);
 }
 
 void assign_impl(const reshaper_logical_tensor_t &c, const impl::graph *g, impl::logical_tensor &lt) {

@@ -49,6 +49,11 @@ impl::logical_tensor to_impl(const reshaper_logical_tensor_t &lt, const impl::gr
 // The same into `out`, whose buffers are reused (every field is set).
 // check_c_tensor: its checks alone.
 void check_c_tensor(const reshaper_logical_tensor_t &lt);
+// The same checks but the format's, on the fields as passed one by one
+// (reshaper_logical_tensor_init checks them before it writes anything).
+void check_c_fields(std::int64_t id, std::int32_t ndims, const std::int64_t *dims,
+                    const reshaper_data_type_t &data_type, const reshaper_layout_type_t &layout_type,
+                    const reshaper_property_type_t &property_type);
 void assign_impl(const reshaper_logical_tensor_t &lt, const impl::graph *g, impl::logical_tensor &out);
 
 // Copies `items` to `out` (when not NULL) and their count to *count, as every

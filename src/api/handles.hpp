@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/compiled_partition.hpp"
+#include "backend/compiled_partition_cache.hpp"
 #include "backend/engine.hpp"
 #include "core/graph.hpp"
 #include "partition/partitioner.hpp"
@@ -39,9 +40,27 @@ struct reshaper_op {
     std::vector<reshaper::impl::logical_tensor> inputs, outputs;
 };
 
+// The request a partition handle was last compiled with and the cache
+// entry that served it. Hosts compile one partition with the same tensors
+// again and again; a request equal to the last one byte for byte (the same
+// C tensors, which were checked then, and the same engine) goes to that
+// entry directly: no conversion, no key read (hashing and comparing the key
+// were half of a cache-hit compile: callgrind, api_bench). The cache still
+// decides: an entry evicted or cleared meanwhile sends the request the
+// whole way.
+struct reshaper_compile_memo {
+    std::mutex mutex;
+    std::shared_ptr<const reshaper::impl::engine> engine; // held: its address stays unique
+    std::size_t num_inputs = 0;
+    std::vector<reshaper_logical_tensor_t> given; // the inputs then the outputs, as passed
+    reshaper::impl::compiled_partition_cache::entry_ref served;
+};
+
 struct reshaper_partition {
     std::shared_ptr<const reshaper::impl::graph> graph;
     reshaper::impl::partition partition;
+    // Shared by copies of the handle: they name one partition.
+    std::shared_ptr<reshaper_compile_memo> compile_memo = std::make_shared<reshaper_compile_memo>();
 };
 
 struct reshaper_partition_list {

@@ -221,7 +221,7 @@ compiled_partition_cache &compiled_partition_cache::global() {
 
 compiled_partition_cache::value_type compiled_partition_cache::get_or_compile(
     const graph &g, const partition &p, const std::vector<logical_tensor> &inputs,
-    const std::vector<logical_tensor> &outputs, const std::shared_ptr<const engine> &eng) {
+    const std::vector<logical_tensor> &outputs, const std::shared_ptr<const engine> &eng, entry_ref *served) {
     if (!eng) return compile(g, p, inputs, outputs, eng); // reports the missing engine
     const touched_tensors touched(g, p);
     hashing_sink hasher;
@@ -239,7 +239,26 @@ compiled_partition_cache::value_type compiled_partition_cache::get_or_compile(
     return find_or_make(hasher.hash, matches, write_key, [&] { return compile(g, p, inputs, outputs, eng); },
                         verbose_level() >= 2
                             ? std::string(to_string(eng->kind())) + ",partition " + std::to_string(p.id)
-                            : std::string());
+                            : std::string(),
+                        served);
+}
+
+compiled_partition_cache::value_type compiled_partition_cache::find(const entry_ref &ref) {
+    if (ref.generation == 0 || verbose_level() >= 2) return nullptr;
+    std::shared_future<value_type> existing;
+    {
+        std::lock_guard lock(mutex_);
+        const auto [first, last] = index_.equal_range(ref.hash);
+        for (auto i = first; i != last; ++i)
+            if (i->second->generation == ref.generation) {
+                ++hits_;
+                lru_.splice(lru_.begin(), lru_, i->second);
+                existing = i->second->value;
+                break;
+            }
+    }
+    // The entry was served before, so it is compiled: get() does not wait.
+    return existing.valid() ? existing.get() : nullptr;
 }
 
 compiled_partition_cache::value_type
@@ -264,7 +283,7 @@ void compiled_partition_cache::drop(std::uint64_t hash, entry_list::iterator it)
 template <class Matches, class WriteKey, class Make>
 compiled_partition_cache::value_type
 compiled_partition_cache::find_or_make(std::uint64_t hash, const Matches &matches, const WriteKey &write_key,
-                                       const Make &make, const std::string &label) {
+                                       const Make &make, const std::string &label, entry_ref *served) {
     std::optional<std::promise<value_type>> promise; // made on a miss only: a hit allocates nothing
     std::shared_future<value_type> existing;
     std::uint64_t generation = 0;
@@ -277,6 +296,7 @@ compiled_partition_cache::find_or_make(std::uint64_t hash, const Matches &matche
                 ++hits_;
                 lru_.splice(lru_.begin(), lru_, i->second);
                 existing = i->second->value;
+                if (served) *served = {hash, i->second->generation};
                 break;
             }
         if (!existing.valid()) {
@@ -315,6 +335,7 @@ compiled_partition_cache::find_or_make(std::uint64_t hash, const Matches &matche
     try {
         value_type value = make();
         promise->set_value(value);
+        if (served && generation != 0) *served = {hash, generation};
         return value;
     } catch (...) {
         promise->set_exception(std::current_exception());

@@ -38,13 +38,27 @@ public:
     // The process-wide cache, with cache_capacity_from_env().
     static compiled_partition_cache &global();
 
+    // Names the entry a request was served from: a host that repeats the
+    // request exactly (the same partition handle, tensors and engine: the
+    // C API checks that) finds it again by find() without reading the key.
+    struct entry_ref {
+        std::uint64_t hash = 0;
+        std::uint64_t generation = 0; // 0: none (nothing was cached)
+    };
+
     // A hit builds no key: the request's fields are hashed as they are
     // read and compared with the stored keys in place (the key is written
-    // out on a miss only).
+    // out on a miss only). Into `served` (when not null): the entry.
     value_type get_or_compile(const graph &g, const partition &p,
                               const std::vector<logical_tensor> &inputs,
                               const std::vector<logical_tensor> &outputs,
-                              const std::shared_ptr<const engine> &eng);
+                              const std::shared_ptr<const engine> &eng, entry_ref *served = nullptr);
+
+    // The value of the entry `ref` names, counted as a hit and made the
+    // most recently used, when it is still cached and compiled; else null
+    // (evicted, cleared, never cached; or verbose level 2, whose cache
+    // lines get_or_compile writes: the caller asks it then).
+    value_type find(const entry_ref &ref);
 
     // The entry of `key`, made by `make` on a miss (outside the lock). A
     // failure is not cached: every waiter gets the error, the next request
@@ -74,7 +88,7 @@ private:
     // entry points above.
     template <class Matches, class WriteKey, class Make>
     value_type find_or_make(std::uint64_t hash, const Matches &matches, const WriteKey &write_key,
-                            const Make &make, const std::string &label);
+                            const Make &make, const std::string &label, entry_ref *served = nullptr);
     void drop(std::uint64_t hash, entry_list::iterator it);
 
     const std::size_t capacity_;

@@ -325,6 +325,47 @@ TEST_F(CApi, BoundaryTensorsNotGivenAreThePartitionsOwn) {
     reshaper_compiled_partition_destroy(cp);
 }
 
+// A partition handle remembers its last compile request and goes to the
+// cache entry that served it when the next request is the same: the same
+// request gets the same compiled partition, and any other one (another
+// stride, another count, a bad tensor) is read the whole way.
+TEST_F(CApi, RepeatedCompileOfOneHandleIsServedOnlyByAnEqualRequest) {
+    reshaper_logical_tensor_t row_major, col_major, out;
+    const int64_t in_dims[] = {2, 3, 4}, col_strides[] = {1, 2, 6};
+    ASSERT_OK(reshaper_logical_tensor_init(&row_major, 0, reshaper_dt_f32, 3, in_dims, nullptr,
+                                           reshaper_layout_strided, reshaper_property_undef));
+    ASSERT_OK(reshaper_logical_tensor_init(&col_major, 0, reshaper_dt_f32, 3, in_dims, col_strides,
+                                           reshaper_layout_strided, reshaper_property_undef));
+    const int64_t out_dims[] = {4, 6};
+    ASSERT_OK(reshaper_logical_tensor_init(&out, 1, reshaper_dt_f32, 2, out_dims, nullptr,
+                                           reshaper_layout_any, reshaper_property_undef));
+    const auto lowering_of = [](reshaper_compiled_partition_t cp) {
+        reshaper_lowering_kind_t k = reshaper_lowering_alias;
+        EXPECT_EQ(reshaper_compiled_partition_get_lowering(cp, &k), reshaper_success);
+        return k;
+    };
+    for (int round = 0; round < 2; ++round) {
+        reshaper_compiled_partition_t a = compile({row_major}, {out});
+        reshaper_compiled_partition_t b = compile({col_major}, {out});
+        reshaper_compiled_partition_t c = compile({col_major}, {out}); // the same request again
+        reshaper_compiled_partition_t d = compile({}, {out});          // another count
+        ASSERT_TRUE(a && b && c && d);
+        EXPECT_EQ(lowering_of(a), reshaper_lowering_alias);
+        EXPECT_NE(lowering_of(b), reshaper_lowering_alias);
+        EXPECT_NE(lowering_of(c), reshaper_lowering_alias);
+        EXPECT_EQ(lowering_of(d), reshaper_lowering_alias);
+        for (auto *cp : {a, b, c, d}) reshaper_compiled_partition_destroy(cp);
+    }
+    // A bad tensor after a good request is refused, not served.
+    reshaper_logical_tensor_t bad = col_major;
+    reshaper_compiled_partition_destroy(compile({bad}, {out}));
+    bad.dims[1] = -5;
+    reshaper_compiled_partition_t cp = nullptr;
+    EXPECT_NE(reshaper_partition_compile(reshape, g.engine, 1, &bad, 1, &out, &cp), reshaper_success);
+    EXPECT_NE(last_message().find("[dims_at_least_minus_one]"), std::string::npos) << last_message();
+    EXPECT_EQ(cp, nullptr);
+}
+
 TEST_F(CApi, CompiledPartitionOutlivesListGraphAndEngine) {
     reshaper_compiled_partition_t cp = compile({}, {});
     ASSERT_NE(cp, nullptr);

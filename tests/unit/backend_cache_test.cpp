@@ -96,6 +96,38 @@ TEST(backend_cache, least_recently_used_entry_is_evicted) {
     EXPECT_LE(cache.size(), 2u);
 }
 
+// find(): the entry a request was served from, while it is cached.
+TEST(backend_cache, find_serves_the_named_entry_while_it_is_cached) {
+    compiled_partition_cache cache(2);
+    const graph a = chain_of({2, 3}, {6}), b = chain_of({4, 5}, {20}), c = chain_of({6, 7}, {42});
+    auto get = [&](const graph &g, compiled_partition_cache::entry_ref *ref) {
+        return cache.get_or_compile(g, whole_graph(g), {g.tensor(0)}, {g.tensor(1)}, cpu_engine(), ref);
+    };
+    compiled_partition_cache::entry_ref ra, rb, ra_hit;
+    const auto a1 = get(a, &ra); // a miss names its new entry
+    EXPECT_NE(ra.generation, 0u);
+    EXPECT_EQ(get(a, &ra_hit).get(), a1.get()); // a hit names the same one
+    EXPECT_EQ(ra_hit.hash, ra.hash);
+    EXPECT_EQ(ra_hit.generation, ra.generation);
+    const std::size_t hits = cache.hits();
+    EXPECT_EQ(cache.find(ra).get(), a1.get());
+    EXPECT_EQ(cache.hits(), hits + 1); // counted as a hit
+    get(b, &rb);
+    EXPECT_EQ(cache.find(ra).get(), a1.get()); // a is the most recent again
+    get(c, nullptr);                            // evicts b
+    EXPECT_EQ(cache.find(rb), nullptr);
+    EXPECT_EQ(cache.find(ra).get(), a1.get());
+    EXPECT_EQ(cache.find({}), nullptr); // names nothing
+    cache.clear();
+    EXPECT_EQ(cache.find(ra), nullptr);
+
+    compiled_partition_cache none(0);
+    compiled_partition_cache::entry_ref rn;
+    none.get_or_compile(a, whole_graph(a), {a.tensor(0)}, {a.tensor(1)}, cpu_engine(), &rn);
+    EXPECT_EQ(rn.generation, 0u); // nothing cached, nothing named
+    EXPECT_EQ(none.find(rn), nullptr);
+}
+
 TEST(backend_cache, a_failed_compile_is_not_cached) {
     compiled_partition_cache cache(4);
     int calls = 0;
