@@ -172,6 +172,12 @@ void transpose_2x2_64(const __m128i *in, __m128i *out) {
     out[1] = _mm_unpackhi_epi64(in[0], in[1]);
 }
 
+// 2 x 2 16-byte elements (256-bit vectors: a 128-bit half each).
+void transpose_2x2_128(const __m256i *in, __m256i *out) {
+    out[0] = _mm256_permute2x128_si256(in[0], in[1], 0x20);
+    out[1] = _mm256_permute2x128_si256(in[0], in[1], 0x31);
+}
+
 template <typename Vector, int L, std::size_t N, void (*Transpose)(const Vector *, Vector *)>
 void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
                        const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks, byte *dst,
@@ -201,6 +207,7 @@ micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes) {
     if (log2e == 2 && lanes == 4) return &micro_blocks_avx2<__m128i, 4, 4, transpose_4x4_32>;
     if (log2e == 3 && lanes == 4) return &micro_blocks_avx2<__m256i, 4, 8, transpose_4x4_64>;
     if (log2e == 3 && lanes == 2) return &micro_blocks_avx2<__m128i, 2, 8, transpose_2x2_64>;
+    if (log2e == 4 && lanes == 2) return &micro_blocks_avx2<__m256i, 2, 16, transpose_2x2_128>;
     return nullptr;
 }
 
