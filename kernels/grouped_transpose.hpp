@@ -164,10 +164,10 @@ inline constexpr std::size_t max_grouped_buffer_bytes = std::size_t{64} << 10;
 void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst);
 
 // Lanes of the widest micro blocks for elements of `element_bytes` (the
-// planner tries them, then half as many for 4- and 8-byte elements; 2 x 2 for 16-byte ones), 0
-// for none.
+// planner tries them, then half as many for 4- and 8-byte elements; 16 x 16
+// for 1-byte ones, 2 x 2 for 16-byte ones), 0 for none.
 constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
-    return element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : element_bytes == 16 ? 2 : 0;
+    return element_bytes == 1 ? 16 : element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : element_bytes == 16 ? 2 : 0;
 }
 // The level's micro kernel for blocks of `lanes` elements of 1 << log2e
 // bytes, or null.

@@ -172,6 +172,31 @@ void transpose_2x2_64(const __m128i *in, __m128i *out) {
     out[1] = _mm_unpackhi_epi64(in[0], in[1]);
 }
 
+// 16 x 16 1-byte elements (128-bit vectors): interleaves of bytes, then
+// of 2-, 4- and 8-byte units, each stage pairing rows twice as far apart.
+void transpose_16x16_8(const __m128i *r, __m128i *out) {
+    __m128i t[16], u[16], v[16];
+    for (int i = 0; i < 8; ++i) { // rows 2i, 2i + 1: columns 0-7, then 8-15
+        t[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int j = 0; j < 4; ++j) { // rows 4j to 4j + 3: columns 0-3, 4-7, 8-11, 12-15
+        u[4 * j + 0] = _mm_unpacklo_epi16(t[4 * j], t[4 * j + 2]);
+        u[4 * j + 1] = _mm_unpackhi_epi16(t[4 * j], t[4 * j + 2]);
+        u[4 * j + 2] = _mm_unpacklo_epi16(t[4 * j + 1], t[4 * j + 3]);
+        u[4 * j + 3] = _mm_unpackhi_epi16(t[4 * j + 1], t[4 * j + 3]);
+    }
+    for (int h = 0; h < 2; ++h) // rows 8h to 8h + 7: v[8h + m] holds columns 2m and 2m + 1
+        for (int c = 0; c < 4; ++c) {
+            v[8 * h + 2 * c] = _mm_unpacklo_epi32(u[8 * h + c], u[8 * h + 4 + c]);
+            v[8 * h + 2 * c + 1] = _mm_unpackhi_epi32(u[8 * h + c], u[8 * h + 4 + c]);
+        }
+    for (int m = 0; m < 8; ++m) {
+        out[2 * m] = _mm_unpacklo_epi64(v[m], v[8 + m]);
+        out[2 * m + 1] = _mm_unpackhi_epi64(v[m], v[8 + m]);
+    }
+}
+
 // 2 x 2 16-byte elements (256-bit vectors: a 128-bit half each).
 void transpose_2x2_128(const __m256i *in, __m256i *out) {
     out[0] = _mm256_permute2x128_si256(in[0], in[1], 0x20);
@@ -202,6 +227,7 @@ void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::p
 } // namespace
 
 micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes) {
+    if (log2e == 0 && lanes == 16) return &micro_blocks_avx2<__m128i, 16, 1, transpose_16x16_8>;
     if (log2e == 1 && lanes == 8) return &micro_blocks_avx2<__m128i, 8, 2, transpose_8x8_16>;
     if (log2e == 2 && lanes == 8) return &micro_blocks_avx2<__m256i, 8, 4, transpose_8x8_32>;
     if (log2e == 2 && lanes == 4) return &micro_blocks_avx2<__m128i, 4, 4, transpose_4x4_32>;
