@@ -40,8 +40,8 @@ namespace reshaper::impl {
 // `runs`, dst + run_offset[r] receives `run` elements, element j from
 // buffer element run_base[r] + gather[j] of `buffer`. With `stream` the
 // runs' whole 64-byte-aligned lines may be written with streaming stores.
-// The buffer is readable 64 bytes past its last element (SIMD gathers of
-// small elements load 4 bytes at each).
+// The buffer is readable 64 bytes past its last element (room for kernels
+// that load past an element; those of today do not).
 using gather_runs_fn = void (*)(const std::uint8_t *buffer, const std::int32_t *gather, dim_t run,
                                 const std::int32_t *run_base, const std::ptrdiff_t *run_offset, dim_t runs,
                                 std::uint8_t *dst, bool stream);
