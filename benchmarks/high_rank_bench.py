@@ -3,7 +3,7 @@
 numpy and PyTorch, one thread, in one run.
 
 Random permutations (seeded) of rank 12-24 tensors of dims 2-4 (f32, c64,
-bf16; 16-64 MiB), moved as numpy's np.ascontiguousarray(a.transpose(p)). Each
+bf16, and u8 and c128 for the other element sizes; 16-64 MiB), moved as numpy's np.ascontiguousarray(a.transpose(p)). Each
 round runs, in turn, build/bin/high_rank_bench (our kernel through
 strided_copy, the mover of `kernel` lowerings, then a streaming-store copy and
 glibc memcpy of the same bytes on the same buffers, 3 times each, medians),
@@ -40,9 +40,12 @@ CASES = [  # (name, element bytes, dims)
     ("c64 rank 12 of 4s,2", 8, [4] * 11 + [2]),
     ("bf16 rank 23 of 2s", 2, [2] * 23),
     ("bf16 rank 12 of 4s", 2, [4] * 12),
+    ("bf16 rank 15 of 3s", 2, [3] * 15),
+    ("u8 rank 24 of 2s", 1, [2] * 24),
+    ("c128 rank 20 of 2s", 16, [2] * 20),
 ]
-NUMPY_TYPE = {2: np.uint16, 4: np.float32, 8: np.complex64}
-TORCH_TYPE = {2: np.int16, 4: np.float32, 8: np.complex64}
+NUMPY_TYPE = {1: np.uint8, 2: np.uint16, 4: np.float32, 8: np.complex64, 16: np.complex128}
+TORCH_TYPE = {1: np.uint8, 2: np.int16, 4: np.float32, 8: np.complex64, 16: np.complex128}
 
 
 def source(nbytes, dtype):

@@ -40,8 +40,8 @@ namespace reshaper::impl {
 // `runs`, dst + run_offset[r] receives `run` elements, element j from
 // buffer element run_base[r] + gather[j] of `buffer`. With `stream` the
 // runs' whole 64-byte-aligned lines may be written with streaming stores.
-// The buffer is readable 64 bytes past its last element (SIMD gathers of
-// small elements load 4 bytes at each).
+// The buffer is readable 64 bytes past its last element (room for kernels
+// that load past an element; those of today do not).
 using gather_runs_fn = void (*)(const std::uint8_t *buffer, const std::int32_t *gather, dim_t run,
                                 const std::int32_t *run_base, const std::ptrdiff_t *run_offset, dim_t runs,
                                 std::uint8_t *dst, bool stream);
@@ -118,6 +118,17 @@ struct grouped_blocks {
 };
 std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes);
 
+// The copy with its dim of unit stride on both sides (the source's and
+// the destination's innermost, shared) folded into the element: elements
+// `element_bytes` times that dim's size (2, 4, 8 or 16 bytes), the other
+// dims' strides divided by it. Nothing where there is no such dim, the
+// wider element is no size class, or a stride or offset does not divide.
+struct widened_copy {
+    copy_plan plan;
+    std::size_t element_bytes = 0;
+};
+std::optional<widened_copy> widen_shared_inner_dim(const copy_plan &plan, std::size_t element_bytes);
+
 // Whether the fast-path choice takes the grouped transpose for a plan the
 // tiled transpose would move with tiles short on both sides (its rows and
 // columns each under a line) or could not move at all: blocks exist and
@@ -126,7 +137,9 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
                             dim_t transpose_columns);
 
 // The grouped transpose of `plan` for elements of `element_bytes` (1, 2,
-// 4, 8 or 16) at SIMD level `isa` (at most detected_cpu_isa()), streaming
+// 4, 8 or 16; the plan moves wider ones where widen_shared_inner_dim
+// applies and its blocks exist: its element_bytes and tables are then the
+// wider element's) at SIMD level `isa` (at most detected_cpu_isa()), streaming
 // its stores where the move is at least `streaming_bytes` (the machine's
 // transpose_streaming_threshold_bytes()), or nothing where it does not apply: no unit-stride
 // destination dim, no unit-stride source dim, a negative or zero
@@ -151,10 +164,10 @@ inline constexpr std::size_t max_grouped_buffer_bytes = std::size_t{64} << 10;
 void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst);
 
 // Lanes of the widest micro blocks for elements of `element_bytes` (the
-// planner tries them, then half as many for 4- and 8-byte elements), 0
-// for none.
+// planner tries them, then half as many for 4- and 8-byte elements; 16 x 16
+// for 1-byte ones, 2 x 2 for 16-byte ones), 0 for none.
 constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
-    return element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : 0;
+    return element_bytes == 1 ? 16 : element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : element_bytes == 16 ? 2 : 0;
 }
 // The level's micro kernel for blocks of `lanes` elements of 1 << log2e
 // bytes, or null.

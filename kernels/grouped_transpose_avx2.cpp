@@ -1,13 +1,13 @@
 // The grouped transpose's gathers at the AVX2 level (compiled with -mavx2,
 // called only when the CPU has it; the AVX-512 level uses them too): a
 // destination run is gathered from the tile's buffer 32 bytes at a time
-// with vpgatherdd / vpgatherdq, then stored, streamed where a whole line
-// of the run starts on a line. 1- and 2-byte elements are gathered as the
-// 4 bytes starting at each (the buffer is readable past its end) and
-// packed down.
+// with vpgatherdd / vpgatherdq (4- and 8-byte elements) or plain loads
+// packed into words (1- and 2-byte ones), then stored, streamed where a
+// whole line of the run starts on a line.
 #include <immintrin.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/grouped_transpose.hpp"
 
@@ -15,6 +15,27 @@ namespace reshaper::impl {
 namespace {
 
 using byte = std::uint8_t;
+
+// 32 bytes of a run of 1- or 2-byte elements: plain loads of each,
+// packed into 8-byte words (faster than vpgatherdd and packing on Zen 3:
+// docs/performance.md).
+template <std::size_t N>
+__m256i gather32_loads(const byte *base, const std::int32_t *gather) {
+    static_assert(N == 1 || N == 2);
+    using unit = std::conditional_t<N == 1, std::uint8_t, std::uint16_t>;
+    constexpr int per_word = 8 / static_cast<int>(N);
+    long long word[4];
+    for (int w = 0; w < 4; ++w) {
+        std::uint64_t packed = 0;
+        for (int k = 0; k < per_word; ++k) {
+            unit u;
+            std::memcpy(&u, base + static_cast<std::ptrdiff_t>(gather[w * per_word + k]) * static_cast<std::ptrdiff_t>(N), N);
+            packed |= static_cast<std::uint64_t>(u) << (8 * N * static_cast<std::size_t>(k));
+        }
+        word[w] = static_cast<long long>(packed);
+    }
+    return _mm256_setr_epi64x(word[0], word[1], word[2], word[3]);
+}
 
 // 32 bytes of a run: the gathers of elements [j, j + 32 / N).
 template <std::size_t N>
@@ -25,29 +46,8 @@ __m256i gather32(const byte *base, const std::int32_t *gather) {
     } else if constexpr (N == 8) {
         const __m128i idx = _mm_loadu_si128(reinterpret_cast<const __m128i *>(gather));
         return _mm256_i32gather_epi64(reinterpret_cast<const long long *>(base), idx, 8);
-    } else if constexpr (N == 2) {
-        const __m256i mask = _mm256_set1_epi32(0xFFFF);
-        const __m256i a = _mm256_and_si256(
-            _mm256_i32gather_epi32(reinterpret_cast<const int *>(base),
-                                   _mm256_loadu_si256(reinterpret_cast<const __m256i *>(gather)), 2),
-            mask);
-        const __m256i b = _mm256_and_si256(
-            _mm256_i32gather_epi32(reinterpret_cast<const int *>(base),
-                                   _mm256_loadu_si256(reinterpret_cast<const __m256i *>(gather + 8)), 2),
-            mask);
-        // Per 128-bit lane: a0-3 b0-3 | a4-7 b4-7; then the quarters in order.
-        return _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
-    } else { // N == 1
-        const __m256i mask = _mm256_set1_epi32(0xFF);
-        __m256i v[4];
-        for (int i = 0; i < 4; ++i)
-            v[i] = _mm256_and_si256(
-                _mm256_i32gather_epi32(reinterpret_cast<const int *>(base),
-                                       _mm256_loadu_si256(reinterpret_cast<const __m256i *>(gather + 8 * i)), 1),
-                mask);
-        // Per 128-bit lane: a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7 d4-7.
-        const __m256i packed = _mm256_packus_epi16(_mm256_packus_epi32(v[0], v[1]), _mm256_packus_epi32(v[2], v[3]));
-        return _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    } else { // N == 1 or 2
+        return gather32_loads<N>(base, gather);
     }
 }
 
@@ -172,6 +172,37 @@ void transpose_2x2_64(const __m128i *in, __m128i *out) {
     out[1] = _mm_unpackhi_epi64(in[0], in[1]);
 }
 
+// 16 x 16 1-byte elements (128-bit vectors): interleaves of bytes, then
+// of 2-, 4- and 8-byte units, each stage pairing rows twice as far apart.
+void transpose_16x16_8(const __m128i *r, __m128i *out) {
+    __m128i t[16], u[16], v[16];
+    for (int i = 0; i < 8; ++i) { // rows 2i, 2i + 1: columns 0-7, then 8-15
+        t[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int j = 0; j < 4; ++j) { // rows 4j to 4j + 3: columns 0-3, 4-7, 8-11, 12-15
+        u[4 * j + 0] = _mm_unpacklo_epi16(t[4 * j], t[4 * j + 2]);
+        u[4 * j + 1] = _mm_unpackhi_epi16(t[4 * j], t[4 * j + 2]);
+        u[4 * j + 2] = _mm_unpacklo_epi16(t[4 * j + 1], t[4 * j + 3]);
+        u[4 * j + 3] = _mm_unpackhi_epi16(t[4 * j + 1], t[4 * j + 3]);
+    }
+    for (int h = 0; h < 2; ++h) // rows 8h to 8h + 7: v[8h + m] holds columns 2m and 2m + 1
+        for (int c = 0; c < 4; ++c) {
+            v[8 * h + 2 * c] = _mm_unpacklo_epi32(u[8 * h + c], u[8 * h + 4 + c]);
+            v[8 * h + 2 * c + 1] = _mm_unpackhi_epi32(u[8 * h + c], u[8 * h + 4 + c]);
+        }
+    for (int m = 0; m < 8; ++m) {
+        out[2 * m] = _mm_unpacklo_epi64(v[m], v[8 + m]);
+        out[2 * m + 1] = _mm_unpackhi_epi64(v[m], v[8 + m]);
+    }
+}
+
+// 2 x 2 16-byte elements (256-bit vectors: a 128-bit half each).
+void transpose_2x2_128(const __m256i *in, __m256i *out) {
+    out[0] = _mm256_permute2x128_si256(in[0], in[1], 0x20);
+    out[1] = _mm256_permute2x128_si256(in[0], in[1], 0x31);
+}
+
 template <typename Vector, int L, std::size_t N, void (*Transpose)(const Vector *, Vector *)>
 void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
                        const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks, byte *dst,
@@ -196,11 +227,13 @@ void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::p
 } // namespace
 
 micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes) {
+    if (log2e == 0 && lanes == 16) return &micro_blocks_avx2<__m128i, 16, 1, transpose_16x16_8>;
     if (log2e == 1 && lanes == 8) return &micro_blocks_avx2<__m128i, 8, 2, transpose_8x8_16>;
     if (log2e == 2 && lanes == 8) return &micro_blocks_avx2<__m256i, 8, 4, transpose_8x8_32>;
     if (log2e == 2 && lanes == 4) return &micro_blocks_avx2<__m128i, 4, 4, transpose_4x4_32>;
     if (log2e == 3 && lanes == 4) return &micro_blocks_avx2<__m256i, 4, 8, transpose_4x4_64>;
     if (log2e == 3 && lanes == 2) return &micro_blocks_avx2<__m128i, 2, 8, transpose_2x2_64>;
+    if (log2e == 4 && lanes == 2) return &micro_blocks_avx2<__m256i, 2, 16, transpose_2x2_128>;
     return nullptr;
 }
 

@@ -80,10 +80,46 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
     return g;
 }
 
-std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &plan, std::size_t element_bytes, cpu_isa isa,
-                                                             std::size_t streaming_bytes) {
-    const std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes);
+std::optional<widened_copy> widen_shared_inner_dim(const copy_plan &plan, std::size_t element_bytes) {
+    std::size_t shared = plan.dims.size();
+    for (std::size_t d = 0; d < plan.dims.size(); ++d)
+        if (plan.dims[d].src_stride == 1 && plan.dims[d].dst_stride == 1 && plan.dims[d].size > 1) shared = d;
+    if (shared == plan.dims.size()) return std::nullopt;
+    const dim_t size = plan.dims[shared].size;
+    const std::size_t bytes = element_bytes * static_cast<std::size_t>(size);
+    if (!(bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16)) return std::nullopt;
+    if (plan.src_offset % size != 0 || plan.dst_offset % size != 0) return std::nullopt;
+    widened_copy w;
+    w.element_bytes = bytes;
+    w.plan.volume = plan.volume / size;
+    w.plan.src_offset = plan.src_offset / size;
+    w.plan.dst_offset = plan.dst_offset / size;
+    w.plan.dst_increasing = plan.dst_increasing;
+    for (std::size_t d = 0; d < plan.dims.size(); ++d) {
+        if (d == shared) continue;
+        const copy_dim &c = plan.dims[d];
+        if (c.src_stride % size != 0 || c.dst_stride % size != 0) return std::nullopt;
+        copy_dim wide = c;
+        wide.src_stride = c.src_stride / size;
+        wide.dst_stride = c.dst_stride / size;
+        w.plan.dims.push_back(wide);
+    }
+    if (w.plan.dims.empty()) w.plan.dims.push_back(copy_dim{1, 0, 0});
+    return w;
+}
+
+std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &original, std::size_t original_element_bytes,
+                                                             cpu_isa isa, std::size_t streaming_bytes) {
+    // A dim innermost on both sides moves as part of a wider element
+    // (docs/performance.md, "The grouped transpose's shared inner dim").
+    const std::optional<widened_copy> widened = widen_shared_inner_dim(original, original_element_bytes);
+    std::optional<grouped_blocks> blocks;
+    if (widened) blocks = choose_grouped_blocks(widened->plan, widened->element_bytes);
+    const bool wide = blocks.has_value();
+    if (!wide) blocks = choose_grouped_blocks(original, original_element_bytes);
     if (!blocks) return std::nullopt;
+    const copy_plan &plan = wide ? widened->plan : original;
+    const std::size_t element_bytes = wide ? widened->element_bytes : original_element_bytes;
     const auto e = static_cast<dim_t>(element_bytes);
     const std::size_t n = plan.dims.size();
     grouped_transpose_plan g;
@@ -202,7 +238,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &pl
             return volume == lanes ? dims : std::vector<std::size_t>{};
         };
         for (const dim_t lanes : {widest, element_bytes >= 4 ? widest / 2 : dim_t{0}}) {
-        if (lanes == 0 || g.micro_lanes > 0 || g.source_run % lanes != 0 || g.destination_run % lanes != 0) continue;
+        if (lanes < 2 || g.micro_lanes > 0 || g.source_run % lanes != 0 || g.destination_run % lanes != 0) continue;
         const std::vector<std::size_t> across = inner_dims(true, lanes), along = inner_dims(false, lanes);
         const auto in = [](const std::vector<std::size_t> &set, std::size_t k) {
             return std::find(set.begin(), set.end(), k) != set.end();

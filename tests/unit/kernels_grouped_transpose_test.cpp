@@ -317,14 +317,15 @@ TEST_F(grouped_transpose, random_high_rank_permutations_match_the_reference) {
     EXPECT_GE(micro, 4);    // some take micro blocks (2-, 4- and 8-byte elements, no dims of 3 inside)
 }
 
-// Dims of 2 and 4 only, 2-, 4- and 8-byte elements: the micro blocks
-// (8 x 8, 4 x 4 for 8 bytes), staged and streamed or stored directly.
+// Dims of 2 and 4 only, every element size: the micro blocks (16 x 16
+// for 1 byte, 8 x 8, 4 x 4 for 8 bytes, 2 x 2 for 16), staged and
+// streamed or stored directly.
 TEST_F(grouped_transpose, micro_blocks_match_the_reference) {
     std::mt19937 rng(30);
     int micro = 0;
-    for (int trial = 0; trial < 24; ++trial) {
+    for (int trial = 0; trial < 30; ++trial) {
         const std::size_t rank = 12 + rng() % 13;
-        const std::size_t e = std::size_t{2} << (trial % 3);
+        const std::size_t e = std::size_t{1} << (trial % 5);
         dims_t dims = random_dims(rank, 2, 4, dim_t{1} << 16, rng);
         for (auto &d : dims) d = d == 3 ? 2 : d;
         std::vector<std::size_t> perm(rank);
@@ -339,7 +340,7 @@ TEST_F(grouped_transpose, micro_blocks_match_the_reference) {
             expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0, plan.volume,
                                              isa, rng, text(dims, perm));
     }
-    EXPECT_GE(micro, 12);
+    EXPECT_GE(micro, 15);
 }
 
 // Offsets, padded dims (gaps the move must leave alone) and guards around
@@ -387,5 +388,47 @@ TEST_F(grouped_transpose, large_moves_split_across_threads_and_stream) {
         for (cpu_isa isa : levels_here())
             expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, volume, p.dst_strides, 0, volume, isa, rng,
                                              text(dims, perm));
+    }
+}
+
+// A dim innermost in both tensors moves inside a wider element: bf16
+// with a shared dim of 4 as 8-byte elements (micro blocks of 4 x 4), f32
+// with one of 4 as 16-byte ones (2 x 2), u8 with one of 2 as 2-byte ones
+// (8 x 8); a shared dim of 3 (6 bytes) or an offset the dim does not
+// divide keeps the element. Every case bit for bit against the reference.
+TEST_F(grouped_transpose, planner_folds_a_shared_inner_dim_into_wider_elements) {
+    std::mt19937 rng(31);
+    struct shape {
+        std::size_t e;
+        dim_t shared;        // the innermost dim's size, on both sides
+        dim_t offset;        // elements, both sides
+        std::size_t wide_e;  // the element the plan moves
+        dim_t lanes;
+    };
+    const std::vector<std::size_t> perm{3, 0, 6, 1, 5, 2, 4, 7}; // dim 7 stays innermost
+    for (const shape s : {shape{2, 4, 0, 8, 4}, shape{4, 4, 0, 16, 2}, shape{1, 2, 0, 2, 8}, shape{2, 3, 0, 2, 0},
+                          shape{2, 4, 4, 8, 4}, shape{2, 4, 1, 2, 0}}) {
+        dims_t dims(8, 4);
+        dims[7] = s.shared;
+        const permutation p = numpy_permutation(dims, perm);
+        const copy_plan plan = make_copy_plan(p.dims, p.src_strides, s.offset, p.dst_strides, s.offset);
+        const std::string what = "e " + std::to_string(s.e) + " shared " + std::to_string(s.shared) + " offset " +
+                                 std::to_string(s.offset);
+        const auto widened = widen_shared_inner_dim(plan, s.e);
+        EXPECT_EQ(widened.has_value(), s.wide_e != s.e) << what;
+        if (widened) {
+            EXPECT_EQ(widened->element_bytes, s.wide_e) << what;
+            EXPECT_EQ(widened->plan.dims.size(), plan.dims.size() - 1) << what;
+            EXPECT_EQ(widened->plan.volume * s.shared, plan.volume) << what;
+            EXPECT_EQ(widened->plan.src_offset * s.shared, s.offset) << what;
+        }
+        const auto g = grouped_plan(plan, s.e);
+        ASSERT_TRUE(g.has_value()) << what;
+        EXPECT_EQ(g->element_bytes, s.wide_e) << what;
+        if (s.lanes > 0) EXPECT_EQ(g->micro_lanes, s.lanes) << what;
+        const dim_t extent = plan.volume + s.offset;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(s.e, p.dims, p.src_strides, s.offset, extent, p.dst_strides, s.offset,
+                                             extent + 3, isa, rng, what);
     }
 }
