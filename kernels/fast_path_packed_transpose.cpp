@@ -46,13 +46,29 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
     dst += row * dst_pitch;
     for (dim_t c = 0; c < cols; c += step_rows) {
         const dim_t n = std::min<dim_t>(step_rows, cols - c); // source rows in the step
+        // The next whole step's source lines, prefetched in memory order a
+        // share per tile call (as the tiles' wide steps do; measured:
+        // docs/performance.md); levels whose packed tile does not prefetch
+        // ignore it.
+        line_prefetch ahead{};
+        line_prefetch *next = nullptr;
+        if (cols - c >= 2 * step_rows) {
+            const auto first = reinterpret_cast<std::uintptr_t>(src + step_rows * src_pitch);
+            const std::uintptr_t begin = first / tile_bytes,
+                                 end = (first + static_cast<std::uintptr_t>(strip_bytes) + tile_bytes - 1) / tile_bytes;
+            const dim_t lines = step_rows * static_cast<dim_t>(end - begin),
+                        calls = (strip_bytes + tile_bytes - 1) / tile_bytes;
+            ahead = line_prefetch{begin * tile_bytes, src_pitch, static_cast<std::ptrdiff_t>(end - begin), step_rows, 0,
+                                  static_cast<int>((lines + calls - 1) / calls)};
+            next = &ahead;
+        }
         // The strip's rows a tile (64 source bytes) at a time.
         for (dim_t part = 0; part < strip_bytes; part += tile_bytes) {
             const dim_t row_bytes = std::min<dim_t>(tile_bytes, strip_bytes - part);
             const byte *from = src + part;
             byte *to = dst + 2 * part * dst_pitch;
             if (n == step_rows && row_bytes == tile_bytes) {
-                k.packed_tile(from, src_pitch, out, step_rows, false, nullptr);
+                k.packed_tile(from, src_pitch, out, step_rows, false, next);
             } else {
                 for (dim_t r = 0; r < n; ++r)
                     std::memcpy(in + r * tile_bytes, from + r * src_pitch, static_cast<std::size_t>(row_bytes));

@@ -29,7 +29,7 @@ constexpr isa_kernels table = {
                     {no_kernel, no_kernel, &block_rows_2<avx2_ops, 4>, &block_rows_2<avx2_ops, 8>, no_kernel}}},
     // 4-bit transposes: 8 byte tiles side by side (docs/performance.md).
     .packed_wide = 8,
-    .packed_tile = &transpose_tiles<avx2_ops, 1, 8, false>,
+    .packed_tile = &transpose_tiles<avx2_ops, 1, 8, true>,
     .split_nibbles = &split_nibble_pairs,
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),

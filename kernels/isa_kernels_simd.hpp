@@ -58,8 +58,8 @@ struct avx2_ops {
     // far apart destination rows lie; longer runs where the move stays in
     // the caches. Figures: docs/performance.md, "Why the kernels are tuned
     // as they are".
-    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {8, 0, 128, true}, {1, 4}}},
-                                          {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {1, 4}}},
+    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
+                                          {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
                                           {{{8, 0, 128}, {8, 0, 128}, {4, 0, 64}, {4, 0, 64}, {1, 4}}}}};
 
     static vec load(const std::uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const vec *>(p)); }
@@ -167,10 +167,12 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     // prefetchers do not follow; the rows 4 tiles ahead are prefetched
     // (non-temporal: each line is read once). Measured on c128, 64 MiB, in
     // one process: 7-20% faster (2 to 8 tiles ahead alike); the same for
-    // 1- to 8-byte elements measured 5-15% slower, so only here.
+    // 1- to 8-byte elements measured 5-15% slower, so only here, and only
+    // in walks without the next step's line prefetches, which it slowed
+    // (docs/performance.md).
     // (Integer addresses: the rows ahead may lie past the tensor, and a
     // prefetch there is harmless where forming the pointer would not be.)
-    if constexpr (E == 16)
+    if constexpr (E == 16 && !Prefetch)
         for (int r = 0; r < W * T; ++r)
             __builtin_prefetch(reinterpret_cast<const void *>(reinterpret_cast<std::uintptr_t>(src) +
                                                               static_cast<std::uintptr_t>((4 * W * T + r) * src_pitch)),

@@ -146,8 +146,11 @@ void plan_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e
     // Strips are cut along the columns only when too few to share.
     const std::size_t strips = t.outer.volume * static_cast<std::size_t>(t.row_tiles);
     const std::size_t wanted = total < parallel_threshold_bytes ? 1 : 8 * static_cast<std::size_t>(machine.threads);
+    // A piece keeps at least one wide step: pieces narrower than one lose
+    // the walk's wide tiles to single ones (docs/performance.md).
+    const dim_t col_steps = std::max<dim_t>(1, col_tiles / t.walk.wide);
     t.pieces = strips >= wanted ? 1
-                                : std::min<dim_t>(col_tiles, static_cast<dim_t>((wanted + strips - 1) / strips));
+                                : std::min<dim_t>(col_steps, static_cast<dim_t>((wanted + strips - 1) / strips));
     t.piece_cols = (col_tiles + t.pieces - 1) / t.pieces * t.t;
     p.src_offset = plan.src_offset * e;
     p.dst_offset = plan.dst_offset * e;
