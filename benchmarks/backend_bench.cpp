@@ -20,6 +20,7 @@
 #include "core/line_aligned.hpp"
 #include "io/graph_json.hpp"
 #include "ops/graph_inference.hpp"
+#include "backend/claims.hpp"
 #include "partition/partitioner.hpp"
 
 using namespace reshaper::impl;
@@ -54,7 +55,7 @@ prepared prepare(dim_t n, dim_t c, dim_t hw, bool permuted) {
     prepared r;
     r.g = read_graph_json(reshape_json(n, c, hw, permuted ? dims_t{c * hw, 1, c} : dims_t{c * hw, hw, 1}));
     infer_graph_shapes(r.g);
-    r.p = get_partitions(r.g, partition_policy::fusion, "cpu").at(0);
+    r.p = get_partitions(r.g, partition_policy::fusion, backend_claims(engine_kind::cpu)).at(0);
     return r;
 }
 
@@ -148,7 +149,7 @@ void bm_merge_heads(benchmark::State &state, bool as_chain) {
         pr.g.ops.push_back(make_op(0, "StaticReshape", 0, 2, {{"shape", target}, {"special_zero", false}}));
     }
     infer_graph_shapes(pr.g);
-    pr.p = get_partitions(pr.g, partition_policy::fusion, "cpu").at(0);
+    pr.p = get_partitions(pr.g, partition_policy::fusion, backend_claims(engine_kind::cpu)).at(0);
     const auto cp = compile(pr.g, pr.p, {pr.g.tensor(0)}, {pr.g.tensor(2)}, cpu());
     std::vector<std::uint16_t> in(std::size_t{16} * 16 * 2048 * 64, 0x3f80), out(in.size());
     for (auto _ : state) {
@@ -201,7 +202,7 @@ void bm_padded(benchmark::State &state, bool to_blocked, bool onednn) {
                                    {{"shape", std::vector<std::int64_t>(dims.begin(), dims.end())},
                                     {"special_zero", false}}));
         infer_graph_shapes(pr.g);
-        pr.p = get_partitions(pr.g, partition_policy::fusion, "cpu").at(0);
+        pr.p = get_partitions(pr.g, partition_policy::fusion, backend_claims(engine_kind::cpu)).at(0);
         const auto cp = compile(pr.g, pr.p, {in}, {out}, cpu());
         for (auto _ : state) {
             cp->execute({src}, {dst});

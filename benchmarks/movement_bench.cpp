@@ -1,8 +1,11 @@
 // Data movement against its yardsticks, in one program so the ratios come
-// from the same run: for each layout a reshape meets, memcpy of the same
-// bytes, our kernel (strided_copy: the mover of `kernel` lowerings) and a
-// direct oneDNN reorder between the same layouts (for the dtypes it takes).
-// Bytes counted are read plus written, as in reshaper-run --mode=perf.
+// from the same run: for each layout a reshape meets, glibc's memcpy and a
+// streaming-store copy of the same bytes (yardstick_copy, the driver's own
+// from src/driver/yardstick.cpp: the same buffers, split over the same
+// threads as the kernel may use), our kernel (a movement program planned once
+// and run, as `kernel` lowerings run it) and a direct oneDNN reorder between the same layouts
+// (for the dtypes it takes). Bytes counted are read plus written, as in
+// reshaper-run --mode=perf.
 //
 //   movement_bench --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
 //                  --benchmark_report_aggregates_only=true
@@ -16,10 +19,17 @@
 
 #include <dnnl.hpp>
 
+#include <oneapi/tbb/task_arena.h>
+
 #include "core/line_aligned.hpp"
+#include "core/logical_tensor.hpp" // dense_strides
+#include "driver/yardstick.hpp"
+#include "kernels/copy_plan.hpp"
+#include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
 
 using namespace reshaper::impl;
+namespace driver = reshaper::driver;
 
 namespace {
 
@@ -37,16 +47,6 @@ line_aligned_bytes &buffer(int which, std::size_t bytes) {
     static line_aligned_bytes buffers[2];
     if (buffers[which].size() < bytes) buffers[which].assign(bytes, static_cast<std::uint8_t>(0x5A + which));
     return buffers[which];
-}
-
-dims_t dense(const dims_t &dims) {
-    dims_t s(dims.size());
-    dim_t stride = 1;
-    for (std::size_t k = dims.size(); k-- > 0;) {
-        s[k] = stride;
-        stride *= dims[k];
-    }
-    return s;
 }
 
 // NHWC data seen as NCHW into dense NCHW: the transpose of the table.
@@ -95,7 +95,7 @@ layout_case broadcast(dim_t rows, dim_t cols) {
 // The attention merge-heads case: [16,2048,16,64] seen as [16,16,2048,64].
 layout_case attention() {
     const dims_t dims{16, 16, 2048, 64};
-    return {"attention_bhsd", dims, {2048 * 16 * 64, 64, 16 * 64, 1}, dense(dims), 16 * 2048 * 16 * 64,
+    return {"attention_bhsd", dims, {2048 * 16 * 64, 64, 16 * 64, 1}, dense_strides(dims).value(), 16 * 2048 * 16 * 64,
             16 * 2048 * 16 * 64};
 }
 
@@ -114,21 +114,28 @@ std::size_t moved_bytes(data_type t, const layout_case &c) {
     return 2 * bytes_of(t, volume);
 }
 
-void bm_memcpy(benchmark::State &state, data_type t, layout_case c) {
+// A yardstick copy of the move's bytes (half read, half written) between
+// the kernel's buffers, on as many threads as the kernel may take.
+void bm_copy(benchmark::State &state, driver::yardstick kind, data_type t, layout_case c) {
     const std::size_t half = moved_bytes(t, c) / 2;
     auto &src = buffer(0, half), &dst = buffer(1, half);
+    const int threads = oneapi::tbb::this_task_arena::max_concurrency();
     for (auto _ : state) {
-        std::memcpy(dst.data(), src.data(), half);
+        driver::yardstick_copy(kind, dst.data(), src.data(), half, threads);
         benchmark::ClobberMemory();
     }
+    state.counters["threads"] = driver::yardstick_threads(half, threads);
     set_counters(state, 2 * half);
 }
 
+// As a kernel lowering executes: the move planned once (plan_movement, at
+// compile time there), then run.
 void bm_kernel(benchmark::State &state, data_type t, layout_case c) {
     auto &src = buffer(0, bytes_of(t, c.src_elements)), &dst = buffer(1, bytes_of(t, c.dst_elements));
-    const strided_tensor from{src.data(), 0, c.src_strides}, to{dst.data(), 0, c.dst_strides};
+    const movement_program program =
+        plan_movement(make_copy_plan(c.dims, c.src_strides, 0, c.dst_strides, 0), t, current_machine());
     for (auto _ : state) {
-        strided_copy(t, c.dims, from, to);
+        run_movement(program, src.data(), dst.data());
         benchmark::ClobberMemory();
     }
     set_counters(state, moved_bytes(t, c));
@@ -171,7 +178,10 @@ void bm_onednn(benchmark::State &state, data_type t, layout_case c) {
 
 void add_case(data_type t, const layout_case &c, const std::string &size_label, bool with_onednn = true) {
     const std::string base = c.name + "/" + std::string(to_string(t)) + "/" + size_label + "/";
-    benchmark::RegisterBenchmark((base + "memcpy").c_str(), bm_memcpy, t, c)->UseRealTime()->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((base + "memcpy").c_str(), bm_copy, driver::yardstick::memcpy, t, c)
+        ->UseRealTime()->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((base + "stream").c_str(), bm_copy, driver::yardstick::streaming_copy, t, c)
+        ->UseRealTime()->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((base + "reshaper").c_str(), bm_kernel, t, c)->UseRealTime()->Unit(benchmark::kMicrosecond);
     if (with_onednn && native(t))
         benchmark::RegisterBenchmark((base + "onednn").c_str(), bm_onednn, t, c)->UseRealTime()->Unit(benchmark::kMicrosecond);

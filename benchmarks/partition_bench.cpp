@@ -13,6 +13,7 @@
 #include "io/graph_json.hpp"
 #include "large_graph.hpp"
 #include "ops/graph_inference.hpp"
+#include "backend/claims.hpp"
 #include "partition/partitioner.hpp"
 
 using namespace reshaper::impl;
@@ -54,7 +55,8 @@ graph make_graph(std::int64_t n) {
 
 void BM_GetPartitions(benchmark::State &state) {
     const graph g = make_graph(state.range(0));
-    for (auto _ : state) benchmark::DoNotOptimize(get_partitions(g, partition_policy::fusion));
+    const backend_support &cpu = backend_claims(engine_kind::cpu);
+    for (auto _ : state) benchmark::DoNotOptimize(get_partitions(g, partition_policy::fusion, cpu));
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_GetPartitions)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
@@ -122,14 +124,16 @@ void BM_LargeGraph_Infer(benchmark::State &state) {
 
 void BM_LargeGraph_Partition(benchmark::State &state) {
     const graph &g = chains_graph(state.range(0));
-    for (auto _ : state) benchmark::DoNotOptimize(get_partitions(g, partition_policy::fusion, "cpu"));
+    const backend_support &cpu = backend_claims(engine_kind::cpu);
+    for (auto _ : state) benchmark::DoNotOptimize(get_partitions(g, partition_policy::fusion, cpu));
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
 // Every partition compiled, as reshaper-run's infer and check modes do.
 void BM_LargeGraph_CompileAll(benchmark::State &state) {
     const graph &g = chains_graph(state.range(0));
-    const std::vector<partition> parts = get_partitions(g, partition_policy::fusion, "cpu");
+    const std::vector<partition> parts =
+        get_partitions(g, partition_policy::fusion, backend_claims(engine_kind::cpu));
     const auto eng = engine::create(engine_kind::cpu);
     for (auto _ : state) {
         std::vector<std::shared_ptr<const compiled_partition>> compiled;

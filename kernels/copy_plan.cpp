@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/fail.hpp"
 #include "core/logical_tensor.hpp"
 #include "core/status.hpp"
 #include "core/dim_merge.hpp"
@@ -12,10 +13,9 @@ namespace {
 
 [[noreturn]] void malformed(const std::string &why, const dims_t &dims, const dims_t &src_strides,
                             const dims_t &dst_strides) {
-    throw error(status::invalid_arguments,
-                "strided copy of dims " + dims_to_string(dims) + " (source strides " +
-                    dims_to_string(src_strides) + ", destination strides " +
-                    dims_to_string(dst_strides) + "): " + why);
+    fail(rule::buffer_strides, "strided copy of dims " + dims_to_string(dims) + " (source strides " +
+                                   dims_to_string(src_strides) + ", destination strides " +
+                                   dims_to_string(dst_strides) + "): " + why);
 }
 
 // Lowest and highest element index a tensor reaches, or nothing on overflow.

@@ -15,6 +15,25 @@ namespace reshaper::impl {
 // T x T elements with T = tile_bytes / E.
 inline constexpr std::ptrdiff_t tile_bytes = 64;
 
+// The whole-byte element sizes the kernels have tables for: 1, 2, 4, 8 and
+// 16 bytes, indexed by their log2 (the size class). Adding one: see
+// docs/architecture.md, "Adding an ISA level / an element size".
+inline constexpr std::size_t element_size_classes = 5;
+constexpr bool has_element_size_class(std::size_t element_bytes) {
+    for (std::size_t c = 0; c < element_size_classes; ++c)
+        if (element_bytes == std::size_t{1} << c) return true;
+    return false;
+}
+// log2 of element_bytes, which has_element_size_class.
+constexpr std::size_t element_size_class(std::size_t element_bytes) {
+    std::size_t c = 0;
+    while ((std::size_t{1} << c) < element_bytes) ++c;
+    return c;
+}
+// Per size class: table[element_size_class(E)].
+template <typename T>
+using per_size_class = std::array<T, element_size_classes>;
+
 // Transposes one whole tile: source row r (T elements) starts at
 // src + r * src_pitch; destination row c receives element c of every
 // source row, in order, at dst + c * dst_pitch. With `stream` the rows are
@@ -53,11 +72,12 @@ inline constexpr int max_wide_tiles = 8;
 enum row_reach { near_rows = 0, far_rows = 1, in_cache = 2 };
 inline constexpr int row_reaches = 3;
 inline constexpr std::ptrdiff_t far_row_bytes = 4096;
-using level_walks = std::array<std::array<tile_walk, 5>, row_reaches>; // [row_reach][log2 of the element size]
+// Per reach: table[row_reach].
+template <typename T>
+using per_reach = std::array<T, row_reaches>;
+using level_walks = per_reach<per_size_class<tile_walk>>; // [row_reach][size class]
 // One walk for every reach.
-constexpr level_walks same_walk_at_any_reach(const tile_walk (&w)[5]) {
-    return {{{w[0], w[1], w[2], w[3], w[4]}, {w[0], w[1], w[2], w[3], w[4]}, {w[0], w[1], w[2], w[3], w[4]}}};
-}
+constexpr level_walks same_walk_at_any_reach(const per_size_class<tile_walk> &w) { return {w, w, w}; }
 
 // The source lines of a wide step's successor: `rows` rows `pitch` bytes
 // apart, `row_lines` lines from `first` in each, issued in memory order
@@ -93,19 +113,10 @@ using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch,
                               std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead);
 
 // Strips along all columns, no column blocks and no prefetch: the scalar
-// level's walk. It was the AVX-512 level's until that level was measured
-// on an AMD EPYC with AVX-512 (see avx512_ops::walk); on the Intel AVX-512
-// machine it was tuned on (NHWC as NCHW, 64 MiB, paired runs in one
-// process on a shared machine): runs of 4 lines lift
-// 1-byte elements by 15-60% (their tiles write 64 rows a line each, 4 KiB
-// apart); 2-byte elements gained 10-15% with runs of 2 lines and nothing
-// with 4; 4-byte elements lose 25-30% with runs of 2 lines and 8- and
-// 16-byte ones gain nothing, so they keep single tiles. Strips one tile
-// high for 2- and 4-byte elements (2, 4 and 8 tiles measured 5-40% slower);
-// 4 tiles for 8- and 16-byte elements, whose tiles have only 8 and 4 rows
-// (c128 rows a page apart: 10-13 -> 18-37 GB/s), and for 1-byte wide
-// tiles (3-10% faster). Column blocks with prefetch were not measured there.
-inline constexpr tile_walk strip_walk[5] = {{4, 4}, {2, 1}, {1, 1}, {1, 4}, {1, 4}};
+// level's walk, once the AVX-512 level's (tuned on an Intel machine: runs
+// of lines for 1- and 2-byte elements, single tiles for wider ones; see
+// docs/performance.md, "Why the kernels are tuned as they are").
+inline constexpr per_size_class<tile_walk> strip_walk = {{{4, 4}, {2, 1}, {1, 1}, {1, 4}, {1, 4}}};
 
 
 // Copies `bytes` from src to dst (not overlapping); with `stream`, the
@@ -157,13 +168,14 @@ constexpr int block_row_kind(std::size_t row_bytes) {
 // bytes apart become `cols` groups of R elements back to back at dst.
 using split_rows_fn = void (*)(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t pitch,
                                std::ptrdiff_t cols);
-inline constexpr std::size_t split_row_sizes = 5; // elements of 1, 2, 4, 8 and 16 bytes
 inline constexpr int max_split_rows = 16;
+// [R][size class], where has_row_group_kernel(R, size); no_kernel elsewhere.
+using row_group_table = std::array<per_size_class<split_rows_fn>, max_split_rows + 1>;
 // The row counts R with split_rows and join_rows kernels for elements of
 // `element_bytes`: 2 to 7, and 8 and 16 where a group is under half a tile
 // row (32 bytes; from there the tiles' half tiles take them). The compiled
-// loops vectorise groups of 2-8 and 16 (1-byte elements, one thread: 16-17
-// GB/s at 8 and 16; 3.9 at 12 and 4.8 at 24, which stay with the tiles).
+// loops vectorise groups of 2-8 and 16; 12 and 24 measured 4x slower and
+// are composed instead.
 constexpr bool has_row_group_kernel(std::int64_t rows, std::size_t element_bytes) {
     if (rows >= 2 && rows <= 7) return true;
     return (rows == 8 || rows == 16) && static_cast<std::size_t>(rows) * element_bytes < 32;
@@ -173,14 +185,10 @@ constexpr bool has_row_group_kernel(std::int64_t rows, std::size_t element_bytes
 // R2 * E bytes (at most 16): a split first splits R1 rows of those, then
 // each of them into R2 rows (a join the other way round). Returns R2, the
 // largest power of two that divides R and leaves both kernels, or 0 where
-// R has a kernel of its own or none compose it. Measured against the tiles
-// (reshaper-run --mode=perf, 64 MiB of [N,C,224,224], AVX-512, GB/s):
-// splits of 12 channels s8 15 -> 35, bf16 17 -> 35, f32 20 -> 34; of 24
-// s8 19 -> 34, bf16 22 -> 32; joins of 12 s8 19 -> 32, bf16 35 -> 36, f32
-// 29 -> 35. Groups of more than 48 bytes stay with the tiles (f32 24
-// channels: 57 -> 31 split, 38 -> 31 joined), and so do joins of more than
-// 16 rows (s8 24 channels: 26 -> 21), and so do powers of two, whose
-// groups are whole fractions of a tile row (f32 8 channels: half tiles).
+// R has a kernel of its own or none compose it. Groups of more than 48
+// bytes, joins of more than 16 rows and powers of two stay with the tiles,
+// which measured faster there (docs/performance.md, "Why the kernels are
+// tuned as they are").
 constexpr std::int64_t composed_inner_rows(std::int64_t rows, std::size_t element_bytes, bool join = false) {
     if (rows < 2 || (rows & (rows - 1)) == 0 || static_cast<std::size_t>(rows) * element_bytes > 48 ||
         (join && rows > 16) || has_row_group_kernel(rows, element_bytes))
@@ -205,50 +213,78 @@ constexpr bool has_row_groups(std::int64_t rows, std::size_t element_bytes, bool
 using split_nibbles_fn = void (*)(const std::uint8_t *pairs, std::size_t count, std::uint8_t *low,
                                   std::uint8_t *high);
 
+// A kernel a level does not have; the engine then takes the way each entry
+// below names. Tables write it out, so every absence is a decision.
+inline constexpr std::nullptr_t no_kernel = nullptr;
+template <typename Fn>
+inline constexpr per_size_class<Fn> no_kernel_at_any_size = {};
+
+// A level's table, written with designated initializers in its
+// isa_kernels_<level>.cpp, every entry given (complete_table checks).
 struct isa_kernels {
     cpu_isa isa;
-    tile_transpose_fn tile[5]; // by log2 of the element size: 1, 2, 4, 8, 16 bytes
-    level_walks walk;               // [row_reach][log2 of the element size]
-    wide_tile_fn wide_tile[row_reaches][5];   // walk[.][.].wide tiles at once (the tile itself where that is 1)
+    per_size_class<tile_transpose_fn> tile;
+    level_walks walk; // [row_reach][size class]
+    // walk[.][.].wide tiles at once (the tile itself where that is 1).
+    per_reach<per_size_class<wide_tile_fn>> wide_tile;
     // Half tiles, walk[.].wide side by side: T/2 destination rows, 32 bytes
     // read per source row (nChw8c's 8 f32 channels, nChw16c's 16 bf16
-    // ones); where a level's registers make them whole blocks (AVX2), null
-    // elsewhere (the engine then takes partial tiles).
-    tile_transpose_fn half_wide_tile[row_reaches][5];
+    // ones), where a level's registers make them whole blocks (AVX2);
+    // no_kernel elsewhere: partial tiles.
+    per_reach<per_size_class<tile_transpose_fn>> half_wide_tile;
     run_copy_fn copy;
     runs_copy_fn copy_runs;
-    // Where the level has masked loads and stores; null elsewhere (the
-    // engine then goes through a whole tile in a buffer).
-    tile_partial_fn tile_partial[5];
-    // [i][log2 of the element size]: rows of 16 << i bytes, at least 4
-    // elements each (16-byte rows: 1-, 2- and 4-byte elements; 32-byte
-    // rows: also 8-byte ones; 64-byte rows: where a level has a kernel for
-    // them, else null and the engine walks whole tiles); null for the others.
-    block_rows_fn block_rows[block_row_kinds][5];
-    // 4-bit transposes (packed_strip): packed_wide byte tiles side by side,
-    // apart from walk[0]: they split nibbles out of a buffer, where longer
-    // runs per destination row pay (AVX2: s4 NHWC as NCHW, 64 MiB, 8.6-9.0
-    // GB/s with the 2 tiles of walk[0] against 10.1-11.4 with 8).
+    // Where the level has masked loads and stores; no_kernel elsewhere: a
+    // whole tile in a buffer.
+    per_size_class<tile_partial_fn> tile_partial;
+    // [i][size class]: rows of 16 << i bytes, at least 4 elements each
+    // (16-byte rows: 1-, 2- and 4-byte elements; 32-byte rows: also 8-byte
+    // ones; 64-byte rows: where a level has a kernel for them); no_kernel
+    // elsewhere: whole tiles.
+    std::array<per_size_class<block_rows_fn>, block_row_kinds> block_rows;
+    // 4-bit transposes (packed_strip): packed_wide byte tiles side by side
+    // (packed_tile), apart from walk: they split nibbles out of a buffer,
+    // where longer runs per destination row pay.
     int packed_wide;
     wide_tile_fn packed_tile;
-    split_nibbles_fn split_nibbles = nullptr;
-    // [R][log2 of the element size], where has_row_group_kernel(R, size)
-    split_rows_fn split_rows[max_split_rows + 1][split_row_sizes] = {};
-    split_rows_fn join_rows[max_split_rows + 1][split_row_sizes] = {};
+    split_nibbles_fn split_nibbles;
+    row_group_table split_rows;
+    row_group_table join_rows;
     // Streamed transposes of exactly one tile's rows (the 16 x 16 f32
-    // blocks of ABcd16a16b and nChw16c: a strip is one tile high whatever
-    // the walk) walk tile by tile, without wide steps and their prefetches,
-    // where this is true. Measured with reshaper-run --mode=perf, 64 MiB,
-    // 4-5 interleaved rounds, GB/s read+written: on an AMD EPYC with
-    // AVX-512, ABcd16a16b -> abcd 35 -> 43 at AVX-512 (35 -> 37 with the
-    // AVX2 level forced), nChw16c -> nchw 55 -> 58 (52 -> 56); on an AMD
-    // EPYC without AVX-512 (Zen 3), the AVX2 level's own machines, the
-    // opposite (movement_bench, 2 rounds of 3 interleaved repeats):
-    // nChw16c -> nchw 37 / 30 with the far-rows walk against 20 / 20 tile
-    // by tile (oneDNN's reorder 20-23), ABcd16a16b -> abcd 24 / 17 against
-    // 13 / 13 (oneDNN 12-14). So the AVX2 level keeps its walk.
-    bool one_tile_rows_tile_by_tile = true;
+    // blocks of ABcd16a16b and nChw16c) walk tile by tile, without wide
+    // steps and their prefetches, where this is true: measured faster on
+    // the AVX-512 machine, slower on the AVX2 one.
+    bool one_tile_rows_tile_by_tile;
 };
+
+// Whether a table has every entry no level may lack: the whole tiles, a
+// wide tile and a walk of at least one tile for every reach and size, the
+// copies, the packed tiles and the nibble split. Each level's file
+// static_asserts it.
+constexpr bool complete_table(const isa_kernels &k) {
+    if (!k.copy || !k.copy_runs || !k.packed_tile || !k.split_nibbles || k.packed_wide < 1 ||
+        k.packed_wide > max_wide_tiles)
+        return false;
+    for (std::size_t c = 0; c < element_size_classes; ++c) {
+        if (!k.tile[c]) return false;
+        for (std::size_t r = 0; r < row_reaches; ++r) {
+            const tile_walk &w = k.walk[r][c];
+            if (!k.wide_tile[r][c] || w.wide < 1 || w.wide > max_wide_tiles || (w.strip_tiles == 0 && w.block_kib <= 0))
+                return false;
+        }
+    }
+    return true;
+}
+
+// Each level's file checks its table at compile time, except in GCC's
+// sanitizer builds (-fsanitize=address or thread with undefined), which do
+// not fold a function template's address into a constant expression; there
+// kernels_tests checks every table at run time (isa_kernels.every_level_s_table_is_complete).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RESHAPER_ASSERT_COMPLETE_TABLE(table)
+#else
+#define RESHAPER_ASSERT_COMPLETE_TABLE(table) static_assert(complete_table(table))
+#endif
 
 // The table of a level; the level must not exceed detected_cpu_isa().
 const isa_kernels &kernels_for(cpu_isa isa);

@@ -7,34 +7,39 @@ namespace reshaper::impl {
 namespace {
 
 template <int R, std::size_t... L>
-void set_half_wide_tiles(isa_kernels &table, std::index_sequence<L...>) {
-    ((table.half_wide_tile[R][L] = &transpose_half_tiles<avx2_ops, 1 << L, avx2_ops::walk[R][L].wide>), ...);
+constexpr per_size_class<tile_transpose_fn> half_wide_tiles_at(std::index_sequence<L...>) {
+    return {&transpose_half_tiles<avx2_ops, 1 << L, avx2_ops::walk[R][L].wide>...};
 }
 
-isa_kernels make_avx2_kernels() {
-    isa_kernels table = make_simd_kernels<avx2_ops>(cpu_isa::avx2);
-    // 4-bit transposes: 8 byte tiles side by side (isa_kernels::packed_wide).
-    table.packed_wide = 8;
-    table.packed_tile = &transpose_tiles<avx2_ops, 1, 8, false>;
-    // One tile's rows walk as any other rows here (measured on Zen 3: see
-    // isa_kernels::one_tile_rows_tile_by_tile).
-    table.one_tile_rows_tile_by_tile = false;
-    set_half_wide_tiles<near_rows>(table, std::make_index_sequence<5>());
-    set_half_wide_tiles<far_rows>(table, std::make_index_sequence<5>());
-    set_half_wide_tiles<in_cache>(table, std::make_index_sequence<5>());
-    // 64-byte rows of 4- and 8-byte elements: two blocks of 8 (4)
-    // vectors fit the 16 registers. 1- and 2-byte elements would hold
-    // 64 (32) and keep the tile walk, unmeasured otherwise.
-    table.block_rows[2][2] = &block_rows_2<avx2_ops, 4>;
-    table.block_rows[2][3] = &block_rows_2<avx2_ops, 8>;
-    return table;
-}
+constexpr isa_kernels table = {
+    .isa = cpu_isa::avx2,
+    .tile = one_tiles<avx2_ops>(size_classes),
+    .walk = avx2_ops::walk,
+    .wide_tile = wide_tiles<avx2_ops>(),
+    .half_wide_tile = {half_wide_tiles_at<near_rows>(size_classes), half_wide_tiles_at<far_rows>(size_classes),
+                       half_wide_tiles_at<in_cache>(size_classes)},
+    .copy = &run_copy<avx2_ops>,
+    .copy_runs = &copy_runs<avx2_ops>,
+    .tile_partial = no_kernel_at_any_size<tile_partial_fn>, // no masked loads
+    // 64-byte rows of 4- and 8-byte elements: two blocks of 8 (4) vectors
+    // fit the 16 registers; 1- and 2-byte elements would hold 64 (32) and
+    // keep the tile walk.
+    .block_rows = {{block_rows_16,
+                    block_rows_32,
+                    {no_kernel, no_kernel, &block_rows_2<avx2_ops, 4>, &block_rows_2<avx2_ops, 8>, no_kernel}}},
+    // 4-bit transposes: 8 byte tiles side by side (docs/performance.md).
+    .packed_wide = 8,
+    .packed_tile = &transpose_tiles<avx2_ops, 1, 8, false>,
+    .split_nibbles = &split_nibble_pairs,
+    .split_rows = row_group_kernels<true>(),
+    .join_rows = row_group_kernels<false>(),
+    // One tile's rows walk as any other rows here (measured on Zen 3).
+    .one_tile_rows_tile_by_tile = false,
+};
+RESHAPER_ASSERT_COMPLETE_TABLE(table);
 
 } // namespace
 
-const isa_kernels &avx2_kernels() {
-    static const isa_kernels table = make_avx2_kernels();
-    return table;
-}
+const isa_kernels &avx2_kernels() { return table; }
 
 } // namespace reshaper::impl

@@ -11,32 +11,10 @@ struct avx512_ops {
     using vec = __m512i;
     static constexpr int bytes = 64;
     static constexpr int lanes = 4;
-    // Measured on an AMD EPYC with AVX-512 (2 cores; the CI machine),
-    // reshaper-run --mode=perf, NHWC as NCHW, 64-256 MiB, 3-4 rounds of
-    // interleaved runs at real-time priority, GB/s read+written (the
-    // machine's speed drifts by up to 1.5x between minutes: only figures
-    // of one round compare). Against strip_walk (this level's walk until
-    // then, tuned on an Intel machine), the AVX2 level's column blocks
-    // with prefetch: rows a page or more apart ([64,256,64,64]), 8 tiles
-    // side by side: s8 43 -> 60-65, f64 and c64 49-59 -> 73-82, f32, s32,
-    // bf16 and f16 even (57-62); then 2 tiles side by side against 8: f32
-    // and s32 41 -> 54 (1 tile 41, 4 tiles 49; 64 KiB blocks as 128, 256
-    // KiB as 128), bf16 42 -> 48, s8 40 -> 46, f64 and c64 48 -> 55 (4
-    // tiles: between). Rows under a page apart ([N,256,32,32],
-    // [N,256,14,14]): s8 32-42 -> 34-60, bf16 29-56 -> 32-67, f64 62-71 ->
-    // 73; f32 kept single tiles' speed only with 4 tiles side by side
-    // (14x14: 40 -> 45; 8 tiles 34, 2 tiles 31-33), bf16 was 5-10% faster
-    // with 2 tiles than with 4, s8 5-10% slower with 4 than with 2. Later,
-    // bf16 [64,256,32,32] (rows line-aligned, 2 KiB apart): 4 tiles and
-    // 128 KiB blocks 53 -> 64 GB/s against 2 tiles and 64 KiB, at a cost
-    // to 14x14 (rows staged, line_staging): 32 -> 28.5; the first is the
-    // common shape.
-    // Moves that stay in the caches (in_cache; 512 KiB NHWC as NCHW),
-    // against those walks: f32 (rows 4 KiB apart) 32 -> 64, bf16 43 ->
-    // 67, s8 35 -> 59 (rows 1 KiB apart: 57 -> 67), f64 41 -> 63; 8 tiles
-    // side by side beat 4 and 2 at every element size (f32 65 / 48 / 31);
-    // backend_bench's [1,16,64,64] f32 transpose (64 KiB, rows 4 KiB
-    // apart): 2.15 -> 1.39 us.
+    // Tuned on an AMD EPYC with AVX-512 (the CI machine): the AVX2 level's
+    // column blocks with prefetch, 2 tiles side by side where rows lie a
+    // page or more apart, 8 where the move stays in the caches. Figures:
+    // docs/performance.md, "Why the kernels are tuned as they are".
     static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 128, true}, {4, 0, 64, true}, {8, 0, 128, true}, {1, 4}}},
                                           {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {1, 4}}},
                                           {{{8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {1, 4}}}}};
@@ -120,24 +98,35 @@ void tile_partial(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_
     }
 }
 
-isa_kernels make_avx512_kernels() {
-    isa_kernels table = make_simd_kernels<avx512_ops>(cpu_isa::avx512);
-    // 4-bit transposes: 4 byte tiles side by side (isa_kernels::packed_wide).
-    table.packed_wide = 4;
-    table.packed_tile = &transpose_tiles<avx512_ops, 1, 4, false>;
-    table.tile_partial[0] = &tile_partial<1>;
-    table.tile_partial[1] = &tile_partial<2>;
-    table.tile_partial[2] = &tile_partial<4>;
-    table.tile_partial[3] = &tile_partial<8>;
-    table.tile_partial[4] = &tile_partial<16>;
-    return table;
+template <std::size_t... L>
+constexpr per_size_class<tile_partial_fn> partial_tiles(std::index_sequence<L...>) {
+    return {&tile_partial<1 << L>...};
 }
+
+constexpr isa_kernels table = {
+    .isa = cpu_isa::avx512,
+    .tile = one_tiles<avx512_ops>(size_classes),
+    .walk = avx512_ops::walk,
+    .wide_tile = wide_tiles<avx512_ops>(),
+    // A 64-byte register holds a whole tile row: no half tiles.
+    .half_wide_tile = {no_kernel_at_any_size<tile_transpose_fn>, no_kernel_at_any_size<tile_transpose_fn>,
+                       no_kernel_at_any_size<tile_transpose_fn>},
+    .copy = &run_copy<avx512_ops>,
+    .copy_runs = &copy_runs<avx512_ops>,
+    .tile_partial = partial_tiles(size_classes),
+    .block_rows = {{block_rows_16, block_rows_32, no_kernel_at_any_size<block_rows_fn>}},
+    // 4-bit transposes: 4 byte tiles side by side.
+    .packed_wide = 4,
+    .packed_tile = &transpose_tiles<avx512_ops, 1, 4, false>,
+    .split_nibbles = &split_nibble_pairs,
+    .split_rows = row_group_kernels<true>(),
+    .join_rows = row_group_kernels<false>(),
+    .one_tile_rows_tile_by_tile = true,
+};
+RESHAPER_ASSERT_COMPLETE_TABLE(table);
 
 } // namespace
 
-const isa_kernels &avx512_kernels() {
-    static const isa_kernels table = make_avx512_kernels();
-    return table;
-}
+const isa_kernels &avx512_kernels() { return table; }
 
 } // namespace reshaper::impl

@@ -2,6 +2,7 @@
 // reference the SIMD levels are tested against, and the path on CPUs
 // without AVX2.
 #include <cstring>
+#include <utility>
 
 #include "kernels/isa_kernels.hpp"
 #include "kernels/isa_split_rows.hpp"
@@ -49,39 +50,43 @@ void block_rows(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t 
 
 // Walked as the AVX-512 level was tuned (the scalar level is the
 // reference, not a speed target).
-constexpr const tile_walk (&walk)[5] = strip_walk;
+constexpr const per_size_class<tile_walk> &walk = strip_walk;
 
-isa_kernels make_scalar_kernels() {
-    isa_kernels table{cpu_isa::scalar,
-                      {&one_tile<1>, &one_tile<2>, &one_tile<4>, &one_tile<8>, &one_tile<16>},
-                      same_walk_at_any_reach(walk),
-                      {},
-                      {},
-                      &run_copy,
-                      &copy_runs,
-                      {},
-                      {{&block_rows<1, 16>, &block_rows<2, 16>, &block_rows<4, 16>, nullptr, nullptr},
-                       {&block_rows<1, 32>, &block_rows<2, 32>, &block_rows<4, 32>, &block_rows<8, 32>, nullptr},
-                       {&block_rows<1, 64>, &block_rows<2, 64>, &block_rows<4, 64>, &block_rows<8, 64>,
-                        &block_rows<16, 64>}},
-                      walk[0].wide,
-                      &transpose_tiles<1, walk[0].wide>};
-    for (int reach = 0; reach < row_reaches; ++reach) {
-        table.wide_tile[reach][0] = &transpose_tiles<1, walk[0].wide>;
-        table.wide_tile[reach][1] = &transpose_tiles<2, walk[1].wide>;
-        table.wide_tile[reach][2] = &transpose_tiles<4, walk[2].wide>;
-        table.wide_tile[reach][3] = &transpose_tiles<8, walk[3].wide>;
-        table.wide_tile[reach][4] = &transpose_tiles<16, walk[4].wide>;
-    }
-    set_split_rows(table);
-    return table;
+template <std::size_t... L>
+constexpr per_size_class<tile_transpose_fn> one_tiles(std::index_sequence<L...>) {
+    return {&one_tile<1 << L>...};
 }
+template <std::size_t... L>
+constexpr per_size_class<wide_tile_fn> wide_tiles(std::index_sequence<L...>) {
+    return {&transpose_tiles<1 << L, walk[L].wide>...};
+}
+constexpr auto sizes = std::make_index_sequence<element_size_classes>();
+
+constexpr isa_kernels table = {
+    .isa = cpu_isa::scalar,
+    .tile = one_tiles(sizes),
+    .walk = same_walk_at_any_reach(walk),
+    .wide_tile = {wide_tiles(sizes), wide_tiles(sizes), wide_tiles(sizes)},
+    .half_wide_tile = {no_kernel_at_any_size<tile_transpose_fn>, no_kernel_at_any_size<tile_transpose_fn>,
+                       no_kernel_at_any_size<tile_transpose_fn>},
+    .copy = &run_copy,
+    .copy_runs = &copy_runs,
+    .tile_partial = no_kernel_at_any_size<tile_partial_fn>,
+    .block_rows = {{{&block_rows<1, 16>, &block_rows<2, 16>, &block_rows<4, 16>, no_kernel, no_kernel},
+                    {&block_rows<1, 32>, &block_rows<2, 32>, &block_rows<4, 32>, &block_rows<8, 32>, no_kernel},
+                    {&block_rows<1, 64>, &block_rows<2, 64>, &block_rows<4, 64>, &block_rows<8, 64>,
+                     &block_rows<16, 64>}}},
+    .packed_wide = walk[0].wide,
+    .packed_tile = &transpose_tiles<1, walk[0].wide>,
+    .split_nibbles = &split_nibble_pairs,
+    .split_rows = row_group_kernels<true>(),
+    .join_rows = row_group_kernels<false>(),
+    .one_tile_rows_tile_by_tile = true,
+};
+RESHAPER_ASSERT_COMPLETE_TABLE(table);
 
 } // namespace
 
-const isa_kernels &scalar_kernels() {
-    static const isa_kernels table = make_scalar_kernels();
-    return table;
-}
+const isa_kernels &scalar_kernels() { return table; }
 
 } // namespace reshaper::impl

@@ -52,41 +52,12 @@ struct avx2_ops {
     using vec = __m256i;
     static constexpr int bytes = 32;
     static constexpr int lanes = 2;
-    // The AVX2 level's walk (tile_walk).
-    // Tuned on an AMD EPYC (Zen 3, no AVX-512), NHWC as NCHW, medians of
-    // interleaved runs at real-time priority. First (64 MiB, against
-    // memcpy): the AVX-512 walk (strips a tile high along all columns:
-    // each source line read from memory out of order, 64 bytes per
-    // destination row at a time) ran f32 at 1.0x memcpy, bf16 1.0x, f64
-    // 1.3x; column blocks of 64 KiB read in order and transposed from the
-    // cache, 8 tiles side by side: f32 1.5x, bf16 1.2x, f64 1.6x.
-    // Then against a 2-thread streaming copy of the same bytes (which runs
-    // at about twice glibc's memcpy here; [N,256,32,32], 32 MiB): reading
-    // the source alone in the tiles' order took 1.5-1.8x the time of
-    // reading it in order, writing alone in their order no longer than
-    // writing in order, and the transpose about the sum of the two: the
-    // reads stalled and did not overlap the streaming stores. Prefetching
-    // the next column step's lines into L1 in memory order, a few per
-    // register block (line_prefetch), over column blocks that span whole
-    // source rows, took bf16 0.62 -> 0.86-0.89 of that copy (4 tiles side
-    // by side, 64 KiB: 8 tiles and 32 or 128 KiB blocks 0.71-0.77), f32
-    // 0.68 -> 0.84 (8 tiles, 128 KiB), f64 0.72 -> 0.89-0.93 (8 tiles, 128
-    // KiB), s8 0.43 -> 0.66-0.70 (2 tiles, 64 KiB; 1, 4 and 8 tiles
-    // 0.52-0.60). 16-byte elements keep the AVX-512 walk (column blocks
-    // measured no gain for them) and its own prefetch (transpose_tiles).
-    // Which width wins depends on how far apart destination rows lie
-    // (row_reach). Rows under a page apart ([N,256,32,32]; [N,128,32,32];
-    // [N,512,16,16]), 1- and 2-byte elements: 2 and 4 tiles side by side
-    // 0.61 and 0.67-0.89 of the copy, 8 tiles 0.47 and 0.60-0.69. Rows a
-    // page or more apart ([N,256,64,64], [N,64,64,64], [N,128,64,64]): 8
-    // tiles 0.55 and 0.72-0.76, 2 and 4 tiles 0.34 and 0.50-0.68.
-    // Moves that stay in the caches (in_cache), measured later on an AMD
-    // EPYC with AVX-512 at this level (reshaper-run --mode=perf, 512 KiB
-    // NHWC as NCHW, 3 interleaved rounds, GB/s read+written), against the
-    // near and far walks above: s8 (rows 1 KiB apart) 45 -> 53, bf16 56
-    // -> 60, f32 52 -> 56, f64 42-44 -> 52; 8 tiles side by side against
-    // 4 and 2: 1- and 2-byte elements 8 (bf16 36 / 57 / 60), 4- and 8-byte
-    // ones 4 (f32 29 / 56 / 52, f64 rows 8 KiB apart 49 / 52 / 50).
+    // The AVX2 level's walk (tile_walk), tuned on an AMD EPYC without
+    // AVX-512 (Zen 3): column blocks read in order and transposed from the
+    // cache, the next step's lines prefetched, tiles side by side by how
+    // far apart destination rows lie; longer runs where the move stays in
+    // the caches. Figures: docs/performance.md, "Why the kernels are tuned
+    // as they are".
     static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {8, 0, 128, true}, {1, 4}}},
                                           {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {1, 4}}},
                                           {{{8, 0, 128}, {8, 0, 128}, {4, 0, 64}, {4, 0, 64}, {1, 4}}}}};
@@ -359,36 +330,33 @@ void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *s
                 Ops::stream(dst + b + v * Ops::bytes, Ops::load(src + b + v * Ops::bytes));
 }
 
-// The wide tiles of a reach as Ops::walk sets them (instantiated per
-// element size: the width and the prefetch are template arguments).
-template <class Ops, int R, std::size_t... L>
-void set_wide_tiles(isa_kernels &table, std::index_sequence<L...>) {
-    static_assert(((Ops::walk[R][L].wide <= max_wide_tiles) && ...));
-    ((table.wide_tile[R][L] = &transpose_tiles<Ops, 1 << L, Ops::walk[R][L].wide, Ops::walk[R][L].prefetch_ahead>), ...);
+// Table parts a level builds from its vector ops (Ops::walk sets the
+// wide tiles' width and prefetch per reach and size class).
+constexpr auto size_classes = std::make_index_sequence<element_size_classes>();
+
+template <class Ops, std::size_t... L>
+constexpr per_size_class<tile_transpose_fn> one_tiles(std::index_sequence<L...>) {
+    return {&one_tile<Ops, 1 << L>...};
 }
 
-template <class Ops>
-isa_kernels make_simd_kernels(cpu_isa isa) {
-    constexpr int packed_wide = Ops::walk[near_rows][0].wide;
-    isa_kernels table{isa,
-                      {&one_tile<Ops, 1>, &one_tile<Ops, 2>, &one_tile<Ops, 4>, &one_tile<Ops, 8>, &one_tile<Ops, 16>},
-                      Ops::walk,
-                      {},
-                      {},
-                      &run_copy<Ops>,
-                      &copy_runs<Ops>,
-                      {},
-                      {{&block_rows<sse_ops, 1>, &block_rows<sse_ops, 2>, &block_rows<sse_ops, 4>, nullptr, nullptr},
-                       {&block_rows<avx2_ops, 1>, &block_rows<avx2_ops, 2>, &block_rows<avx2_ops, 4>,
-                        &block_rows<avx2_ops, 8>, nullptr}},
-                      packed_wide,
-                      &transpose_tiles<Ops, 1, packed_wide, false>};
-    set_wide_tiles<Ops, near_rows>(table, std::make_index_sequence<5>());
-    set_wide_tiles<Ops, far_rows>(table, std::make_index_sequence<5>());
-    set_wide_tiles<Ops, in_cache>(table, std::make_index_sequence<5>());
-    set_split_rows(table);
-    return table;
+template <class Ops, int R, std::size_t... L>
+constexpr per_size_class<wide_tile_fn> wide_tiles_at(std::index_sequence<L...>) {
+    static_assert(((Ops::walk[R][L].wide <= max_wide_tiles) && ...));
+    return {&transpose_tiles<Ops, 1 << L, Ops::walk[R][L].wide, Ops::walk[R][L].prefetch_ahead>...};
 }
+template <class Ops>
+constexpr per_reach<per_size_class<wide_tile_fn>> wide_tiles() {
+    return {wide_tiles_at<Ops, near_rows>(size_classes), wide_tiles_at<Ops, far_rows>(size_classes),
+            wide_tiles_at<Ops, in_cache>(size_classes)};
+}
+
+// Block rows of 16 (SSE) and 32 bytes (AVX2): every level with AVX2 has
+// both; 64-byte rows are each level's own.
+constexpr per_size_class<block_rows_fn> block_rows_16 = {&block_rows<sse_ops, 1>, &block_rows<sse_ops, 2>,
+                                                         &block_rows<sse_ops, 4>, no_kernel, no_kernel};
+constexpr per_size_class<block_rows_fn> block_rows_32 = {&block_rows<avx2_ops, 1>, &block_rows<avx2_ops, 2>,
+                                                         &block_rows<avx2_ops, 4>, &block_rows<avx2_ops, 8>,
+                                                         no_kernel};
 
 } // namespace
 } // namespace reshaper::impl

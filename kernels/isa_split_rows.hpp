@@ -1,5 +1,5 @@
 // split_rows_fn (isa_kernels.hpp) for every row count and element size
-// (both fixed at compile time), and split_nibbles_fn, each written once as
+// (both fixed at compile time: row_group_kernels), and split_nibbles_fn, each written once as
 // a plain loop which the compiler vectorises for the including file's ISA
 // (groups of R elements read as interleaved loads). Included by each level's file, compiled with
 // its own -m flags: everything here has internal linkage, so no level's
@@ -39,10 +39,26 @@ void row_groups(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t pitch
         }
 }
 
-template <int R, std::size_t... L>
-void set_split_rows_of(isa_kernels &table, std::index_sequence<L...>) {
-    ((table.split_rows[R][L] = has_row_group_kernel(R, std::size_t{1} << L) ? &row_groups<true, R, 1 << L> : nullptr), ...);
-    ((table.join_rows[R][L] = has_row_group_kernel(R, std::size_t{1} << L) ? &row_groups<false, R, 1 << L> : nullptr), ...);
+template <bool Split, int R, std::size_t... L>
+constexpr per_size_class<split_rows_fn> row_groups_of(std::index_sequence<L...>) {
+    return {(has_row_group_kernel(R, std::size_t{1} << L) ? &row_groups<Split, R, 1 << L> : split_rows_fn{no_kernel})...};
+}
+
+// isa_kernels::split_rows (Split) or join_rows: a kernel for every row
+// count and size class has_row_group_kernel names, no_kernel elsewhere.
+template <bool Split>
+constexpr row_group_table row_group_kernels() {
+    constexpr auto sizes = std::make_index_sequence<element_size_classes>();
+    row_group_table table{};
+    table[2] = row_groups_of<Split, 2>(sizes);
+    table[3] = row_groups_of<Split, 3>(sizes);
+    table[4] = row_groups_of<Split, 4>(sizes);
+    table[5] = row_groups_of<Split, 5>(sizes);
+    table[6] = row_groups_of<Split, 6>(sizes);
+    table[7] = row_groups_of<Split, 7>(sizes);
+    table[8] = row_groups_of<Split, 8>(sizes);
+    table[16] = row_groups_of<Split, 16>(sizes);
+    return table;
 }
 
 // split_nibbles_fn (isa_kernels.hpp). A byte pair read as one 16-bit
@@ -60,20 +76,6 @@ void split_nibble_pairs(const std::uint8_t *pairs, std::size_t count, std::uint8
         lo[j] = static_cast<std::uint8_t>((v & 0x0Fu) | ((v >> 4) & 0xF0u));
         hi[j] = static_cast<std::uint8_t>(((v >> 4) & 0x0Fu) | ((v >> 8) & 0xF0u));
     }
-}
-
-// Fills table.split_rows, table.join_rows and table.split_nibbles.
-inline void set_split_rows(isa_kernels &table) {
-    table.split_nibbles = &split_nibble_pairs;
-    const auto sizes = std::make_index_sequence<split_row_sizes>();
-    set_split_rows_of<2>(table, sizes);
-    set_split_rows_of<3>(table, sizes);
-    set_split_rows_of<4>(table, sizes);
-    set_split_rows_of<5>(table, sizes);
-    set_split_rows_of<6>(table, sizes);
-    set_split_rows_of<7>(table, sizes);
-    set_split_rows_of<8>(table, sizes);
-    set_split_rows_of<16>(table, sizes);
 }
 
 } // namespace

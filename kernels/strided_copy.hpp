@@ -7,7 +7,7 @@
 
 #include "core/checked_math.hpp"
 #include "core/data_type.hpp"
-#include "kernels/movement_engine.hpp"
+#include "kernels/movement_program.hpp"
 
 namespace reshaper::impl {
 
@@ -30,17 +30,8 @@ struct strided_tensor {
 void strided_copy(data_type type, const dims_t &dims, const strided_tensor &src,
                   const strided_tensor &dst);
 
-// How strided_copy moves such a copy: one of the fast paths (run copy,
-// tiled transpose, packed transpose; see movement_engine.hpp) or the
-// element-by-element walk (none: strings, packed types whose rows do not
-// start on bytes, gathers with no contiguous dim).
-// Throws as make_copy_plan does.
-// strided_copy with its plan made already (make_copy_plan of the same
-// dims, strides and offsets, volume > 0): what a mover decided at compile
-// time runs without planning again (a 4 KiB transpose spent a fifth of its
-// time making the plan).
-void planned_copy(data_type type, const copy_plan &plan, const void *src, void *dst);
-
+// The fast path strided_copy takes for such a copy (none: the element
+// walk). Throws as make_copy_plan does.
 fast_path strided_copy_path(data_type type, const dims_t &dims, const dims_t &src_strides,
                             const dims_t &dst_strides);
 // The same for a plan made already (make_copy_plan of those dims and strides).

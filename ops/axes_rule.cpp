@@ -5,9 +5,7 @@
 namespace reshaper::impl {
 namespace {
 
-axes_resolution violation(const std::string &rule, const std::string &message) {
-    return {std::nullopt, reshape_diagnostic{status::invalid_shape, rule, message + " [" + rule + "]"}};
-}
+axes_resolution violation(rule r, std::string message) { return {std::nullopt, diagnose(r, std::move(message))}; }
 
 // Marks the positions `axes` name among `bounds.count`; a failure for a value
 // out of range or a position named twice (after normalisation: with R = 5,
@@ -24,7 +22,7 @@ std::optional<axes_resolution> mark_axes(const std::vector<std::int64_t> &axes,
     for (std::size_t i = 0; i < axes.size(); ++i) {
         const auto position = bounds.normalize(axes[i]);
         if (!position)
-            return violation("axis_range", axes_text() + " has " + std::to_string(axes[i]) +
+            return violation(rule::axis_range, axes_text() + " has " + std::to_string(axes[i]) +
                                                " at index " + std::to_string(i) + ", outside " +
                                                bounds.range_text() + " for " + context());
         positions.push_back(*position);
@@ -34,7 +32,7 @@ std::optional<axes_resolution> mark_axes(const std::vector<std::int64_t> &axes,
         if (marked[positions[i]]) {
             std::size_t first = 0;
             while (positions[first] != positions[i]) ++first;
-            return violation("axis_duplicate", axes_text() + " names axis " +
+            return violation(rule::axis_duplicate, axes_text() + " names axis " +
                                                    std::to_string(positions[i]) +
                                                    " twice (at indices " + std::to_string(first) +
                                                    " and " + std::to_string(i) + ") for " + context());
@@ -68,7 +66,7 @@ axes_resolution remove_axes(const dims_t &input_dims,
         if (!removed[i]) {
             out.push_back(input_dims[i]);
         } else if (input_dims[i] >= 0 && input_dims[i] != 1) {
-            return violation("squeeze_not_one",
+            return violation(rule::squeeze_not_one,
                              "axes " + dims_to_string(*axes) + " remove axis " + std::to_string(i) +
                                  " of size " + std::to_string(input_dims[i]) + " from " +
                                  input_text() + "; only dims of size 1 can be removed");

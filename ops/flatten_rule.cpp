@@ -6,9 +6,7 @@
 namespace reshaper::impl {
 namespace {
 
-reshape_resolution violation(const std::string &rule, const std::string &message) {
-    return {std::nullopt, {status::invalid_shape, rule, message + " [" + rule + "]"}};
-}
+reshape_resolution violation(rule r, std::string message) { return {std::nullopt, diagnose(r, std::move(message))}; }
 
 } // namespace
 
@@ -22,7 +20,7 @@ reshape_resolution resolve_flatten(const dims_t &input_dims, std::int64_t axis,
     const axis_bounds bounds{rank + 1, rank, negatives};
     const auto cut = bounds.normalize(axis);
     if (!cut)
-        return violation("axis_range", "axis " + std::to_string(axis) + " is outside " +
+        return violation(rule::axis_range, "axis " + std::to_string(axis) + " is outside " +
                                            bounds.range_text() + " for " + input_text());
     dims_t out;
     for (const auto &[begin, end] : {std::pair<std::size_t, std::size_t>{0, *cut},
@@ -38,7 +36,7 @@ reshape_resolution resolve_flatten(const dims_t &input_dims, std::int64_t axis,
             out.push_back(*volume);
         } else {
             const std::string side = begin == 0 ? "rows" : "columns";
-            return violation("overflow", "the product of dims " + dims_to_string(group) + " of " +
+            return violation(rule::overflow, "the product of dims " + dims_to_string(group) + " of " +
                                              input_text() + " (the " + side + " at axis " +
                                              std::to_string(*cut) + ") overflows int64");
         }

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "ops/registry.hpp"
+#include "core/fail.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -14,11 +15,10 @@ void check_op_ids_unique(const graph &g) {
     for (std::size_t i = 0; i < g.ops.size(); ++i) {
         auto [it, inserted] = seen.emplace(g.ops[i].id, i);
         if (!inserted)
-            throw error(status::invalid_graph,
-                        "op id " + std::to_string(g.ops[i].id) + " is used by both " +
-                            describe(g.ops[it->second]) + " and " + describe(g.ops[i]) +
-                            " [unique_op_id]",
-                        g.ops[i].ref());
+            fail(rule::unique_op_id,
+                 "op id " + std::to_string(g.ops[i].id) + " is used by both " +
+                     describe(g.ops[it->second]) + " and " + describe(g.ops[i]),
+                 g.ops[i].ref());
     }
 }
 
@@ -27,11 +27,11 @@ void check_op_tensors_exist(const graph &g) {
         auto check = [&](const std::vector<tensor_id> &ids, const char *direction) {
             for (std::size_t i = 0; i < ids.size(); ++i)
                 if (!g.tensors.count(ids[i]))
-                    throw error(status::invalid_graph,
-                                describe(o) + ": " + direction + " " + std::to_string(i) +
-                                    " refers to tensor " + std::to_string(ids[i]) +
-                                    ", which is not in the graph [tensor_exists]",
-                                o.ref());
+                    fail(rule::tensor_exists,
+                         describe(o) + ": " + direction + " " + std::to_string(i) +
+                             " refers to tensor " + std::to_string(ids[i]) +
+                             ", which is not in the graph",
+                         o.ref());
         };
         check(o.inputs, "input");
         check(o.outputs, "output");
@@ -43,9 +43,9 @@ void check_ports(const graph &g) {
         if (!ports) return;
         for (tensor_id id : *ports)
             if (!g.tensors.count(id))
-                throw error(status::invalid_graph,
-                            std::string(name) + " lists tensor " + std::to_string(id) +
-                                ", which is not in the graph [port_tensor_exists]");
+                fail(rule::port_tensor_exists,
+                     std::string(name) + " lists tensor " + std::to_string(id) +
+                         ", which is not in the graph");
     };
     check(g.input_ports, "input_ports");
     check(g.output_ports, "output_ports");
@@ -65,12 +65,12 @@ graph_topology check_structure(const graph &g) {
 void check_input_dtypes_known(const op &o, const op_schema &schema, const graph &g) {
     for (std::size_t i = 0; i < o.inputs.size(); ++i)
         if (g.tensor(o.inputs[i]).dtype == data_type::undef)
-            throw error(status::invalid_data_type,
-                        op_label(o, &schema) + ": input " + std::to_string(i) +
-                            (i < schema.inputs.size() ? " '" + schema.inputs[i].name + "'" : "") +
-                            " has dtype undef, and no op in the graph gives tensor " +
-                            std::to_string(o.inputs[i]) + " one [input_dtype_known]",
-                        o.ref());
+            fail(rule::input_dtype_known,
+                 op_label(o, &schema) + ": input " + std::to_string(i) +
+                     (i < schema.inputs.size() ? " '" + schema.inputs[i].name + "'" : "") +
+                     " has dtype undef, and no op in the graph gives tensor " +
+                     std::to_string(o.inputs[i]) + " one",
+                 o.ref());
 }
 
 // The op's schema after verifying the op against it; nullptr for kinds this
@@ -99,11 +99,11 @@ void check_output_sizes_fit(const op &o, const op_schema &schema, const graph &g
     for (std::size_t i = 0; i < o.outputs.size(); ++i) {
         const logical_tensor &lt = g.tensor(o.outputs[i]);
         if (size_fits(lt)) continue;
-        throw error(status::invalid_shape,
-                    op_label(o, &schema) + ": output " + std::to_string(i) + " (tensor " +
-                        std::to_string(lt.id) + ") gets shape " + dims_to_string(lt.shape) + " of " +
-                        std::string(to_string(lt.dtype)) + ", whose size in bits overflows int64 [volume_fits]",
-                    o.ref());
+        fail(rule::volume_fits,
+             op_label(o, &schema) + ": output " + std::to_string(i) + " (tensor " +
+                 std::to_string(lt.id) + ") gets shape " + dims_to_string(lt.shape) + " of " +
+                 std::string(to_string(lt.dtype)) + ", whose size in bits overflows int64",
+             o.ref());
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "ops/movement_request.hpp"
 #include "ops/reshape_inference.hpp"
+#include "core/fail.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -18,11 +19,10 @@ const char *what_it_is(movement_kind kind) {
 
 [[noreturn]] void output_disagrees(const op &o, const op_schema &schema, const dims_t &given,
                                    const std::string &inferred) {
-    throw error(status::invalid_shape,
-                op_label(o, &schema) + ": output 0 is given as " + dims_to_string(given) +
-                    " but the " + what_it_is(schema.movement->kind) + " gives " + inferred +
-                    " [output_shape_match]",
-                o.ref());
+    fail(rule::output_shape_match,
+         op_label(o, &schema) + ": output 0 is given as " + dims_to_string(given) +
+             " but the " + what_it_is(schema.movement->kind) + " gives " + inferred,
+         o.ref());
 }
 
 // The output rank when the axes arrive only at execute but their count is
@@ -34,12 +34,12 @@ std::optional<std::size_t> rank_from_count(const op &o, const op_schema &schema,
     if (schema.movement->kind == movement_kind::insert_axes) return rank + count;
     // Distinct axes of a rank-r input: more than r must repeat one.
     if (count > rank)
-        throw error(status::invalid_shape,
-                    op_label(o, &schema) + ": input " +
-                        std::to_string(request.values_input.value_or(1)) + " holds " +
-                        std::to_string(count) + " axes, but the data input has only " +
-                        std::to_string(rank) + ", so one would be removed twice [axis_duplicate]",
-                    o.ref());
+        fail(rule::axis_duplicate,
+             op_label(o, &schema) + ": input " +
+                 std::to_string(request.values_input.value_or(1)) + " holds " +
+                 std::to_string(count) + " axes, but the data input has only " +
+                 std::to_string(rank) + ", so one would be removed twice",
+             o.ref());
     return rank - count;
 }
 

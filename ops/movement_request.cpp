@@ -1,5 +1,6 @@
 #include "ops/movement_request.hpp"
 
+#include "core/fail.hpp"
 #include "ops/axes_rule.hpp"
 #include "ops/flatten_rule.hpp"
 #include "ops/permutation_rule.hpp"
@@ -7,11 +8,6 @@
 
 namespace reshaper::impl {
 namespace {
-
-[[noreturn]] void fail(const op &o, const op_schema *schema, status code, const std::string &what,
-                       const std::string &rule) {
-    throw error(code, op_label(o, schema) + ": " + what + " [" + rule + "]", o.ref());
-}
 
 // The values input of Squeeze/Unsqueeze-13+ (axes): a 1-D s64 tensor whose
 // values are known now when it is constant with values (as the reshapes'
@@ -22,7 +18,7 @@ void read_values_input(const op_schema &schema, const op &o, const graph &g, mov
     const std::string subject = "input " + std::to_string(index) + " '" + port.name + "'";
     if (index >= o.inputs.size()) {
         if (port.required)
-            fail(o, &schema, status::invalid_graph_op, subject + " is missing", "input_count");
+            fail(rule::input_count, op_label(o, &schema) + ": " + subject + " is missing", o.ref());
         r.values.emplace();
         r.values_absent = true;
         return;
@@ -30,9 +26,9 @@ void read_values_input(const op_schema &schema, const op &o, const graph &g, mov
     r.values_input = index;
     const logical_tensor &axes = g.tensor(o.inputs[index]);
     if (axes.shape.size() != 1)
-        fail(o, &schema, status::invalid_shape,
-             subject + " has shape " + dims_to_string(axes.shape) + "; it must be 1-D",
-             "axes_rank");
+        fail(rule::axes_rank,
+             op_label(o, &schema) + ": " + subject + " has shape " + dims_to_string(axes.shape) +
+                 "; it must be 1-D", o.ref());
     if (!axes.values_known()) {
         if (axes.shape[0] >= 0) r.value_count = static_cast<std::size_t>(axes.shape[0]);
         return;
@@ -41,13 +37,13 @@ void read_values_input(const op_schema &schema, const op &o, const graph &g, mov
     try {
         values = values_as_int64(*axes.values);
     } catch (const error &e) {
-        fail(o, &schema, e.code(), subject + ": " + e.what(), "axes_input_values");
+        // The values' own rule (a dtype, a value beyond int64), said of this op.
+        fail(e.rule_id(), op_label(o, &schema) + ": " + subject + ": " + e.what(), o.ref());
     }
     if (axes.shape[0] >= 0 && values.size() != static_cast<std::size_t>(axes.shape[0]))
-        fail(o, &schema, status::invalid_shape,
-             subject + " has shape " + dims_to_string(axes.shape) + " but " +
-                 std::to_string(values.size()) + " values",
-             "axes_input_values");
+        fail(rule::axes_input_values,
+             op_label(o, &schema) + ": " + subject + " has shape " + dims_to_string(axes.shape) + " but " +
+                 std::to_string(values.size()) + " values", o.ref());
     r.value_count = values.size();
     r.values = std::move(values);
 }
@@ -58,8 +54,8 @@ void read_values_attribute(const op_schema &schema, const op &o, movement_reques
     if (!value) {
         // Unsqueeze-1/11 require theirs (verify_op says so first).
         if (form.kind == movement_kind::insert_axes)
-            fail(o, &schema, status::invalid_graph_op, "attr " + form.values_attribute + " is missing",
-                 "required_attribute");
+            fail(rule::required_attribute, op_label(o, &schema) + ": attr " + form.values_attribute +
+                     " is missing", o.ref());
         r.values.emplace();
         r.values_absent = true;
     } else if (const auto *list = std::get_if<std::vector<std::int64_t>>(&*value)) {
@@ -68,10 +64,9 @@ void read_values_attribute(const op_schema &schema, const op &o, movement_reques
     } else if (const auto *one = std::get_if<std::int64_t>(&*value)) {
         r.values = std::vector<std::int64_t>{*one};
     } else {
-        fail(o, &schema, status::invalid_graph_op,
-             "attr " + form.values_attribute + " is " + attribute_to_string(*value) +
-                 ", not an s64 or s64[]",
-             "attribute_kind");
+        fail(rule::attribute_kind,
+             op_label(o, &schema) + ": attr " + form.values_attribute + " is " + attribute_to_string(*value) +
+                 ", not an s64 or s64[]", o.ref());
     }
     r.value_count = r.values->size();
 }
@@ -83,8 +78,7 @@ std::optional<movement_transform> resolve_values(const op &o, const movement_for
                                                  const std::vector<std::int64_t> &values,
                                                  bool absent) {
     const auto failed = [&](const reshape_diagnostic &d) -> movement_transform {
-        throw error(d.code, op_label(o, op_registry::instance().resolve(o)) + ": " + d.message,
-                    o.ref());
+        fail(d.rule, op_label(o, op_registry::instance().resolve(o)) + ": " + d.message, o.ref());
     };
     switch (form.kind) {
     case movement_kind::permute_axes: {
@@ -138,9 +132,9 @@ movement_request read_movement_request(const op_schema &schema, const op &o, con
             read_values_attribute(schema, o, r);
         return r;
     }
-    throw error(status::unimplemented,
-                op_label(o, &schema) + ": not an op of the data-movement family [partition_supported]",
-                o.ref());
+    fail(rule::partition_supported,
+         op_label(o, &schema) + ": not an op of the data-movement family",
+         o.ref());
 }
 
 movement_transform resolve_movement(const op &o, const dims_t &data_dims,
@@ -149,28 +143,29 @@ movement_transform resolve_movement(const op &o, const dims_t &data_dims,
     if (request.reshape)
         return movement_transform{resolve_for_op(o, data_dims, *request.reshape, runtime_values), {}};
     if (!request.movement)
-        throw error(status::unimplemented,
-                    op_label(o, op_registry::instance().resolve(o)) +
-                        ": not an op of the data-movement family [partition_supported]",
-                    o.ref());
+        fail(rule::partition_supported,
+             op_label(o, op_registry::instance().resolve(o)) +
+                 ": not an op of the data-movement family",
+             o.ref());
     const std::vector<std::int64_t> *values = request.values ? &*request.values : nullptr;
     if (runtime_values) {
         if (request.value_count && runtime_values->size() != *request.value_count)
-            fail(o, op_registry::instance().resolve(o), status::invalid_shape,
-                 "values " + dims_to_string(*runtime_values) + " at execute do not have the " +
-                     std::to_string(*request.value_count) + " elements the op declares",
-                 "axes_input_values");
+            fail(rule::axes_input_values,
+                 op_label(o, op_registry::instance().resolve(o)) + ": values " +
+                     dims_to_string(*runtime_values) + " at execute do not have the " +
+                     std::to_string(*request.value_count) + " elements the op declares", o.ref());
         values = runtime_values;
     }
     if (!values)
-        fail(o, op_registry::instance().resolve(o), status::invalid_arguments,
-             "the axes arrive only at execute, and no values were given", "runtime_shape_given");
+        fail(rule::runtime_shape_given,
+             op_label(o, op_registry::instance().resolve(o)) +
+                 ": the axes arrive only at execute, and no values were given", o.ref());
     auto transform =
         resolve_values(o, *request.movement, data_dims, *values, request.values_absent && !runtime_values);
     if (!transform)
-        fail(o, op_registry::instance().resolve(o), status::invalid_shape,
-             "input dims " + dims_to_string(data_dims) + " must be known to remove every size-1 dim",
-             "input_shape_known");
+        fail(rule::input_shape_known,
+             op_label(o, op_registry::instance().resolve(o)) + ": input dims " + dims_to_string(data_dims) +
+                 " must be known to remove every size-1 dim", o.ref());
     return std::move(*transform);
 }
 

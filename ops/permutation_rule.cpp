@@ -1,13 +1,6 @@
 #include "ops/permutation_rule.hpp"
 
 namespace reshaper::impl {
-namespace {
-
-reshape_diagnostic violation(const std::string &rule, const std::string &message) {
-    return {status::invalid_shape, rule, message + " [" + rule + "]"};
-}
-
-} // namespace
 
 permutation_resolution resolve_permutation(const dims_t &input_dims,
                                            const std::vector<std::int64_t> &order,
@@ -23,7 +16,7 @@ permutation_resolution resolve_permutation(const dims_t &input_dims,
         for (std::size_t i = rank; i-- > 0;) r.permutation.push_back(i);
     } else {
         if (order.size() != rank) {
-            r.diagnostic = violation("perm_length", order_text() + " has " +
+            r.diagnostic = diagnose(rule::perm_length, order_text() + " has " +
                                                         std::to_string(order.size()) +
                                                         " entries, but " + input_text() +
                                                         " needs one per axis");
@@ -35,8 +28,7 @@ permutation_resolution resolve_permutation(const dims_t &input_dims,
         for (std::size_t i = 0; i < rank; ++i) {
             const auto axis = bounds.normalize(order[i]);
             if (!axis) {
-                r.diagnostic = violation(
-                    "axis_range", order_text() + " has " + std::to_string(order[i]) +
+                r.diagnostic = diagnose(rule::axis_range, order_text() + " has " + std::to_string(order[i]) +
                                       " at index " + std::to_string(i) + ", outside " +
                                       bounds.range_text() + " for " + input_text());
                 return r;
@@ -47,8 +39,7 @@ permutation_resolution resolve_permutation(const dims_t &input_dims,
         for (std::size_t i = 0; i < rank; ++i) {
             auto &first = named_at[r.permutation[i]];
             if (first) {
-                r.diagnostic = violation(
-                    "axis_duplicate", order_text() + " names axis " +
+                r.diagnostic = diagnose(rule::axis_duplicate, order_text() + " names axis " +
                                           std::to_string(r.permutation[i]) + " twice (at indices " +
                                           std::to_string(*first) + " and " + std::to_string(i) +
                                           "), so it is not a permutation of " + input_text());

@@ -5,6 +5,7 @@
 
 #include "ops/movement_schemas.hpp"
 #include "ops/reshape_schemas.hpp"
+#include "core/fail.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -100,8 +101,8 @@ const op_schema *op_registry::resolve(const op &o) const {
     else // a kind whose oldest schema is newer than 1 (none so far)
         problem = "opset " + std::to_string(*o.version) + " is older than " + name +
                   "'s oldest schema, " + std::to_string(oldest) + " (schemas " + known + ")";
-    throw error(status::invalid_graph_op, op_label(o, nullptr) + ": " + problem + " [version]",
-                o.ref());
+    fail(rule::version, op_label(o, nullptr) + ": " + problem,
+         o.ref());
 }
 
 bool op_registry::handles_kind(const std::string &domain, const std::string &kind) const {

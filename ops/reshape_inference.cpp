@@ -1,6 +1,7 @@
 #include "ops/reshape_inference.hpp"
 
 #include "ops/reshape_request.hpp"
+#include "core/fail.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -10,10 +11,10 @@ namespace {
 dims_t merge_with_given(const op &o, const op_schema &schema, const dims_t &inferred,
                         const dims_t &given) {
     if (auto merged = merge_known_dims(inferred, given)) return std::move(*merged);
-    throw error(status::invalid_shape,
-                op_label(o, &schema) + ": output 0 is given as " + dims_to_string(given) +
-                    " but the reshape gives " + dims_to_string(inferred) + " [output_shape_match]",
-                o.ref());
+    fail(rule::output_shape_match,
+         op_label(o, &schema) + ": output 0 is given as " + dims_to_string(given) +
+             " but the reshape gives " + dims_to_string(inferred),
+         o.ref());
 }
 
 } // namespace
@@ -31,16 +32,15 @@ void infer_reshape_shapes(const op_schema &schema, const op &o, graph &g) {
         // rank. It may be any size (2^40), so compare it with the given rank
         // before building that many unknown dims.
         if (*request.target_rank != out.shape.size())
-            throw error(status::invalid_shape,
-                        op_label(o, &schema) + ": output 0 is given as " +
-                            dims_to_string(out.shape) + " of rank " +
-                            std::to_string(out.shape.size()) +
-                            (request.target_is_0d
-                                 ? std::string(", but a 0-D shape input makes it a scalar")
-                                 : ", but the shape input holds " +
-                                       std::to_string(*request.target_rank) + " values") +
-                            " [output_shape_match]",
-                        o.ref());
+            fail(rule::output_shape_match,
+                 op_label(o, &schema) + ": output 0 is given as " +
+                     dims_to_string(out.shape) + " of rank " +
+                     std::to_string(out.shape.size()) +
+                     (request.target_is_0d
+                          ? std::string(", but a 0-D shape input makes it a scalar")
+                          : ", but the shape input holds " +
+                                std::to_string(*request.target_rank) + " values"),
+                 o.ref());
         if (request.target_is_0d) {
             // A 0-D shape input may only hold 1, a scalar: whatever arrives,
             // the target is [] and the volumes can be checked now. (The
@@ -70,11 +70,11 @@ void check_output_volume(const op_schema &schema, const op &o, const dims_t &inp
         return v ? std::to_string(*v) : std::string("more than int64 holds");
     };
     if (in_volume != out_volume)
-        throw error(status::invalid_shape,
-                    op_label(o, &schema) + ": output 0 is given as " + dims_to_string(output) + " of " +
-                        count(out_volume) + " elements, but the input " + dims_to_string(input) +
-                        " has " + count(in_volume) + " [volume_mismatch]",
-                    o.ref());
+        fail(rule::volume_mismatch,
+             op_label(o, &schema) + ": output 0 is given as " + dims_to_string(output) + " of " +
+                 count(out_volume) + " elements, but the input " + dims_to_string(input) +
+                 " has " + count(in_volume),
+             o.ref());
 }
 
 } // namespace reshaper::impl

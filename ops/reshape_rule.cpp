@@ -11,8 +11,8 @@ struct rule_violation {
     reshape_diagnostic diagnostic;
 };
 
-[[noreturn]] void fail(const std::string &rule, const std::string &message) {
-    throw rule_violation{{status::invalid_shape, rule, message + " [" + rule + "]"}};
+[[noreturn]] void violated(rule r, std::string message) {
+    throw rule_violation{diagnose(r, std::move(message))};
 }
 
 // The volume of dims that may hold unknown (negative) dims.
@@ -40,7 +40,7 @@ partial_volume volume_of(const dims_t &dims, const Describe &what) {
         if (!next) {
             // An unknown dim may still be 0; only a known volume overflows.
             if (has_unknown) return {1, false};
-            fail("overflow", "volume of " + what() + " overflows int64 (" + std::to_string(v.known) +
+            violated(rule::overflow, "volume of " + what() + " overflows int64 (" + std::to_string(v.known) +
                                  " * " + std::to_string(d) + ")");
         }
         v.known = *next;
@@ -66,13 +66,13 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
     // A value invalid on its own is reported before any rule between values.
     for (std::size_t i = 0; i < requested.size(); ++i)
         if (requested[i] < -1)
-            fail("value_range", shape() + " has " + std::to_string(requested[i]) + " at index " +
+            violated(rule::value_range, shape() + " has " + std::to_string(requested[i]) + " at index " +
                                     std::to_string(i) + "; values must be >= -1");
     std::optional<std::size_t> minus_one;
     for (std::size_t i = 0; i < requested.size(); ++i) {
         if (requested[i] == -1) {
             if (minus_one)
-                fail("single_minus_one", shape() + " has more than one -1 (at indices " +
+                violated(rule::single_minus_one, shape() + " has more than one -1 (at indices " +
                                              std::to_string(*minus_one) + " and " +
                                              std::to_string(i) + ")");
             minus_one = i;
@@ -91,7 +91,7 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
             continue;
         }
         if (i >= input.size())
-            fail("zero_index_in_rank", shape() + " has 0 at index " + std::to_string(i) +
+            violated(rule::zero_index_in_rank, shape() + " has 0 at index " + std::to_string(i) +
                                            " to copy input dim " + std::to_string(i) + ", but " +
                                            input_text() + " has rank " +
                                            std::to_string(input.size()));
@@ -99,7 +99,7 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
         cancels[i] = input[i] < 0;
     }
     if (literal_zero && minus_one)
-        fail("zero_with_minus_one", shape() + " has both a literal 0 (at index " +
+        violated(rule::zero_with_minus_one, shape() + " has both a literal 0 (at index " +
                                         std::to_string(*literal_zero) + ") and -1 (at index " +
                                         std::to_string(*minus_one) +
                                         "), so the -1 cannot be resolved");
@@ -124,13 +124,13 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
         if (rest.known == 0) {
             dims_t others = out;
             others.erase(others.begin() + static_cast<std::ptrdiff_t>(*minus_one));
-            fail("ambiguous_minus_one",
+            violated(rule::ambiguous_minus_one,
                  shape() + " leaves volume 0 for the -1 at index " + std::to_string(*minus_one) +
                      " (other dims " + dims_to_string(others) + "), so any value would fit");
         }
         if (in_part.exact && rest.exact) {
             if (in_part.known % rest.known != 0)
-                fail("volume_mismatch", shape() + " cannot hold " + in_kept_text() + " of " +
+                violated(rule::volume_mismatch, shape() + " cannot hold " + in_kept_text() + " of " +
                                          in_part.describe() + ": the other dims' volume " +
                                          std::to_string(rest.known) + " does not divide it");
             out[*minus_one] = in_part.known / rest.known;
@@ -141,7 +141,7 @@ dims_t resolve(const dims_t &input, const std::vector<std::int64_t> &requested, 
 
     const partial_volume out_volume = volume_of(out, shape);
     if (!volumes_can_match(in_volume, out_volume))
-        fail("volume_mismatch", shape() + " resolves to " + dims_to_string(out) + " of " +
+        violated(rule::volume_mismatch, shape() + " resolves to " + dims_to_string(out) + " of " +
                                  out_volume.describe() + ", but " + input_text() + " has " +
                                  in_volume.describe());
     return out;

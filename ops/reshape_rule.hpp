@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "core/checked_math.hpp"
+#include "core/fail.hpp"
 #include "core/graph.hpp"
+#include "core/rules.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::impl {
@@ -18,13 +20,20 @@ namespace reshaper::impl {
 //   literal:         special_zero=false (oneDNN) / allowzero=1 (ONNX)
 enum class zero_rule { copy_from_input, literal };
 
-// Why a requested shape was rejected: a status, a stable rule id (tests
-// assert it) and a message naming the values involved.
+// Why a requested shape was rejected: the rule (tests assert it) and a
+// message naming the values involved that ends with the rule's id, as an
+// error's does; fail(d.rule, label + ": " + d.message) throws it as one.
 struct reshape_diagnostic {
-    status code = status::invalid_shape;
-    std::string rule;
+    impl::rule rule{};
     std::string message;
+
+    status code() const { return info(rule).code; }
 };
+
+// A violation of `r` as a value (the message gets " [id]" at its end).
+inline reshape_diagnostic diagnose(impl::rule r, std::string message) {
+    return {r, with_rule_id(r, std::move(message))};
+}
 
 struct reshape_resolution {
     std::optional<dims_t> dims; // set on success; may hold unknown_dim

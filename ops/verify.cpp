@@ -2,19 +2,21 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/fail.hpp"
 #include "ops/registry.hpp"
 
 namespace reshaper::impl {
 namespace {
 
-// Every message: "<op label>: <subject>=<value> violates <rule> (<expected>)".
-[[noreturn]] void violation(status code, const op_schema &schema, const op &o,
-                            const std::string &subject, const std::string &rule,
-                            const std::string &expected) {
-    // The id is the rule's first word ("type_constraint T" -> type_constraint).
-    throw error(code, op_label(o, &schema) + ": " + subject + " violates " + rule + " (" +
-                          expected + ")",
-                o.ref(), std::string_view(rule).substr(0, rule.find(' ')));
+// Every message: "<op label>: <subject>=<value> violates <rule>[ <detail>]
+// (<expected>) [<rule>]", the detail naming the type variable of a
+// type_constraint ("violates type_constraint T (allowed: ...)").
+[[noreturn]] void violation(rule r, const op_schema &schema, const op &o, const std::string &subject,
+                            const std::string &expected, const std::string &detail = {}) {
+    fail(r,
+         op_label(o, &schema) + ": " + subject + " violates " + std::string(to_string(r)) +
+             (detail.empty() ? "" : " " + detail) + " (" + expected + ")",
+         o.ref());
 }
 
 std::string port_list(const std::vector<port_spec> &ports) {
@@ -24,7 +26,7 @@ std::string port_list(const std::vector<port_spec> &ports) {
     return s;
 }
 
-void check_count(const op_schema &schema, const op &o, const char *what,
+void check_count(const op_schema &schema, const op &o, bool ports_are_inputs,
                  const std::vector<port_spec> &ports, std::size_t given) {
     const auto required = static_cast<std::size_t>(
         std::count_if(ports.begin(), ports.end(), [](const port_spec &p) { return p.required; }));
@@ -32,16 +34,16 @@ void check_count(const op_schema &schema, const op &o, const char *what,
     const std::string range = required == ports.size()
                                   ? std::to_string(required)
                                   : std::to_string(required) + " to " + std::to_string(ports.size());
-    violation(status::invalid_graph_op, schema, o,
-              std::string(what) + " count=" + std::to_string(given), std::string(what) + "_count",
+    violation(ports_are_inputs ? rule::input_count : rule::output_count, schema, o,
+              std::string(ports_are_inputs ? "input" : "output") + " count=" + std::to_string(given),
               "expects " + range + ": " + port_list(ports));
 }
 
 const type_constraint &constraint_of(const op_schema &schema, const std::string &type_var) {
     for (const type_constraint &c : schema.type_constraints)
         if (c.type_var == type_var) return c;
-    throw error(status::runtime_error,
-                "schema " + schema.versioned_name() + " has no type constraint " + type_var);
+    fail(rule::internal_invariant, "schema " + schema.versioned_name() + " has no type constraint " +
+             type_var);
 }
 
 // A type variable binds to the first known dtype among the op's ports (inputs
@@ -61,17 +63,17 @@ public:
             auto subject = [&] { return here.port() + " dtype=" + std::string(to_string(t)); };
             const type_constraint &c = constraint_of(schema_, ports[i].type_var);
             if (std::find(c.allowed.begin(), c.allowed.end(), t) == c.allowed.end())
-                violation(status::invalid_data_type, schema_, op_, subject(),
-                          "type_constraint " + c.type_var, "allowed: " + type_list(c.allowed));
+                violation(rule::type_constraint, schema_, op_, subject(), "allowed: " + type_list(c.allowed),
+                          c.type_var);
             auto bound = std::find_if(bindings_.begin(), bindings_.end(),
                                       [&](const binding &b) { return *b.type_var == c.type_var; });
             if (bound == bindings_.end())
                 bindings_.push_back(here);
             else if (bound->type != t)
-                violation(status::invalid_data_type, schema_, op_, subject(),
-                          "type_constraint " + c.type_var,
-                          c.type_var + " is " + std::string(to_string(bound->type)) +
-                              ", bound by " + bound->port());
+                violation(rule::type_constraint, schema_, op_, subject(),
+                          c.type_var + " is " + std::string(to_string(bound->type)) + ", bound by " +
+                              bound->port(),
+                          c.type_var);
         }
     }
 
@@ -100,15 +102,14 @@ void check_range(const op_schema &schema, const op &o, const attribute_spec &spe
         return (spec.min_value && v < *spec.min_value) || (spec.max_value && v > *spec.max_value);
     };
     if (const auto *v = std::get_if<std::int64_t>(&value); v && outside(*v))
-        violation(status::invalid_graph_op, schema, o,
-                  "attr " + spec.name + "=" + std::to_string(*v), "attr_value_range", "values " + range_text(spec));
+        violation(rule::attr_value_range, schema, o, "attr " + spec.name + "=" + std::to_string(*v),
+                  "values " + range_text(spec));
     if (const auto *list = std::get_if<std::vector<std::int64_t>>(&value))
         for (std::size_t i = 0; i < list->size(); ++i)
             if (outside((*list)[i]))
-                violation(status::invalid_graph_op, schema, o,
-                          "attr " + spec.name + "[" + std::to_string(i) +
-                              "]=" + std::to_string((*list)[i]),
-                          "attr_value_range", "values " + range_text(spec));
+                violation(rule::attr_value_range, schema, o,
+                          "attr " + spec.name + "[" + std::to_string(i) + "]=" + std::to_string((*list)[i]),
+                          "values " + range_text(spec));
 }
 
 void check_attributes(const op_schema &schema, const op &o) {
@@ -122,28 +123,27 @@ void check_attributes(const op_schema &schema, const op &o) {
             std::string defined;
             for (const attribute_spec &a : schema.attributes)
                 defined += (defined.empty() ? "" : ", ") + a.name;
-            violation(status::invalid_graph_op, schema, o, subject(), "unknown_attribute",
+            violation(rule::unknown_attribute, schema, o, subject(),
                       schema.versioned_name() + " defines " +
                           (defined.empty() ? "no attributes" : "only " + defined));
         }
         if (kind_of(value) != spec->kind)
-            violation(status::invalid_graph_op, schema, o, subject(), "attribute_kind",
+            violation(rule::attribute_kind, schema, o, subject(),
                       "expects " + std::string(to_string(spec->kind)) + ", got " +
                           std::string(to_string(kind_of(value))));
         check_range(schema, o, *spec, value);
     }
     for (const attribute_spec &a : schema.attributes)
         if (a.required && !o.attrs.count(a.name))
-            violation(status::invalid_graph_op, schema, o, "attr " + a.name + "=<absent>",
-                      "required_attribute",
+            violation(rule::required_attribute, schema, o, "attr " + a.name + "=<absent>",
                       "a " + std::string(to_string(a.kind)) + " value is required");
 }
 
 } // namespace
 
 void verify_op(const op_schema &schema, const op &o, const graph &g) {
-    check_count(schema, o, "input", schema.inputs, o.inputs.size());
-    check_count(schema, o, "output", schema.outputs, o.outputs.size());
+    check_count(schema, o, true, schema.inputs, o.inputs.size());
+    check_count(schema, o, false, schema.outputs, o.outputs.size());
     type_binder types(schema, o, g);
     types.check("input", schema.inputs, o.inputs);
     types.check("output", schema.outputs, o.outputs);

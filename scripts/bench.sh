@@ -22,7 +22,7 @@ fi
 # A build of its own, so the test build's options stay as they are.
 cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DRESHAPER_BUILD_BENCHMARKS=ON \
       -DRESHAPER_BUILD_TESTS=OFF >/dev/null
-cmake --build build-bench --parallel "$(nproc)" --target movement_bench backend_bench reshaper-run make_large_graph
+cmake --build build-bench --parallel "$(nproc)" --target movement_bench backend_bench api_bench reshaper-run make_large_graph
 
 reps=5
 [ "${QUICK:-0}" = 1 ] && reps=2
@@ -45,6 +45,9 @@ $RT build-bench/bin/movement_bench --benchmark_repetitions=$reps --benchmark_ena
 $RT build-bench/bin/backend_bench --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true --benchmark_format=json \
     --benchmark_out="$out/backend.json" --benchmark_out_format=json >/dev/null
+$RT build-bench/bin/api_bench --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
+    --benchmark_report_aggregates_only=true --benchmark_format=json \
+    --benchmark_out="$out/api.json" --benchmark_out_format=json >/dev/null
 # Debian's interpreter: the one the packages above install into.
 $RT "${PYTHON:-/usr/bin/python3}" scripts/bench_report.py --results "$out" --driver build-bench/bin/reshaper-run --reps $reps \
     --large-graph-maker build-bench/bin/make_large_graph \

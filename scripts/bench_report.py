@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Turns the benchmark results of scripts/bench.sh into docs/performance.md
 and a plot, measuring the peers (numpy, PyTorch) and reshaper-run's perf
-mode on the way. Every speed is a ratio to memcpy measured in the same
+mode on the way. Every speed is a ratio to glibc's memcpy and to a
+streaming-store copy (the driver's yardstick_copy, src/driver/yardstick.cpp)
+of the same bytes on the same buffers and threads, measured in the same
 program run (medians of interleaved repeats)."""
 import argparse
 import datetime
@@ -117,23 +119,28 @@ ELEMENT_BITS = {"f32": 32, "s32": 32, "f16": 16, "bf16": 16, "s8": 8, "u8": 8, "
                 "f64": 64, "c64": 64, "boolean": 8, "s4": 4, "c128": 128}
 
 
-def driver_perf(driver, workdir, reps):
-    """{dtype: (lowering, GB/s)} of reshaper-run --mode=perf on 64 MiB of
-    NHWC data seen as NCHW, flattened (the issue's case)."""
+def driver_perf(driver, workdir, reps, threads=None):
+    """{dtype: perf entry of reshaper-run --mode=perf --report=json} on 64
+    MiB of NHWC data seen as NCHW, flattened (the issue's case), plus
+    "perf_threads": the threads and the cores they got."""
     out = {}
     os.makedirs(workdir, exist_ok=True)
-    for dtype, bits in ELEMENT_BITS.items():
+    dtypes = ELEMENT_BITS if threads is None else {"f32": 32}
+    for dtype, bits in dtypes.items():
         n = 64 * MIB * 8 // bits // (256 * 4096)
         path = os.path.join(workdir, f"nhwc_{dtype}.json")
         with open(path, "w") as f:
             json.dump(nhwc_graph(dtype, n), f)
-        run = subprocess.run([driver, "--mode=perf", "--report=json", f"--reps={max(reps, 5) * 4}", path],
-                             capture_output=True, text=True)
+        cmd = [driver, "--mode=perf", "--report=json", f"--reps={max(reps, 5) * 4}", path]
+        if threads is not None:
+            cmd.insert(1, f"--threads={threads}")
+        run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode != 0:
-            out[dtype] = ("error", None)
+            out[dtype] = {"lowering": "error"}
             continue
-        perf = json.loads(run.stdout.splitlines()[0])["perf"][0]
-        out[dtype] = (perf["lowering"], perf["gbps"])
+        report = json.loads(run.stdout.splitlines()[0])
+        out[dtype] = report["perf"][0]
+        out["perf_threads"] = report.get("perf_threads", {})
     return out
 
 
@@ -181,6 +188,23 @@ def large_graphs(driver, maker, workdir, reps):
 
 
 # ---- the report ---------------------------------------------------------------
+
+# Measured by hand while tuning the kernels (moved here from their comments), kept as written.
+KERNEL_TUNING_SECTION = """## Why the kernels are tuned as they are
+
+Measured by hand while tuning (not by `scripts/bench.sh`), kept as written; each figure names its machine. The code keeps a sentence of why at each decision and points here; `plan_movement` (`kernels/movement_planner.cpp`) makes every decision named below once, at compile time.
+
+- **Threads** (`parallel_task_bytes`, `parallel_threshold_bytes` in `kernels/movement_program.hpp`). Each oneTBB task moves at least 256 KiB, and moves under two tasks' worth stay on the calling thread: at one task's worth, f32 [1, 64, 1024] NHWC as NCHW (256 KiB), 2 cores, took 24-30 us cut and run as one task against 12-18 us whole on one thread; at 512 KiB two threads took 21 us against 28-32 on one. A transpose's strips are cut along the columns only when there are too few to share: cut on one thread, a strip lost its wide steps to pieces narrower than one (64 KiB f32, [1,16,1024]: 8.6-8.9 -> 3.9-4.4 us).
+- **The AVX2 level's walk** (`avx2_ops::walk`). Tuned on an AMD EPYC (Zen 3, no AVX-512), NHWC as NCHW, medians of interleaved runs at real-time priority. First (64 MiB, against memcpy): the AVX-512 walk (strips a tile high along all columns: each source line read from memory out of order, 64 bytes per destination row at a time) ran f32 at 1.0x memcpy, bf16 1.0x, f64 1.3x; column blocks of 64 KiB read in order and transposed from the cache, 8 tiles side by side: f32 1.5x, bf16 1.2x, f64 1.6x. Then against a 2-thread streaming copy of the same bytes ([N,256,32,32], 32 MiB): reading the source alone in the tiles' order took 1.5-1.8x the time of reading it in order, writing alone in their order no longer than writing in order, and the transpose about the sum of the two. Prefetching the next column step's lines into L1 in memory order, a few per register block (`line_prefetch`), over column blocks that span whole source rows, took bf16 0.62 -> 0.86-0.89 of that copy (4 tiles side by side, 64 KiB: 8 tiles and 32 or 128 KiB blocks 0.71-0.77), f32 0.68 -> 0.84 (8 tiles, 128 KiB), f64 0.72 -> 0.89-0.93 (8 tiles, 128 KiB), s8 0.43 -> 0.66-0.70 (2 tiles, 64 KiB; 1, 4 and 8 tiles 0.52-0.60). 16-byte elements keep the strip walk (column blocks measured no gain for them) and their own prefetch. Rows under a page apart ([N,256,32,32]; [N,128,32,32]; [N,512,16,16]), 1- and 2-byte elements: 2 and 4 tiles side by side 0.61 and 0.67-0.89 of the copy, 8 tiles 0.47 and 0.60-0.69. Rows a page or more apart ([N,256,64,64], [N,64,64,64], [N,128,64,64]): 8 tiles 0.55 and 0.72-0.76, 2 and 4 tiles 0.34 and 0.50-0.68. Moves that stay in the caches (`in_cache`), measured on an AMD EPYC with AVX-512 at this level (reshaper-run --mode=perf, 512 KiB NHWC as NCHW, 3 interleaved rounds, GB/s read+written), against the near and far walks: s8 (rows 1 KiB apart) 45 -> 53, bf16 56 -> 60, f32 52 -> 56, f64 42-44 -> 52; 8 tiles side by side against 4 and 2: 1- and 2-byte elements 8 (bf16 36 / 57 / 60), 4- and 8-byte ones 4 (f32 29 / 56 / 52, f64 rows 8 KiB apart 49 / 52 / 50).
+- **The AVX-512 level's walk** (`avx512_ops::walk`). Measured on an AMD EPYC with AVX-512 (2 cores; the CI machine), reshaper-run --mode=perf, NHWC as NCHW, 64-256 MiB, 3-4 rounds of interleaved runs at real-time priority, GB/s read+written (the machine's speed drifts by up to 1.5x between minutes: only figures of one round compare). Against `strip_walk` (this level's walk until then, tuned on an Intel machine), the AVX2 level's column blocks with prefetch: rows a page or more apart ([64,256,64,64]), 8 tiles side by side: s8 43 -> 60-65, f64 and c64 49-59 -> 73-82, f32, s32, bf16 and f16 even (57-62); then 2 tiles side by side against 8: f32 and s32 41 -> 54 (1 tile 41, 4 tiles 49; 64 KiB blocks as 128, 256 KiB as 128), bf16 42 -> 48, s8 40 -> 46, f64 and c64 48 -> 55 (4 tiles: between). Rows under a page apart ([N,256,32,32], [N,256,14,14]): s8 32-42 -> 34-60, bf16 29-56 -> 32-67, f64 62-71 -> 73; f32 kept single tiles' speed only with 4 tiles side by side (14x14: 40 -> 45; 8 tiles 34, 2 tiles 31-33), bf16 was 5-10% faster with 2 tiles than with 4, s8 5-10% slower with 4 than with 2. Later, bf16 [64,256,32,32] (rows line-aligned, 2 KiB apart): 4 tiles and 128 KiB blocks 53 -> 64 GB/s against 2 tiles and 64 KiB, at a cost to 14x14 (rows staged, `line_staging`): 32 -> 28.5; the first is the common shape. Moves that stay in the caches (512 KiB NHWC as NCHW), against those walks: f32 (rows 4 KiB apart) 32 -> 64, bf16 43 -> 67, s8 35 -> 59 (rows 1 KiB apart: 57 -> 67), f64 41 -> 63; 8 tiles side by side beat 4 and 2 at every element size (f32 65 / 48 / 31); backend_bench's [1,16,64,64] f32 transpose (64 KiB, rows 4 KiB apart): 2.15 -> 1.39 us.
+- **The scalar level's walk** (`strip_walk`: strips along all columns, no column blocks, no prefetch). It was the AVX-512 level's until that level was measured on an AMD EPYC with AVX-512; on the Intel AVX-512 machine it was tuned on (NHWC as NCHW, 64 MiB, paired runs in one process on a shared machine): runs of 4 lines lift 1-byte elements by 15-60% (their tiles write 64 rows a line each, 4 KiB apart); 2-byte elements gained 10-15% with runs of 2 lines and nothing with 4; 4-byte elements lose 25-30% with runs of 2 lines and 8- and 16-byte ones gain nothing, so they keep single tiles. Strips one tile high for 2- and 4-byte elements (2, 4 and 8 tiles measured 5-40% slower); 4 tiles for 8- and 16-byte elements, whose tiles have only 8 and 4 rows (c128 rows a page apart: 10-13 -> 18-37 GB/s), and for 1-byte wide tiles (3-10% faster).
+- **One tile's rows tile by tile** (`isa_kernels::one_tile_rows_tile_by_tile`). Measured with reshaper-run --mode=perf, 64 MiB, 4-5 interleaved rounds, GB/s read+written: on an AMD EPYC with AVX-512, ABcd16a16b -> abcd 35 -> 43 at AVX-512 (35 -> 37 with the AVX2 level forced), nChw16c -> nchw 55 -> 58 (52 -> 56); on an AMD EPYC without AVX-512 (Zen 3), the AVX2 level's own machines, the opposite (movement_bench, 2 rounds of 3 interleaved repeats): nChw16c -> nchw 37 / 30 with the far-rows walk against 20 / 20 tile by tile (oneDNN's reorder 20-23), ABcd16a16b -> abcd 24 / 17 against 13 / 13 (oneDNN 12-14). So the AVX2 level keeps its walk.
+- **Destination rows off a line boundary** (`line_staging`). A row pitch that is no multiple of 64 bytes ([N,C,41,100] or [N,C,14,14] f32 as NCHW) cannot take the tiles' streaming stores, and ordinary stores read every destination line before writing it: 0.70-0.84x memcpy there, against 1.06-1.24x for [N,C,64,64] (reshaper-run --mode=perf, 256 MiB). Measured (medians of 5 interleaved rounds, GB/s), unstaged -> whole steps of all rows staged in L2 first: f32 [640,256,14,14] (staged whole) 15.1 -> 18.5, bf16 [160,256,28,28] 16.4 -> 20.3, f64 14x14 13.8 -> 18.6, s8 14x14 11.4 -> 13.4, f32 [64,256,41,100] 17.9 -> 19.3, f32 [1280,512,7,7] (staged whole) 15.3 -> 16.0; then row groups in L1 against that: bf16 28x28 19.9 -> 24.0, f64 14x14 21.2 -> 24.9, f32 41x100 21.4 -> 22.5.
+- **Composed split and joined rows** (`composed_inner_rows`). Measured against the tiles (reshaper-run --mode=perf, 64 MiB of [N,C,224,224], AVX-512, GB/s): splits of 12 channels s8 15 -> 35, bf16 17 -> 35, f32 20 -> 34; of 24 s8 19 -> 34, bf16 22 -> 32; joins of 12 s8 19 -> 32, bf16 35 -> 36, f32 29 -> 35. Groups of more than 48 bytes stay with the tiles (f32 24 channels: 57 -> 31 split, 38 -> 31 joined), and so do joins of more than 16 rows (s8 24 channels: 26 -> 21), and so do powers of two, whose groups are whole fractions of a tile row (f32 8 channels: half tiles). The row-group kernels themselves: 1-byte elements, one thread, 16-17 GB/s at 8 and 16 rows, 3.9 at 12 and 4.8 at 24 uncomposed. Streamed joined rows staged 4 KiB at a time in L1: f32 [64,224,224,3] from NCHW 26.4 -> 31.4 GB/s, 6 channels 24.0 -> 27.6; split rows write R runs, which lost 10-20% that way.
+- **4-bit transposes** (`isa_kernels::packed_wide`, `packed_strip<4>`). 8 byte tiles side by side at AVX2: s4 NHWC as NCHW, 64 MiB, 8.6-9.0 GB/s with the 2 tiles of the near-rows walk against 10.1-11.4 with 8; with one tile a step wrote half lines, 128 rows apart in time (perf: half the time on those stores; with 4 tiles, 9-10 -> 10-17 GB/s in alternating runs). Streamed pairs of destination row parts: s4 [64,256,64,64] (32 MiB) on an AMD EPYC with AVX-512 30 -> 34 GB/s read+written (AVX2 level: 25 -> 32-34). Strips two byte tiles high: 3-5% faster in one process. 2-bit tiles keep ordinary stores (s2 [64,256,64,64], 16 MiB, AVX2 on a Zen 3 EPYC, 3 rounds: 10-20% slower streamed).
+- **Blocked formats' inner blocks** (`block_rows_fn`). Strips of one tile spent a fifth of the time (perf, nchw -> nChw16c f32, 64 MiB) on the per-strip set-up around 1 KiB tiles; strips of 64 KiB of destination amortise it. Rows of 16 or 32 bytes (nChw8c f32, nChw16c bf16) as partial tiles through buffers ran at 0.33x memcpy (0.47x oneDNN's reorder for nChw8c f32); at AVX2, two register blocks per step for 64-byte rows of f32 took 1.17 -> 1.52x memcpy against tile calls. Groups of 16, 32 or 64 bytes stay with the transpose rather than joined rows (f32 [48,224,224,4] from NCHW: 2.1x memcpy, joined rows 1.7x).
+- **The grouped transpose's prefetch** (`run_grouped_transpose`, `kernels/fast_path_grouped_transpose.cpp`). The next tile's source lines are prefetched while this tile's destination runs are written, a share per slice of units, so that its reads come from the cache: 64 runs of 4 lines each from as many pages, read on demand, took as long as the whole streaming copy. Measured with micro blocks (high_rank_bench, f32, one thread, thread CPU time, 2 interleaved rounds against the streaming copy, Zen 3 EPYC at avx2): rank 22 of 2s 0.28-0.35x without the prefetch, 0.52-0.53x into L1, 0.52-0.54x into L2; rank 12 of 4s 0.35-0.37x without, 0.50-0.52x into either. Tiles of 8 or 32 KiB instead of 16 measured within those rounds' spread (0.43-0.57x).
+"""
 
 # Measured by hand (benchmarks/llc_stream_bench, benchmarks/llc_chain_bench.py), kept as written.
 STREAMING_LLC_SECTION = """## Streaming stores and the last-level cache
@@ -242,6 +266,9 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
         dnn = med.get((case, dtype, size, "onednn"))
         return mine, mem, dnn
 
+    def stream(case, dtype, size):
+        return med.get((case, dtype, size, "stream"))
+
     lines = []
     add = lines.append
     add("# Performance")
@@ -257,36 +284,54 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
     add("")
     add("## The issue's table: NHWC data seen as NCHW, flattened (64 MiB)")
     add("")
-    add("`benchmarks/movement_bench`: our kernel (`strided_copy`, the mover of `kernel` "
-        "lowerings), memcpy of the same bytes, and a direct oneDNN reorder between the same "
-        "layouts in the same program.")
+    add("`benchmarks/movement_bench`: our kernel (a movement program planned once and run, as `kernel` "
+        "lowerings execute it), glibc's memcpy and a streaming-store copy (AVX2 non-temporal stores) of "
+        "the same bytes between the same pre-faulted, line-aligned buffers on the same threads "
+        "(`yardstick_copy` in `src/driver/yardstick.cpp`, which the driver's perf mode uses too), "
+        "and a direct oneDNN reorder between the same layouts in the same program. The driver's "
+        "columns are its perf mode's, yardsticks measured in turn with the execute.")
     add("")
-    add("| dtype | reshaper GB/s | memcpy GB/s | reshaper / memcpy | reshaper / oneDNN reorder | goal (/ memcpy) | reshaper-run perf mode: lowering, GB/s |")
-    add("|---|---|---|---|---|---|---|")
+    add("| dtype | reshaper GB/s | memcpy GB/s | streaming copy GB/s | reshaper / memcpy | reshaper / streaming copy | reshaper / oneDNN reorder | goal (/ memcpy) | reshaper-run perf mode: lowering, GB/s, / streaming copy |")
+    add("|---|---|---|---|---|---|---|---|---|")
     # s2 has no row of driver_perf: its graph is an ONNX Reshape-21, which has no 2-bit type.
     for dtype in ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c128", "boolean", "s4", "s2"]:
         mine, mem, dnn = row("nhwc_to_nchw", dtype, "64MiB")
-        low, gbps = driver.get(dtype, ("-", None))
-        add(f"| {dtype} | {mine or 0:.1f} | {mem or 0:.1f} | {ratio(mine, mem)} | {ratio(mine, dnn)} | "
-            f"{GOALS.get(dtype, '-')} | {low}, {f'{gbps:.1f}' if gbps is not None else '-'} |")
+        st = stream("nhwc_to_nchw", dtype, "64MiB")
+        d = driver.get(dtype, {})
+        gbps = d.get("gbps")
+        add(f"| {dtype} | {mine or 0:.1f} | {mem or 0:.1f} | {st or 0:.1f} | {ratio(mine, mem)} | {ratio(mine, st)} | "
+            f"{ratio(mine, dnn)} | {GOALS.get(dtype, '-')} | {d.get('lowering', '-')}, "
+            f"{f'{gbps:.1f}' if gbps is not None else '-'}, {ratio(gbps, d.get('stream_gbps'))} |")
     # The issue's own size (N = 64), where glibc's memcpy streams too.
     for dtype, size in [("f32", "256MiB"), ("bf16", "128MiB")]:
         mine, mem, dnn = row("nhwc_to_nchw", dtype, size)
+        st = stream("nhwc_to_nchw", dtype, size)
         if mine:
-            add(f"| {dtype}, N = 64 ({size}) | {mine:.1f} | {mem or 0:.1f} | {ratio(mine, mem)} | "
-                f"{ratio(mine, dnn)} | {GOALS.get(dtype, '-')} | - |")
+            add(f"| {dtype}, N = 64 ({size}) | {mine:.1f} | {mem or 0:.1f} | {st or 0:.1f} | {ratio(mine, mem)} | "
+                f"{ratio(mine, st)} | {ratio(mine, dnn)} | {GOALS.get(dtype, '-')} | - |")
+    pt = driver.get("perf_threads", {})
+    one = (driver.get("one_thread") or {}).get("f32", {})
+    if pt:
+        add("")
+        add(f"Threads: the driver ran on {pt.get('threads')}; {pt.get('threads')} CPU-bound threads got "
+            f"{pt.get('cores', 1):.2f} cores here (their summed work rate against one thread's, same run: "
+            "two vCPUs may share one core). On one thread (`--threads=1`) the f32 row's driver figure is "
+            f"{one.get('gbps', 0):.1f} GB/s, {ratio(one.get('gbps'), one.get('stream_gbps'))} of a one-thread "
+            "streaming copy and "
+            f"{ratio(one.get('gbps'), one.get('memcpy_gbps'))} of a one-thread memcpy.")
     add("")
     add("## Other layouts a reshape meets (64 MiB)")
     add("")
-    add("| case | dtype | reshaper / memcpy | reshaper / oneDNN reorder | oneDNN / memcpy |")
-    add("|---|---|---|---|---|")
+    add("| case | dtype | reshaper / memcpy | reshaper / streaming copy | reshaper / oneDNN reorder | oneDNN / memcpy |")
+    add("|---|---|---|---|---|---|")
     for case, dtype in [("attention_bhsd", "bf16"), ("nChw16c_to_nchw", "f32"), ("nChw8c_to_nchw", "f32"),
                         ("nchw_to_nChw16c", "f32"), ("nchw_to_nChw8c", "f32"), ("nchw_to_nChw16c", "bf16"),
                         ("ABcd16a16b_to_abcd", "f32"), ("nhwc14x14_to_nchw", "f32"), ("nhwc14x14_to_nchw", "bf16"),
                         ("nhwc_c3_to_nchw", "f32"), ("nchw_c3_to_nhwc", "f32"),
                         ("sliced", "f32"), ("broadcast_rows", "f32"), ("dense_copy", "f32")]:
         mine, mem, dnn = row(case, dtype, "64MiB")
-        add(f"| {case} | {dtype} | {ratio(mine, mem)} | {ratio(mine, dnn)} | {ratio(dnn, mem)} |")
+        add(f"| {case} | {dtype} | {ratio(mine, mem)} | {ratio(mine, stream(case, dtype, '64MiB'))} | "
+            f"{ratio(mine, dnn)} | {ratio(dnn, mem)} |")
     add("")
     add("`attention_bhsd`: [16,2048,16,64] bf16 seen as [16,16,2048,64] (merge heads), 128-byte "
         "runs. `ABcd16a16b_to_abcd`: [256,256,16,16] weights in 16x16 blocks to plain. `nhwc14x14_to_nchw`: "
@@ -298,14 +343,15 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
     add("## Across the cache levels (f32 and bf16 NHWC -> NCHW, [N, 64, HW])")
     add("")
     sizes = sorted({k[2] for k in med if k[0] == "sizes"}, key=size_bytes)
-    add("| size | f32 reshaper / memcpy | f32 reshaper / oneDNN | bf16 reshaper / memcpy | bf16 reshaper / oneDNN | numpy / memcpy (f32) | PyTorch / memcpy (f32) |")
-    add("|---|---|---|---|---|---|---|")
+    add("| size | f32 reshaper / memcpy | f32 reshaper / streaming copy | f32 reshaper / oneDNN | bf16 reshaper / memcpy | bf16 reshaper / streaming copy | bf16 reshaper / oneDNN | numpy / memcpy (f32) | PyTorch / memcpy (f32) |")
+    add("|---|---|---|---|---|---|---|---|---|")
     peer_by_size = {p["size"]: p for p in peers}
     for size in sizes:
         f = row("sizes", "f32", size)
         b = row("sizes", "bf16", size)
         p = peer_by_size.get(size_bytes(size), {})
-        add(f"| {size} | {ratio(f[0], f[1])} | {ratio(f[0], f[2])} | {ratio(b[0], b[1])} | "
+        add(f"| {size} | {ratio(f[0], f[1])} | {ratio(f[0], stream('sizes', 'f32', size))} | {ratio(f[0], f[2])} | "
+            f"{ratio(b[0], b[1])} | {ratio(b[0], stream('sizes', 'bf16', size))} | "
             f"{ratio(b[0], b[2])} | {ratio(p.get('numpy'), p.get('memcpy'))} | "
             f"{ratio(p.get('pytorch'), p.get('memcpy'))} |")
     add("")
@@ -322,6 +368,16 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
                         ("bm_execute/transpose/4096", "execute: 4 KiB f32 transpose"),
                         ("bm_execute/alias_copy/4096", "execute: 4 KiB alias into a new buffer"),
                         ("bm_execute/transpose/1048576", "execute: 1 MiB f32 transpose")]:
+        b = backend.get(name)
+        if b:
+            add(f"| {label} | {b['real_time']:.3f} {b['time_unit']} |")
+    # Through the public C and C++ APIs (benchmarks/api_bench; goals of issue 27).
+    for name, label in [("bm_c_execute/transpose_4KiB", "C API execute: 4 KiB f32 transpose (goal <= 120 ns)"),
+                        ("bm_c_execute/alias_in_place", "C API execute: alias in place (goal <= 70 ns)"),
+                        ("bm_c_compile_cached/tensors_given", "C API compile, cache hit, tensors given (goal <= 0.5 us)"),
+                        ("bm_c_compile_cached/from_graph", "C API compile, cache hit, the graph's tensors"),
+                        ("bm_cpp_compile_cached/tensors_given", "C++ API compile, cache hit, tensors given (goal <= 0.5 us)"),
+                        ("bm_cpp_compile_cached/from_graph", "C++ API compile, cache hit, the graph's tensors")]:
         b = backend.get(name)
         if b:
             add(f"| {label} | {b['real_time']:.3f} {b['time_unit']} |")
@@ -360,7 +416,8 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
     add("")
     add("## How the movers work, and what the profile showed")
     add("")
-    add("See `kernels/movement_engine.hpp`: contiguous runs are copied with streaming stores "
+    add("See `kernels/movement_program.hpp` (the plan each kernel step makes at compile time) and "
+        "`kernels/movement_planner.cpp` (its decisions): contiguous runs are copied with streaming stores "
         "(short runs in the source's order), transposes go through 64 x 64-byte register tiles "
         "(AVX-512 or AVX2 shuffles, `RESHAPER_MAX_CPU_ISA` caps the level; tiles side by "
         "side and the order of the walk per level: `tile_walk`) so that every cache line is read and written "
@@ -369,6 +426,8 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
         "`src/backend/mover_choice.hpp` encodes when the kernel is chosen over oneDNN's reorder." + PROFILE_NOTE)
     add("")
     lines.extend(STREAMING_LLC_SECTION.rstrip("\n").split("\n"))
+    lines.append("")
+    lines.extend(KERNEL_TUNING_SECTION.rstrip("\n").split("\n"))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -441,9 +500,12 @@ def main():
     args = ap.parse_args()
     med = load_medians(os.path.join(args.results, "movement.json"))
     backend = load_backend(os.path.join(args.results, "backend.json"))
+    if os.path.exists(os.path.join(args.results, "api.json")):
+        backend.update(load_backend(os.path.join(args.results, "api.json")))
     sizes = sorted({size_bytes(k[2]) for k in med if k[0] == "sizes"})
     peers = measure_peers(args.reps, sizes)
     driver = driver_perf(args.driver, os.path.join(args.results, "graphs"), args.reps)
+    driver["one_thread"] = driver_perf(args.driver, os.path.join(args.results, "graphs"), args.reps, threads=1)
     graphs = (large_graphs(args.driver, args.large_graph_maker, os.path.join(args.results, "graphs"), args.reps)
               if args.large_graph_maker else [])
     write_plot(args.plot, med, peers)

@@ -172,8 +172,8 @@ RESHAPER_API reshaper_status_t reshaper_get_last_error(reshaper_status_t *status
                                                        const char **message);
 
 /* The id of the rule this thread's most recent failed call broke, such as
- * "volume_mismatch" (listed in docs/rules.md); "" when none failed or no rule
- * applies. Lives as long as the message. rule may be NULL. */
+ * "volume_mismatch" (listed in docs/rules.md; every failure names one); "" when
+ * none failed. Lives as long as the message. rule may be NULL. */
 RESHAPER_API reshaper_status_t reshaper_get_last_error_rule(const char **rule);
 
 /* ---------------------------------------------------------------- graph -- */

@@ -351,11 +351,22 @@ public:
     // Empty inputs and outputs: the partition's own boundary tensors.
     compiled_partition compile(const engine &eng, const std::vector<logical_tensor> &inputs = {},
                                const std::vector<logical_tensor> &outputs = {}) const {
-        const auto in = detail::to_c(inputs);
-        const auto out = detail::to_c(outputs);
+        // The boundary tensors of the usual few-op partition convert on the
+        // stack: hosts compile again and again, served by the cache.
+        constexpr std::size_t on_stack = 4;
+        reshaper_logical_tensor_t local[2 * on_stack];
+        std::vector<reshaper_logical_tensor_t> heap;
+        reshaper_logical_tensor_t *in = local, *out = local + on_stack;
+        if (inputs.size() > on_stack || outputs.size() > on_stack) {
+            heap.resize(inputs.size() + outputs.size());
+            in = heap.data();
+            out = heap.data() + inputs.size();
+        }
+        for (std::size_t i = 0; i < inputs.size(); ++i) in[i] = inputs[i].to_c();
+        for (std::size_t i = 0; i < outputs.size(); ++i) out[i] = outputs[i].to_c();
         reshaper_compiled_partition_t h = nullptr;
-        check(reshaper_partition_compile(p_, eng.get(), in.size(), in.empty() ? nullptr : in.data(),
-                                         out.size(), out.empty() ? nullptr : out.data(), &h));
+        check(reshaper_partition_compile(p_, eng.get(), inputs.size(), inputs.empty() ? nullptr : in,
+                                         outputs.size(), outputs.empty() ? nullptr : out, &h));
         return compiled_partition(h);
     }
     const_reshaper_partition_t get() const { return p_; }

@@ -15,6 +15,7 @@
 #include "io/graph_json.hpp"
 #include "ops/graph_inference.hpp"
 #include "reshaper/reshaper.h"
+#include "core/fail.hpp"
 
 using namespace reshaper;
 using api::call;
@@ -79,10 +80,10 @@ void merge_description(impl::logical_tensor &known, const impl::logical_tensor &
     const bool strides_agree = known.strides.empty() || given.strides.empty() ||
                                (shape && impl::same_strided_layout(*shape, known.strides, given.strides));
     if (!same_kind || !shape || !strides_agree)
-        throw impl::error(impl::status::invalid_graph,
-                          where + " describes tensor " + std::to_string(given.id) + " as " +
-                              describe_tensor(given) + ", but it was added as " +
-                              describe_tensor(known) + " [tensor_agreement]");
+        impl::fail(impl::rule::tensor_agreement,
+                   where + " describes tensor " + std::to_string(given.id) + " as " +
+                       describe_tensor(given) + ", but it was added as " +
+                       describe_tensor(known));
     known.shape = std::move(*shape);
     if (known.strides.empty()) known.strides = given.strides;
 }
@@ -91,10 +92,10 @@ void merge_description(impl::logical_tensor &known, const impl::logical_tensor &
 reshaper_graph &open_graph(reshaper_graph *graph, const call &c) {
     c.require(graph, "graph");
     if (!graph->built || graph->finalized.load(std::memory_order_acquire))
-        throw impl::error(impl::status::invalid_graph,
-                          std::string("the graph is ") +
-                              (graph->built ? "finalized" : "read from JSON") +
-                              ": it takes no more ops or values [graph_not_finalized]");
+        impl::fail(impl::rule::graph_not_finalized,
+                   std::string("the graph is ") +
+                       (graph->built ? "finalized" : "read from JSON") +
+                       ": it takes no more ops or values");
     return *graph;
 }
 
@@ -102,10 +103,10 @@ reshaper_graph &open_graph(reshaper_graph *graph, const call &c) {
 impl::logical_tensor tensor_of(const reshaper_logical_tensor_t &lt) {
     for (int32_t k = 0; k >= 0 && k < lt.ndims && k < RESHAPER_MAX_NDIMS; ++k)
         if (lt.dims[k] < -1)
-            throw impl::error(impl::status::invalid_shape,
-                              "tensor " + std::to_string(lt.id) + ": dims[" + std::to_string(k) +
-                                  "] = " + std::to_string(lt.dims[k]) +
-                                  "; dims must be >= -1 [dims_at_least_minus_one]");
+            impl::fail(impl::rule::dims_at_least_minus_one,
+                       "tensor " + std::to_string(lt.id) + ": dims[" + std::to_string(k) +
+                           "] = " + std::to_string(lt.dims[k]) +
+                           "; dims must be >= -1");
     return api::to_impl(lt);
 }
 
@@ -223,11 +224,10 @@ RESHAPER_API reshaper_status_t reshaper_graph_add_op(reshaper_graph_t graph,
         reshaper_graph &g = open_graph(graph, c);
         for (const impl::op &other : g.building.ops)
             if (other.id == op->op.id)
-                throw impl::error(impl::status::invalid_graph,
-                                  "op id " + std::to_string(op->op.id) + " is used by both " +
-                                      impl::describe(other) + " and " + impl::describe(op->op) +
-                                      " [unique_op_id]",
-                                  op->op.ref());
+                impl::fail(impl::rule::unique_op_id,
+                           "op id " + std::to_string(op->op.id) + " is used by both " +
+                               impl::describe(other) + " and " + impl::describe(op->op),
+                           op->op.ref());
         // Checked on a copy: a rejected op leaves the graph as it was.
         auto tensors = g.building.tensors;
         impl::op added = op->op;
@@ -260,31 +260,30 @@ RESHAPER_API reshaper_status_t reshaper_graph_set_tensor_values(reshaper_graph_t
         reshaper_graph &g = open_graph(graph, c);
         auto it = g.building.tensors.find(tensor_id);
         if (it == g.building.tensors.end())
-            throw impl::error(impl::status::invalid_graph,
-                              "tensor " + std::to_string(tensor_id) +
-                                  " is not in the graph: add an op that uses it first [tensor_exists]");
+            impl::fail(impl::rule::tensor_exists,
+                       "tensor " + std::to_string(tensor_id) +
+                           " is not in the graph: add an op that uses it first");
         impl::logical_tensor &lt = it->second;
         const std::string name = "tensor " + std::to_string(tensor_id) + " " +
                                  impl::dims_to_string(lt.shape);
         if (lt.dtype == impl::data_type::string)
-            throw impl::error(impl::status::unimplemented,
-                              name + ": string values have no byte form in the C API");
+            impl::fail(impl::rule::c_api_representable, name + ": string values have no byte form in the C API");
         // As the file reader says it (a dtype of no size has no byte form;
         // its size would divide by zero).
         if (lt.dtype == impl::data_type::undef)
-            throw impl::error(impl::status::invalid_data_type,
-                              name + ": values need a defined dtype, got undef [value_fits_dtype]");
+            impl::fail(impl::rule::value_fits_dtype,
+                       name + ": values need a defined dtype, got undef");
         if (!lt.shape_known())
-            throw impl::error(impl::status::invalid_shape,
-                              name + ": values need a known shape [values_need_known_shape]");
+            impl::fail(impl::rule::values_need_known_shape,
+                       name + ": values need a known shape");
         const auto volume = impl::checked_volume(lt.shape);
         const std::size_t count = volume ? static_cast<std::size_t>(*volume) : 0;
         const std::size_t expected = impl::dense_bytes(lt.dtype, count);
         if (bytes != expected)
-            throw impl::error(impl::status::invalid_arguments,
-                              name + " " + std::string(impl::to_string(lt.dtype)) + " takes " +
-                                  std::to_string(expected) + " bytes of values, got " +
-                                  std::to_string(bytes) + " [tensor_values_size]");
+            impl::fail(impl::rule::tensor_values_size,
+                       name + " " + std::string(impl::to_string(lt.dtype)) + " takes " +
+                           std::to_string(expected) + " bytes of values, got " +
+                           std::to_string(bytes));
         if (bytes > 0) c.require(data, "data");
         impl::tensor_values values;
         values.type = lt.dtype;

@@ -1,5 +1,6 @@
 // C API: engines, compilation, compiled-partition queries, execution.
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "backend/buffer_size.hpp"
 #include "backend/compiled_partition_cache.hpp"
 #include "reshaper/reshaper.h"
+#include "core/fail.hpp"
 
 using namespace reshaper;
 using api::call;
@@ -17,8 +19,8 @@ using api::guarded;
 
 namespace {
 
-// The bytes a buffer for `lt` needs, or error(invalid_arguments) saying why
-// they cannot be known.
+// The bytes a buffer for `lt` needs, or an error saying why they cannot be
+// known.
 std::size_t required_bytes(const impl::logical_tensor &lt) {
     if (auto bytes = impl::buffer_bytes(lt)) return *bytes;
     const std::string name = "logical tensor " + std::to_string(lt.id);
@@ -27,33 +29,40 @@ std::size_t required_bytes(const impl::logical_tensor &lt) {
         why = "its shape " + impl::dims_to_string(lt.shape) + " has unknown dims";
     else if (lt.layout == impl::layout_type::any)
         why = "its layout is any (compile first: the compiled outputs have concrete layouts)";
-    throw impl::error(impl::status::invalid_arguments,
-                      name + ": the buffer size cannot be known: " + why);
+    impl::fail(impl::rule::buffer_size_known, name + ": the buffer size cannot be known: " + why);
 }
 
-std::vector<impl::logical_tensor> to_impl(const reshaper_logical_tensor_t *lts, std::size_t n,
-                                          const impl::graph &g) {
-    std::vector<impl::logical_tensor> out;
-    out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) out.push_back(api::to_impl(lts[i], &g));
-    return out;
+// Converts into `out`, reusing its tensors' buffers.
+void to_impl(const reshaper_logical_tensor_t *lts, std::size_t n, const impl::graph &g,
+             std::vector<impl::logical_tensor> &out) {
+    out.resize(n);
+    for (std::size_t i = 0; i < n; ++i) api::assign_impl(lts[i], &g, out[i]);
+}
+
+// What compile converts its boundary tensors into, kept per thread so that
+// the cache-hit compiles a host makes again and again allocate nothing for
+// them (vectors per call were a third of a hit's time: perf, api_bench).
+struct call_scratch {
+    std::vector<impl::logical_tensor> inputs, outputs;
+};
+call_scratch &scratch() {
+    thread_local call_scratch s;
+    return s;
 }
 
 // Each buffer array must have the compiled count and a non-NULL pointer for
 // every tensor that occupies bytes.
 template <typename Pointer>
-std::vector<Pointer> buffers(const call &c, const char *what, Pointer const *array,
-                             std::size_t n, const std::vector<impl::logical_tensor> &lts) {
+void check_buffers(const call &c, const char *what, Pointer const *array, std::size_t n,
+                   const std::vector<impl::logical_tensor> &lts) {
     if (n != lts.size())
         c.fail(std::string("the partition has ") + std::to_string(lts.size()) + " " + what +
                ", " + std::to_string(n) + " buffers were given");
     if (n > 0) c.require(array, what);
-    std::vector<Pointer> out(array, array + n);
     for (std::size_t i = 0; i < n; ++i)
-        if (out[i] == nullptr && required_bytes(lts[i]) > 0)
+        if (array[i] == nullptr && required_bytes(lts[i]) > 0)
             c.fail(std::string(what) + "[" + std::to_string(i) + "] (logical tensor " +
                    std::to_string(lts[i].id) + ") is NULL");
-    return out;
 }
 
 } // namespace
@@ -97,15 +106,16 @@ RESHAPER_API reshaper_status_t reshaper_partition_compile(
         const impl::graph &g = *partition->graph;
         const impl::partition &p = partition->partition;
         if (!p.supported)
-            throw impl::error(impl::status::invalid_arguments,
-                              "partition " + std::to_string(p.id) +
-                                  " is not supported by this backend: " + p.reason);
+            impl::fail(impl::rule::api_argument,
+                       "partition " + std::to_string(p.id) + " is not supported by this backend: " + p.reason);
         // Boundary tensors not given (a count of 0) are taken from the graph
         // by compile(). The cache serves hosts that compile the same
         // partition again and again.
-        auto result = impl::compiled_partition_cache::global().get_or_compile(
-                g, p, to_impl(inputs, num_inputs, g), to_impl(outputs, num_outputs, g),
-                engine->engine);
+        call_scratch &given = scratch();
+        to_impl(inputs, num_inputs, g, given.inputs);
+        to_impl(outputs, num_outputs, g, given.outputs);
+        auto result = impl::compiled_partition_cache::global().get_or_compile(g, p, given.inputs, given.outputs,
+                                                                              engine->engine);
         impl::dump_compiled_partition(g, p, *result);
         *compiled = new reshaper_compiled_partition(std::move(result));
     });
@@ -165,6 +175,8 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_why_not_alias(
     return guarded(__func__, [&](const call &c) {
         c.require(compiled, "compiled");
         c.require(why, "why");
+        std::call_once(compiled->why_not_alias_once,
+                       [&] { compiled->why_not_alias = compiled->compiled->why_not_alias(); });
         *why = compiled->why_not_alias.c_str();
     });
 }
@@ -187,10 +199,10 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
     return guarded(__func__, [&](const call &c) {
         c.require(compiled, "compiled");
         const impl::compiled_partition &cp = *compiled->compiled;
-        // Inputs checked first (argument evaluation order is unspecified).
-        const auto in = buffers(c, "inputs", inputs, num_inputs, cp.inputs());
-        const auto out = buffers(c, "outputs", outputs, num_outputs, cp.outputs());
-        cp.execute(in, out);
+        // Inputs checked first; the caller's arrays are passed on as they are.
+        check_buffers(c, "inputs", inputs, num_inputs, cp.inputs());
+        check_buffers(c, "outputs", outputs, num_outputs, cp.outputs());
+        cp.execute(std::span<const void *const>(inputs, num_inputs), std::span<void *const>(outputs, num_outputs));
     });
 }
 
@@ -213,9 +225,10 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute_dynamic(
     return guarded(__func__, [&](const call &c) {
         c.require(compiled, "compiled");
         const impl::compiled_partition &cp = *compiled->compiled;
-        const auto in = buffers(c, "inputs", inputs, num_inputs, cp.inputs());
-        const auto out = buffers(c, "outputs", outputs, num_outputs, cp.outputs());
-        const std::vector<impl::logical_tensor> resolved = cp.execute_resolving(in, out);
+        check_buffers(c, "inputs", inputs, num_inputs, cp.inputs());
+        check_buffers(c, "outputs", outputs, num_outputs, cp.outputs());
+        const std::vector<impl::logical_tensor> resolved = cp.execute_resolving(
+                std::vector<const void *>(inputs, inputs + num_inputs), std::vector<void *>(outputs, outputs + num_outputs));
         if (resolved_outputs != nullptr)
             for (std::size_t i = 0; i < resolved.size(); ++i) resolved_outputs[i] = api::to_c(resolved[i]);
     });

@@ -8,11 +8,13 @@
 #include "api/error_boundary.hpp"
 #include "api/graph_state.hpp"
 #include "api/handles.hpp"
+#include "backend/claims.hpp"
 #include "io/graph_json.hpp"
 #include "onnx/onnx_model.hpp"
 #include "ops/graph_inference.hpp"
 #include "ops/registry.hpp"
 #include "reshaper/reshaper.h"
+#include "core/fail.hpp"
 
 using namespace reshaper;
 using api::call;
@@ -92,7 +94,7 @@ RESHAPER_API reshaper_status_t reshaper_logical_tensor_init(
             std::copy(dims, dims + ndims, out.dims);
             if (strides != nullptr) std::copy(strides, strides + ndims, out.strides);
         }
-        api::to_impl(out); // checks ndims and the enums
+        api::check_c_tensor(out); // ndims, dims and the enums
         *lt = out;
     });
 }
@@ -209,9 +211,8 @@ RESHAPER_API reshaper_status_t reshaper_graph_get_tensor_values(const_reshaper_g
         const auto snapshot = current_graph(*graph);
         const impl::logical_tensor &lt = snapshot->tensor(id);
         if (lt.dtype == impl::data_type::string && lt.values)
-            throw impl::error(impl::status::unimplemented,
-                              "logical tensor " + std::to_string(id) +
-                                  ": string values have no byte form in the C API");
+            impl::fail(impl::rule::c_api_representable,
+                       "logical tensor " + std::to_string(id) + ": string values have no byte form in the C API");
         const std::vector<std::uint8_t> none;
         const std::vector<std::uint8_t> &bytes = lt.values ? lt.values->bytes : none;
         api::copy_out(bytes, static_cast<std::uint8_t *>(buffer), capacity, size);
@@ -226,12 +227,12 @@ RESHAPER_API reshaper_status_t reshaper_graph_get_partitions(reshaper_graph_t gr
         c.require(graph, "graph");
         c.require(list, "list");
         const impl::partition_policy internal_policy = api::to_impl(policy);
-        const std::string kind(impl::to_string(api::to_impl(engine_kind)));
+        const impl::backend_support &claims = impl::backend_claims(api::to_impl(engine_kind));
         // The partitioner needs a valid graph.
         const std::shared_ptr<const impl::graph> g = finalized_graph(*graph);
 
         auto result = std::make_unique<reshaper_partition_list>();
-        for (auto &p : impl::get_partitions(*g, internal_policy, kind))
+        for (auto &p : impl::get_partitions(*g, internal_policy, claims))
             result->partitions.push_back({g, std::move(p)});
         *list = result.release();
     });

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::api {
@@ -9,8 +10,7 @@ namespace reshaper::api {
 namespace {
 
 [[noreturn]] void bad_enum(const char *what, int value) {
-    throw impl::error(impl::status::invalid_arguments,
-                      std::string(what) + " " + std::to_string(value) + " is out of range");
+    impl::fail(impl::rule::api_argument, std::string(what) + " " + std::to_string(value) + " is out of range");
 }
 
 // The C enums mirror the internal ones value for value.
@@ -76,20 +76,18 @@ reshaper_lowering_kind_t to_c(impl::lowering_kind k) {
     case impl::lowering_kind::reorder: return reshaper_lowering_reorder;
     case impl::lowering_kind::kernel: return reshaper_lowering_kernel;
     }
-    throw impl::error(impl::status::runtime_error, "unknown lowering kind");
+    impl::fail(impl::rule::internal_invariant, "unknown lowering kind");
 }
 
 reshaper_logical_tensor_t to_c(const impl::logical_tensor &lt) {
     const std::string name = "logical tensor " + std::to_string(lt.id);
     if (lt.shape.size() > RESHAPER_MAX_NDIMS)
-        throw impl::error(impl::status::unimplemented,
-                          name + " has rank " + std::to_string(lt.shape.size()) +
-                              ", above RESHAPER_MAX_NDIMS (" +
-                              std::to_string(RESHAPER_MAX_NDIMS) + ")");
+        impl::fail(impl::rule::c_api_representable, name + " has rank " + std::to_string(lt.shape.size()) +
+                                                        ", above RESHAPER_MAX_NDIMS (" +
+                                                        std::to_string(RESHAPER_MAX_NDIMS) + ")");
     if (lt.format.size() >= RESHAPER_MAX_FORMAT_LEN)
-        throw impl::error(impl::status::unimplemented,
-                          name + " has format tag '" + lt.format +
-                              "', longer than RESHAPER_MAX_FORMAT_LEN allows");
+        impl::fail(impl::rule::c_api_representable,
+                   name + " has format tag '" + lt.format + "', longer than RESHAPER_MAX_FORMAT_LEN allows");
 
     reshaper_logical_tensor_t c{};
     c.id = lt.id;
@@ -117,30 +115,37 @@ std::vector<reshaper_logical_tensor_t> to_c(const std::vector<impl::logical_tens
     return out;
 }
 
-impl::logical_tensor to_impl(const reshaper_logical_tensor_t &c, const impl::graph *g) {
-    const std::string name = "logical tensor " + std::to_string(c.id);
+void check_c_tensor(const reshaper_logical_tensor_t &c) {
+    // Named only when refused: a string per tensor was a tenth of a cache-hit compile.
+    const auto name = [&] { return "logical tensor " + std::to_string(c.id); };
     if (c.ndims < 0 || c.ndims > RESHAPER_MAX_NDIMS)
-        throw impl::error(impl::status::invalid_arguments,
-                          name + ": ndims " + std::to_string(c.ndims) + " is outside [0, " +
+        impl::fail(impl::rule::api_argument,
+                          name() + ": ndims " + std::to_string(c.ndims) + " is outside [0, " +
                               std::to_string(RESHAPER_MAX_NDIMS) + "]");
     const void *nul = std::memchr(c.format, '\0', RESHAPER_MAX_FORMAT_LEN);
     if (nul == nullptr)
-        throw impl::error(impl::status::invalid_arguments,
-                          name + ": format is not NUL-terminated within " +
+        impl::fail(impl::rule::api_argument,
+                          name() + ": format is not NUL-terminated within " +
                               std::to_string(RESHAPER_MAX_FORMAT_LEN) + " bytes");
 
     for (std::int32_t i = 0; i < c.ndims; ++i)
         if (c.dims[i] < RESHAPER_UNKNOWN_DIM)
-            throw impl::error(impl::status::invalid_arguments,
-                              name + ": dims[" + std::to_string(i) + "] = " + std::to_string(c.dims[i]) +
-                                  " is below -1 (dims are >= 0, or -1 for unknown) [dims_at_least_minus_one]");
+            impl::fail(impl::rule::dims_at_least_minus_one, name() + ": dims[" + std::to_string(i) + "] = " + std::to_string(c.dims[i]) +
+                                  " is below -1 (dims are >= 0, or -1 for unknown)");
+    to_impl(c.data_type);
+    to_impl(c.layout_type);
+    to_impl(c.property_type);
+}
 
-    impl::logical_tensor lt;
+void assign_impl(const reshaper_logical_tensor_t &c, const impl::graph *g, impl::logical_tensor &lt) {
+    check_c_tensor(c);
+    const impl::logical_tensor *in_graph = nullptr;
     if (g != nullptr) {
         auto it = g->tensors.find(c.id);
-        if (it != g->tensors.end() && it->second.dtype == to_impl(c.data_type))
-            lt.values = it->second.values;
+        if (it != g->tensors.end() && it->second.dtype == to_impl(c.data_type)) in_graph = &it->second;
     }
+    if (in_graph && in_graph->values) lt.values = in_graph->values;
+    else lt.values.reset();
     lt.id = c.id;
     lt.dtype = to_impl(c.data_type);
     lt.shape.assign(c.dims, c.dims + c.ndims);
@@ -148,8 +153,15 @@ impl::logical_tensor to_impl(const reshaper_logical_tensor_t &c, const impl::gra
     const bool no_strides = std::all_of(c.strides, c.strides + c.ndims,
                                         [](std::int64_t s) { return s == RESHAPER_UNKNOWN_DIM; });
     if (has_strides(lt.layout) && !no_strides) lt.strides.assign(c.strides, c.strides + c.ndims);
+    else lt.strides.clear();
     lt.property = to_impl(c.property_type);
     lt.format = c.format;
+    lt.rank_known = true;
+}
+
+impl::logical_tensor to_impl(const reshaper_logical_tensor_t &c, const impl::graph *g) {
+    impl::logical_tensor lt;
+    assign_impl(c, g, lt);
     return lt;
 }
 

@@ -10,6 +10,7 @@
 
 #include "backend/compiled_partition.hpp"
 #include "backend/engine.hpp"
+#include "core/fail.hpp"
 #include "core/graph.hpp"
 #include "core/logical_tensor.hpp"
 #include "partition/partitioner.hpp"
@@ -45,6 +46,10 @@ std::vector<reshaper_logical_tensor_t> to_c(const std::vector<impl::logical_tens
 // `values` are not part of the C struct: they are taken from the graph tensor
 // of the same id and dtype, when `g` has one, so constant inputs keep their data.
 impl::logical_tensor to_impl(const reshaper_logical_tensor_t &lt, const impl::graph *g = nullptr);
+// The same into `out`, whose buffers are reused (every field is set).
+// check_c_tensor: its checks alone.
+void check_c_tensor(const reshaper_logical_tensor_t &lt);
+void assign_impl(const reshaper_logical_tensor_t &lt, const impl::graph *g, impl::logical_tensor &out);
 
 // Copies `items` to `out` (when not NULL) and their count to *count, as every
 // array query of the C API does: too small a capacity is invalid_arguments.
@@ -53,9 +58,9 @@ void copy_out(const std::vector<T> &items, T *out, std::size_t capacity, std::si
     *count = items.size();
     if (out == nullptr) return;
     if (capacity < items.size())
-        throw impl::error(impl::status::invalid_arguments,
-                          "output array holds " + std::to_string(capacity) + " elements, " +
-                              std::to_string(items.size()) + " are needed");
+        impl::fail(impl::rule::api_argument,
+                   "output array holds " + std::to_string(capacity) + " elements, " +
+                       std::to_string(items.size()) + " are needed");
     std::copy(items.begin(), items.end(), out);
 }
 

@@ -1,5 +1,8 @@
 #include "api/error_boundary.hpp"
 
+#include "core/fail.hpp"
+#include "core/rules.hpp"
+
 namespace reshaper::api {
 
 namespace {
@@ -8,12 +11,11 @@ thread_local std::string last_message;
 thread_local std::string last_rule;
 } // namespace
 
-reshaper_status_t record_error(impl::status code, const std::string &message,
-                               const std::string &rule) noexcept {
-    last_status = to_c(code);
+reshaper_status_t record_error(impl::rule r, const std::string &message) noexcept {
+    last_status = to_c(impl::info(r).code);
     try {
         last_rule.clear(); // rule ids are short: within the SSO buffer
-        last_rule = rule;
+        last_rule = impl::to_string(r);
         last_message = message;
     } catch (...) {
         // No memory for the text: keep the status and say so without
@@ -29,7 +31,7 @@ const char *last_error_message() noexcept { return last_message.c_str(); }
 const char *last_error_rule() noexcept { return last_rule.c_str(); }
 
 void call::fail(const std::string &what) const {
-    throw impl::error(impl::status::invalid_arguments, std::string(function_) + ": " + what + " [api_argument]");
+    impl::fail(impl::rule::api_argument, std::string(function_) + ": " + what);
 }
 
 } // namespace reshaper::api

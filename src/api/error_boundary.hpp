@@ -7,15 +7,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 #include "reshaper/reshaper.h"
 
 namespace reshaper::api {
 
-// Records `code`, `message` and the rule id as this thread's last error;
-// returns `code`.
-reshaper_status_t record_error(impl::status code, const std::string &message,
-                               const std::string &rule = {}) noexcept;
+// Records a violation of `r` (the table's status, `message`, the id) as this
+// thread's last error; returns the status.
+reshaper_status_t record_error(impl::rule r, const std::string &message) noexcept;
 // The status, message and rule id recorded last on this thread.
 reshaper_status_t last_error_status() noexcept;
 const char *last_error_message() noexcept;
@@ -45,17 +45,18 @@ reshaper_status_t guarded(const char *function, Body &&body) noexcept {
         body(call(function));
         return reshaper_success;
     } catch (const impl::error &e) {
-        return record_error(e.code(), e.what(), e.rule());
+        return record_error(e.rule_id(), e.what());
     } catch (const std::bad_alloc &) {
-        return record_error(impl::status::out_of_memory,
-                            std::string(function) + ": out of memory [memory_limit]",
-                            "memory_limit");
+        return record_error(impl::rule::memory_limit,
+                            impl::with_rule_id(impl::rule::memory_limit, std::string(function) + ": out of memory"));
     } catch (const std::exception &e) {
-        return record_error(impl::status::runtime_error,
-                            std::string(function) + ": internal error: " + e.what());
+        return record_error(impl::rule::internal_invariant,
+                            impl::with_rule_id(impl::rule::internal_invariant,
+                                               std::string(function) + ": internal error: " + e.what()));
     } catch (...) {
-        return record_error(impl::status::runtime_error,
-                            std::string(function) + ": unknown internal error");
+        return record_error(impl::rule::internal_invariant,
+                            impl::with_rule_id(impl::rule::internal_invariant,
+                                               std::string(function) + ": unknown internal error"));
     }
 }
 

@@ -56,11 +56,12 @@ struct reshaper_engine {
 struct reshaper_compiled_partition {
     explicit reshaper_compiled_partition(
             std::shared_ptr<const reshaper::impl::compiled_partition> cp)
-        : compiled(std::move(cp)), why_not_alias(compiled->why_not_alias()) {}
+        : compiled(std::move(cp)) {}
 
     std::shared_ptr<const reshaper::impl::compiled_partition> compiled;
-    // lowering_details() returns by value; the C API hands out a pointer.
-    std::once_flag details_once;
-    std::string details;
-    std::string why_not_alias;
+    // lowering_details() and why_not_alias() return by value; the C API
+    // hands out pointers. Made at the first query, not per compile (a
+    // cache-hit compile costs the handle only).
+    std::once_flag details_once, why_not_alias_once;
+    std::string details, why_not_alias;
 };

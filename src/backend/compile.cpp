@@ -15,6 +15,7 @@
 #include "backend/partition_chain.hpp"
 #include "backend/reorder_movement.hpp"
 #include "backend/verbose.hpp"
+#include "core/fail.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::impl {
@@ -56,6 +57,7 @@ struct output_lowering {
 struct lowering_text {
     std::string details;
     std::string why_not_alias;
+    std::string kernel_programs;
 };
 
 std::string steps_summary(const movement_plan &plan, const char *one, const char *many) {
@@ -86,6 +88,7 @@ lowering_text text_of(const output_lowering &l, const movement_plan &plan) {
         break;
     case lowering_kind::kernel:
         t.details = composed + steps_summary(plan, "strided copy", "strided copies") + " (" + l.mover_reason + ")";
+        t.kernel_programs = l.mover->describe();
         break;
     }
     return t;
@@ -130,6 +133,7 @@ public:
 
     const std::vector<logical_tensor> &inputs() const override { return p_.inputs; }
     const std::vector<logical_tensor> &outputs() const override { return p_.outputs; }
+    std::size_t data_input_position() const override { return p_.data_position; }
     // Alias when every output views the input; else how the first output
     // that does not is moved.
     lowering_kind lowering() const override { return kind_; }
@@ -138,6 +142,9 @@ public:
     }
     std::string why_not_alias() const override {
         return joined([](const lowering_text &t) { return t.why_not_alias; });
+    }
+    std::string kernel_programs() const override {
+        return joined([](const lowering_text &t) { return t.kernel_programs; });
     }
     const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const override {
         return p_.inplace;
@@ -153,64 +160,69 @@ public:
         return bytes;
     }
 
-    void execute(const std::vector<const void *> &inputs,
-                 const std::vector<void *> &outputs) const override {
-        run(inputs, outputs);
+    using compiled_partition::execute;
+    void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const override {
+        run(inputs, outputs, nullptr);
     }
 
     std::vector<logical_tensor> execute_resolving(const std::vector<const void *> &inputs,
                                                   const std::vector<void *> &outputs) const override {
         std::vector<logical_tensor> resolved = p_.outputs;
-        resolved.back().shape = run(inputs, outputs);
+        run(inputs, outputs, &resolved.back().shape);
         if (p_.dynamic) resolved.back().strides = *dense_strides(resolved.back().shape);
         return resolved;
     }
 
-    // Executes; returns the last output's dims (resolved at execute for a
-    // dynamic chain).
-    dims_t run(const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const {
-        const auto start = clock_type::now();
+    // Executes; into `resolved_dims` (when not null) the last output's dims
+    // (resolved at execute for a dynamic chain). Nothing is copied for a
+    // plain execute: a dims vector per call was a tenth of a 4 KiB one.
+    void run(std::span<const void *const> inputs, std::span<void *const> outputs, dims_t *resolved_dims) const {
+        // The clock is read for verbose lines only (a tenth of a 4 KiB execute).
+        const bool verbose = verbose_level() > 0;
+        const auto start = verbose ? clock_type::now() : clock_type::time_point{};
         if (inputs.size() != p_.inputs.size() || outputs.size() != p_.outputs.size())
-            throw error(status::invalid_arguments,
-                        "partition " + std::to_string(p_.partition_id) + " takes " +
-                            std::to_string(p_.inputs.size()) + " input and " +
-                            std::to_string(p_.outputs.size()) + " output buffers, got " +
-                            std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()) + " [execute_buffers]");
+            fail(rule::execute_buffers,
+                 "partition " + std::to_string(p_.partition_id) + " takes " +
+                     std::to_string(p_.inputs.size()) + " input and " +
+                     std::to_string(p_.outputs.size()) + " output buffers, got " +
+                     std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
         // Every run-time shape is checked before anything is written.
-        dims_t output_dims = p_.outputs.back().shape;
-        if (p_.dynamic)
-            output_dims = resolve_at_execute(p_.chain_ops, p_.runtime_shapes, inputs,
-                                             p_.inputs[p_.data_position].shape, output_dims);
-        else
+        if (p_.dynamic) {
+            dims_t output_dims = resolve_at_execute(p_.chain_ops, p_.runtime_shapes, inputs,
+                                                    p_.inputs[p_.data_position].shape, p_.outputs.back().shape);
+            if (resolved_dims) *resolved_dims = std::move(output_dims);
+        } else {
             for (const auto &r : p_.runtime_shapes) check_runtime_shape(r, inputs[r.input_position]);
+            if (resolved_dims) *resolved_dims = p_.outputs.back().shape;
+        }
 
         const void *src = inputs[p_.data_position];
         if (p_.input_bytes > 0 && !src)
-            throw error(status::invalid_arguments,
-                        "partition " + std::to_string(p_.partition_id) + ": null data buffer [execute_buffers]");
+            fail(rule::execute_buffers,
+                 "partition " + std::to_string(p_.partition_id) + ": null data buffer");
         // Every buffer is checked before anything is written.
         for (std::size_t k = 0; k < outputs.size(); ++k) {
             const output_lowering &l = p_.lowerings[k];
             if (l.bytes > 0 && !outputs[k])
-                throw error(status::invalid_arguments,
-                            "partition " + std::to_string(p_.partition_id) + ": null buffer for output " +
-                                std::to_string(p_.outputs[k].id) + " [execute_buffers]");
+                fail(rule::execute_buffers,
+                     "partition " + std::to_string(p_.partition_id) + ": null buffer for output " +
+                         std::to_string(p_.outputs[k].id));
             if (l.kind == lowering_kind::alias && src == outputs[k]) continue;
             if (overlaps(src, p_.input_bytes, outputs[k], l.bytes))
-                throw error(status::invalid_arguments,
-                            "partition " + std::to_string(p_.partition_id) + " (" +
-                                std::string(to_string(l.kind)) + "): the buffer of output " +
-                                std::to_string(p_.outputs[k].id) + " overlaps the input buffer" +
-                                (l.kind == lowering_kind::alias
-                                     ? " without being it"
-                                     : "; only an alias lowering runs in place") + " [execute_buffers]");
+                fail(rule::execute_buffers,
+                     "partition " + std::to_string(p_.partition_id) + " (" +
+                         std::string(to_string(l.kind)) + "): the buffer of output " +
+                         std::to_string(p_.outputs[k].id) + " overlaps the input buffer" +
+                         (l.kind == lowering_kind::alias
+                              ? " without being it"
+                              : "; only an alias lowering runs in place"));
             for (std::size_t j = 0; j < k; ++j)
                 if (!(p_.lowerings[j].kind == lowering_kind::alias && src == outputs[j]) &&
                     overlaps(outputs[j], p_.lowerings[j].bytes, outputs[k], l.bytes))
-                    throw error(status::invalid_arguments,
-                                "partition " + std::to_string(p_.partition_id) + ": the buffers of outputs " +
-                                    std::to_string(p_.outputs[j].id) + " and " + std::to_string(p_.outputs[k].id) +
-                                    " overlap [execute_buffers]");
+                    fail(rule::execute_buffers,
+                         "partition " + std::to_string(p_.partition_id) + ": the buffers of outputs " +
+                             std::to_string(p_.outputs[j].id) + " and " + std::to_string(p_.outputs[k].id) +
+                             " overlap");
         }
         bool in_place = true;
         for (std::size_t k = 0; k < outputs.size(); ++k) {
@@ -218,10 +230,9 @@ public:
             in_place = false;
             run_mover(*p_.lowerings[k].mover, p_.lowerings[k].kind, src, outputs[k]);
         }
-        if (verbose_level() > 0)
+        if (verbose)
             verbose_print("execute," + line_fields() + (kind_ == lowering_kind::alias && in_place ? ",in place" : ",copy") +
                           "," + std::to_string(ms_since(start)));
-        return output_dims;
     }
 
     // engine,partition,ops,lowering,src->dst,details (for verbose lines).
@@ -269,17 +280,19 @@ private:
     }
 
     // Failures inside oneDNN or allocation reach callers as error values.
+    // Named only when one fails: a string per execute was a tenth of a 4 KiB one.
     void run_mover(const data_mover &mover, lowering_kind kind, const void *src, void *dst) const {
-        const std::string where = "partition " + std::to_string(p_.partition_id) + " (" +
-                                  std::string(to_string(kind)) + ")";
+        const auto where = [&] {
+            return "partition " + std::to_string(p_.partition_id) + " (" + std::string(to_string(kind)) + ")";
+        };
         try {
             mover.run(src, dst);
         } catch (const dnnl::error &e) {
             if (e.status == dnnl_out_of_memory)
-                throw error(status::out_of_memory, where + ": oneDNN ran out of memory: " + e.what() + " [memory_limit]");
-            throw error(status::runtime_error, where + ": oneDNN failed: " + e.what() + " [onednn_failure]");
+                fail(rule::memory_limit, where() + ": oneDNN ran out of memory: " + e.what());
+            fail(rule::onednn_failure, where() + ": oneDNN failed: " + e.what());
         } catch (const std::bad_alloc &) {
-            throw error(status::out_of_memory, where + ": out of memory for a temporary [memory_limit]");
+            fail(rule::memory_limit, where() + ": out of memory for a temporary");
         }
     }
 
@@ -292,14 +305,14 @@ private:
 
 std::size_t bytes_or_throw(const logical_tensor &lt, const char *role) {
     if (lt.dtype == data_type::undef)
-        throw error(status::invalid_data_type, std::string(role) + " tensor " +
-                                                   std::to_string(lt.id) +
-                                                   " has dtype undef; its buffer needs a dtype [input_dtype_known]");
+        fail(rule::input_dtype_known, std::string(role) + " tensor " +
+                                          std::to_string(lt.id) +
+                                          " has dtype undef; its buffer needs a dtype");
     auto bytes = buffer_bytes(lt);
     if (!bytes)
-        throw error(status::invalid_shape, std::string(role) + " tensor " + std::to_string(lt.id) +
-                                               " " + dims_to_string(lt.shape) +
-                                               ": its buffer size overflows [overflow]");
+        fail(rule::overflow, std::string(role) + " tensor " + std::to_string(lt.id) +
+                                 " " + dims_to_string(lt.shape) +
+                                 ": its buffer size overflows");
     return *bytes;
 }
 
@@ -361,10 +374,10 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
                                                   const std::vector<logical_tensor> &outputs,
                                                   const std::shared_ptr<const engine> &eng) {
     const auto start = clock_type::now();
-    if (!eng) throw error(status::invalid_arguments, "compile needs an engine [api_argument]");
+    if (!eng) fail(rule::api_argument, "compile needs an engine");
     if (!p.supported)
-        throw error(status::unimplemented, "partition " + std::to_string(p.id) +
-                                               " is not supported by this backend: " + p.reason + " [partition_supported]");
+        fail(rule::partition_supported, "partition " + std::to_string(p.id) +
+                                            " is not supported by this backend: " + p.reason);
     // RESHAPER_VERBOSE=3: the time of each stage.
     const bool timed = verbose_level() >= 3;
     auto stage_done = [&, last = start](const char *stage) mutable {
@@ -396,11 +409,11 @@ std::shared_ptr<const compiled_partition> compile(const graph &g, const partitio
                                       target.layout == layout_type::undef ||
                                       (target.layout == layout_type::strided && target.strides.empty());
             if (!dense_or_any)
-                throw error(status::unimplemented,
-                            "partition " + std::to_string(p.id) + ": output tensor " +
-                                std::to_string(target.id) + " has dims " + dims_to_string(target.shape) +
-                                " known only at execute; it must be dense or of layout any, got " +
-                                std::string(to_string(target.layout)) + " [dynamic_output_layout]");
+                fail(rule::dynamic_output_layout,
+                     "partition " + std::to_string(p.id) + ": output tensor " +
+                         std::to_string(target.id) + " has dims " + dims_to_string(target.shape) +
+                         " known only at execute; it must be dense or of layout any, got " +
+                         std::string(to_string(target.layout)));
             target.shape = data.shape;
             target.layout = layout_type::strided;
             target.strides.clear();

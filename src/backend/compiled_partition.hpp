@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,12 +32,19 @@ public:
     // every `any` output given the layout the backend chose.
     virtual const std::vector<logical_tensor> &inputs() const = 0;
     virtual const std::vector<logical_tensor> &outputs() const = 0;
+    // Where the data input (the first op's data input: what the chain
+    // moves) stands in inputs(); the others are shape inputs.
+    virtual std::size_t data_input_position() const = 0;
     virtual lowering_kind lowering() const = 0;
     // Human-readable plan: steps, shapes, strides (for verbose and reports).
     virtual std::string lowering_details() const = 0;
     // When the lowering is not alias: why the output is no view of the input
     // (the view rule's reason, naming the dims that break it); else "".
     virtual std::string why_not_alias() const { return {}; }
+    // The kernel lowering's movement programs in words, step by step (fast
+    // path, tiles, walk, threads, stores: decided at compile time); "" for
+    // the other lowerings.
+    virtual std::string kernel_programs() const { return {}; }
     // For each output, in the order of outputs(): the chain's steps from the
     // data input to it (reshapes and permutations, as the ops' rules
     // resolved them): what the reference applies to check it.
@@ -51,8 +59,11 @@ public:
     // error(invalid_shape) and nothing is written. Inputs are never
     // modified; nothing is written outside an output's extent. Thread-safe:
     // a compiled partition is immutable.
-    virtual void execute(const std::vector<const void *> &inputs,
-                         const std::vector<void *> &outputs) const = 0;
+    virtual void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const = 0;
+    // The same from vectors (and braced lists: execute({in}, {out})).
+    void execute(const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const {
+        execute(std::span<const void *const>(inputs), std::span<void *const>(outputs));
+    }
 
     // execute, then the outputs' logical tensors with every shape resolved:
     // a partition compiled with output dims that depend on run-time shape

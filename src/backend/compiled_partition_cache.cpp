@@ -5,6 +5,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <optional>
 #include <variant>
@@ -23,32 +24,33 @@ std::size_t cache_capacity_from_env() {
 
 namespace {
 
-// A list of fixed-width numbers and length-prefixed strings: no two
-// different inputs give one key. Numbers go in as their 8 raw bytes (text
-// made a cache hit cost 1.2 us, over the 0.5 us goal). The bytes are
-// written through a cursor into `out`, kept at its capacity while the key
-// grows (std::string::append per field, and a new string per key, were
-// 60% of a hit's time: perf, bm_compile_cached).
-class key_builder {
+// A key is a list of fixed-width numbers and length-prefixed strings: no
+// two different inputs give one key. Numbers go in as their 8 raw bytes.
+// The fields are read once per request and fed to a sink: a hit hashes
+// them (hashing_sink) and compares them with the stored keys of that hash
+// in place (matching_sink); only a miss writes the key out (writing_sink).
+// Building the key as a string at every request, in a per-thread buffer,
+// was half of a hit's time (perf, api_bench's bm_c_compile_cached: the
+// thread-local lookups of a shared library alone 11%).
+template <class Sink>
+class key_fields {
 public:
-    explicit key_builder(std::string &out) : out_(out) {
-        out_.resize(std::max<std::size_t>(out_.capacity(), 512));
-    }
-    key_builder &add(std::string_view field) {
+    explicit key_fields(Sink &sink) : sink_(sink) {}
+    key_fields &add(std::string_view field) {
         add(static_cast<std::int64_t>(field.size()));
-        write(field.data(), field.size());
+        sink_.write(field.data(), field.size());
         return *this;
     }
-    key_builder &add(std::int64_t v) {
-        write(&v, sizeof v);
+    key_fields &add(std::int64_t v) {
+        sink_.write(&v, sizeof v);
         return *this;
     }
-    key_builder &add(const dims_t &dims) {
+    key_fields &add(const dims_t &dims) {
         add(static_cast<std::int64_t>(dims.size()));
-        write(dims.data(), dims.size() * sizeof(dim_t));
+        sink_.write(dims.data(), dims.size() * sizeof(dim_t));
         return *this;
     }
-    key_builder &add_attribute(const attribute_value &v) {
+    key_fields &add_attribute(const attribute_value &v) {
         add(static_cast<std::int64_t>(v.index()));
         std::visit(
             [this](const auto &x) {
@@ -57,15 +59,15 @@ public:
                 else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) add(x);
                 else if constexpr (std::is_same_v<T, std::vector<float>>) {
                     add(static_cast<std::int64_t>(x.size()));
-                    write(x.data(), x.size() * sizeof(float));
+                    sink_.write(x.data(), x.size() * sizeof(float));
                 } else if constexpr (std::is_same_v<T, float>)
-                    write(&x, sizeof x);
+                    sink_.write(&x, sizeof x);
                 else add(static_cast<std::int64_t>(x));
             },
             v);
         return *this;
     }
-    key_builder &add_tensor(const logical_tensor &lt) {
+    key_fields &add_tensor(const logical_tensor &lt) {
         // Strides exactly as given, those of size-1 dims too: the plans
         // agree (same_strided_layout), but the output's strides are handed
         // on as given, and a framework may choose its next kernel by them.
@@ -81,36 +83,100 @@ public:
         }
         return *this;
     }
-    // Cuts `out` to the key.
-    void finish() { out_.resize(size_); }
 
 private:
-    // Inlined into every field (a call per field was a third of a hit's
-    // key: callgrind, bm_compile_cached); the buffer grows out of line.
-    [[gnu::always_inline]] void write(const void *bytes, std::size_t n) {
-        if (size_ + n > out_.size()) [[unlikely]]
-            grow(size_ + n);
-        if (n != 0) std::memcpy(out_.data() + size_, bytes, n); // an empty list's data() may be null
-        size_ += n;
+    Sink &sink_;
+};
+
+// The key written out (a miss).
+struct writing_sink {
+    std::string &out;
+    void write(const void *bytes, std::size_t n) {
+        if (n != 0) out.append(static_cast<const char *>(bytes), n); // an empty list's data() may be null
     }
-    [[gnu::noinline]] void grow(std::size_t needed) { out_.resize(std::max(2 * out_.size(), needed)); }
-    std::string &out_;
+};
+
+// A 64-bit hash of the fields as written, 8 bytes at a time.
+struct hashing_sink {
+    std::uint64_t hash = 0x9E3779B97F4A7C15ull;
+    [[gnu::always_inline]] void mix(std::uint64_t word) {
+        hash = (hash ^ word) * 0xFF51AFD7ED558CCDull;
+        hash ^= hash >> 29;
+    }
+    [[gnu::always_inline]] void write(const void *bytes, std::size_t n) {
+        const auto *b = static_cast<const unsigned char *>(bytes);
+        for (; n >= 8; n -= 8, b += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, b, 8);
+            mix(word);
+        }
+        if (n != 0) {
+            std::uint64_t word = n; // the tail's length too: "a" and "a\0" differ
+            std::memcpy(reinterpret_cast<unsigned char *>(&word) + 1, b, n);
+            mix(word);
+        }
+    }
+};
+
+// The fields compared with a stored key, byte for byte.
+struct matching_sink {
+    const char *at, *end;
+    bool same = true;
+    [[gnu::always_inline]] void write(const void *bytes, std::size_t n) {
+        if (!same) return;
+        if (static_cast<std::size_t>(end - at) < n || (n != 0 && std::memcmp(at, bytes, n) != 0)) {
+            same = false;
+            return;
+        }
+        at += n;
+    }
+    bool matched() const { return same && at == end; }
+};
+
+// The ids of every tensor the partition's ops touch, sorted, each once:
+// in a buffer on the stack for the partitions hosts compile again and
+// again (a few ops), on the heap beyond.
+class touched_tensors {
+public:
+    touched_tensors(const graph &g, const partition &p) {
+        std::size_t count = 0;
+        for (std::size_t index : p.op_indices) count += g.ops.at(index).inputs.size() + g.ops.at(index).outputs.size();
+        tensor_id *ids = local_.data();
+        if (count > local_.size()) {
+            heap_.resize(count);
+            ids = heap_.data();
+        }
+        for (std::size_t index : p.op_indices) {
+            const op &o = g.ops[index];
+            for (tensor_id id : o.inputs) ids[size_++] = id;
+            for (tensor_id id : o.outputs) ids[size_++] = id;
+        }
+        std::sort(ids, ids + size_);
+        size_ = static_cast<std::size_t>(std::unique(ids, ids + size_) - ids);
+        ids_ = ids;
+    }
+    const tensor_id *begin() const { return ids_; }
+    const tensor_id *end() const { return ids_ + size_; }
+
+private:
+    std::array<tensor_id, 32> local_;
+    std::vector<tensor_id> heap_;
+    const tensor_id *ids_ = nullptr;
     std::size_t size_ = 0;
 };
 
-// The key of compiled_partition_key into `out` (its capacity reused);
-// `touched` is scratch space.
-void write_partition_key(std::string &out, std::vector<tensor_id> &touched, const graph &g, const partition &p,
+// Everything compile() reads, fed to `sink` as key fields.
+template <class Sink>
+void visit_partition_key(Sink &sink, const graph &g, const partition &p, const touched_tensors &touched,
                          const std::vector<logical_tensor> &inputs, const std::vector<logical_tensor> &outputs,
                          const engine &eng) {
-    key_builder key(out);
+    key_fields<Sink> key(sink);
     key.add(to_string(eng.kind())).add(static_cast<std::int64_t>(eng.index()));
     key.add(static_cast<std::int64_t>(p.id)).add(static_cast<std::int64_t>(p.supported));
     key.add(static_cast<std::int64_t>(p.inputs.size()));
     for (tensor_id id : p.inputs) key.add(id);
     key.add(static_cast<std::int64_t>(p.outputs.size()));
     for (tensor_id id : p.outputs) key.add(id);
-    touched.clear();
     key.add(static_cast<std::int64_t>(p.op_indices.size()));
     for (std::size_t index : p.op_indices) {
         const op &o = g.ops.at(index);
@@ -118,18 +184,21 @@ void write_partition_key(std::string &out, std::vector<tensor_id> &touched, cons
         key.add(static_cast<std::int64_t>(o.attrs.size()));
         for (const auto &[name, value] : o.attrs) key.add(name).add_attribute(value);
         key.add(static_cast<std::int64_t>(o.inputs.size()));
-        for (tensor_id id : o.inputs) key.add(id), touched.push_back(id);
+        for (tensor_id id : o.inputs) key.add(id);
         key.add(static_cast<std::int64_t>(o.outputs.size()));
-        for (tensor_id id : o.outputs) key.add(id), touched.push_back(id);
+        for (tensor_id id : o.outputs) key.add(id);
     }
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
     for (tensor_id id : touched) {
         const logical_tensor *given = find_tensor(inputs, id);
         if (!given) given = find_tensor(outputs, id);
         key.add_tensor(given ? *given : g.tensor(id));
     }
-    key.finish();
+}
+
+std::uint64_t hash_of(std::string_view key) {
+    hashing_sink h;
+    h.write(key.data(), key.size());
+    return h.hash;
 }
 
 } // namespace
@@ -138,8 +207,8 @@ std::string compiled_partition_key(const graph &g, const partition &p,
                                    const std::vector<logical_tensor> &inputs,
                                    const std::vector<logical_tensor> &outputs, const engine &eng) {
     std::string key;
-    std::vector<tensor_id> touched;
-    write_partition_key(key, touched, g, p, inputs, outputs, eng);
+    writing_sink sink{key};
+    visit_partition_key(sink, g, p, touched_tensors(g, p), inputs, outputs, eng);
     return key;
 }
 
@@ -154,60 +223,86 @@ compiled_partition_cache::value_type compiled_partition_cache::get_or_compile(
     const graph &g, const partition &p, const std::vector<logical_tensor> &inputs,
     const std::vector<logical_tensor> &outputs, const std::shared_ptr<const engine> &eng) {
     if (!eng) return compile(g, p, inputs, outputs, eng); // reports the missing engine
-    // Nothing a hit does not need: the compile is handed over by reference
-    // (a std::function holding the lambda itself would allocate), and the
-    // label exists only for verbose lines.
-    const auto make = [&] { return compile(g, p, inputs, outputs, eng); };
-    // The key is built in this thread's buffers, so a hit allocates
-    // nothing for it.
-    thread_local std::string key;
-    thread_local std::vector<tensor_id> touched;
-    write_partition_key(key, touched, g, p, inputs, outputs, *eng);
-    return get_or_create(key, std::ref(make),
-                         verbose_level() >= 2
-                             ? std::string(to_string(eng->kind())) + ",partition " + std::to_string(p.id)
-                             : std::string());
+    const touched_tensors touched(g, p);
+    hashing_sink hasher;
+    visit_partition_key(hasher, g, p, touched, inputs, outputs, *eng);
+    const auto matches = [&](const std::string &key) {
+        matching_sink m{key.data(), key.data() + key.size()};
+        visit_partition_key(m, g, p, touched, inputs, outputs, *eng);
+        return m.matched();
+    };
+    const auto write_key = [&](std::string &key) {
+        writing_sink sink{key};
+        visit_partition_key(sink, g, p, touched, inputs, outputs, *eng);
+    };
+    // Nothing a hit does not need: the label exists only for verbose lines.
+    return find_or_make(hasher.hash, matches, write_key, [&] { return compile(g, p, inputs, outputs, eng); },
+                        verbose_level() >= 2
+                            ? std::string(to_string(eng->kind())) + ",partition " + std::to_string(p.id)
+                            : std::string());
 }
 
 compiled_partition_cache::value_type
 compiled_partition_cache::get_or_create(const std::string &key,
                                         const std::function<value_type()> &make,
                                         const std::string &label) {
+    return find_or_make(
+        hash_of(key), [&](const std::string &stored) { return stored == key; },
+        [&](std::string &stored) { stored = key; }, make, label);
+}
+
+void compiled_partition_cache::drop(std::uint64_t hash, entry_list::iterator it) {
+    const auto [first, last] = index_.equal_range(hash);
+    for (auto i = first; i != last; ++i)
+        if (i->second == it) {
+            index_.erase(i);
+            break;
+        }
+    lru_.erase(it);
+}
+
+template <class Matches, class WriteKey, class Make>
+compiled_partition_cache::value_type
+compiled_partition_cache::find_or_make(std::uint64_t hash, const Matches &matches, const WriteKey &write_key,
+                                       const Make &make, const std::string &label) {
     std::optional<std::promise<value_type>> promise; // made on a miss only: a hit allocates nothing
     std::shared_future<value_type> existing;
     std::uint64_t generation = 0;
     std::size_t evicted = 0, entries = 0;
-    // A miss keeps its own copy: `key` may be a per-thread buffer that a
-    // compile reaching this cache again would overwrite.
-    std::string missed_key;
     {
         std::lock_guard lock(mutex_);
-        if (auto it = entries_.find(key); it != entries_.end()) {
-            ++hits_;
-            lru_.splice(lru_.begin(), lru_, it->second.recency);
-            existing = it->second.value;
-        } else {
+        const auto [first, last] = index_.equal_range(hash);
+        for (auto i = first; i != last; ++i)
+            if (matches(i->second->key)) {
+                ++hits_;
+                lru_.splice(lru_.begin(), lru_, i->second);
+                existing = i->second->value;
+                break;
+            }
+        if (!existing.valid()) {
             ++misses_;
-            missed_key = key;
             promise.emplace();
             if (capacity_ > 0) {
                 generation = ++next_generation_;
-                lru_.push_front(key);
-                entries_.emplace(key, entry{promise->get_future().share(), lru_.begin(), generation});
-                while (entries_.size() > capacity_) {
-                    entries_.erase(lru_.back());
-                    lru_.pop_back();
+                entry e;
+                write_key(e.key);
+                e.hash = hash;
+                e.value = promise->get_future().share();
+                e.generation = generation;
+                lru_.push_front(std::move(e));
+                index_.emplace(hash, lru_.begin());
+                while (lru_.size() > capacity_) {
+                    drop(lru_.back().hash, std::prev(lru_.end()));
                     ++evicted;
                 }
             }
         }
-        entries = entries_.size();
+        entries = lru_.size();
     }
     if (verbose_level() >= 2) {
-        // Keys are long: a hash names them.
-        char hash[17];
-        std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(key));
-        const std::string where = (label.empty() ? std::string("-,-") : label) + ",key " + hash +
+        char hash_text[17];
+        std::snprintf(hash_text, sizeof hash_text, "%016llx", static_cast<unsigned long long>(hash));
+        const std::string where = (label.empty() ? std::string("-,-") : label) + ",key " + hash_text +
                                   ",entries " + std::to_string(entries) + "/" +
                                   std::to_string(capacity_);
         verbose_print(std::string("cache,") + (existing.valid() ? "hit," : "miss,") + where);
@@ -223,23 +318,29 @@ compiled_partition_cache::get_or_create(const std::string &key,
         return value;
     } catch (...) {
         promise->set_exception(std::current_exception());
+        // Not cached: the entry this request made goes, unless evicted (and
+        // the key made again by another request) meanwhile.
         std::lock_guard lock(mutex_);
-        if (auto it = entries_.find(missed_key); it != entries_.end() && it->second.generation == generation) {
-            lru_.erase(it->second.recency);
-            entries_.erase(it);
-        }
+        const auto [first, last] = index_.equal_range(hash);
+        for (auto i = first; i != last; ++i)
+            if (i->second->generation == generation) {
+                const entry_list::iterator it = i->second;
+                index_.erase(i);
+                lru_.erase(it);
+                break;
+            }
         throw;
     }
 }
 
 std::size_t compiled_partition_cache::size() const {
     std::lock_guard lock(mutex_);
-    return entries_.size();
+    return lru_.size();
 }
 
 void compiled_partition_cache::clear() {
     std::lock_guard lock(mutex_);
-    entries_.clear();
+    index_.clear();
     lru_.clear();
 }
 

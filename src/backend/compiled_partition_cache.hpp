@@ -38,6 +38,9 @@ public:
     // The process-wide cache, with cache_capacity_from_env().
     static compiled_partition_cache &global();
 
+    // A hit builds no key: the request's fields are hashed as they are
+    // read and compared with the stored keys in place (the key is written
+    // out on a miss only).
     value_type get_or_compile(const graph &g, const partition &p,
                               const std::vector<logical_tensor> &inputs,
                               const std::vector<logical_tensor> &outputs,
@@ -58,15 +61,27 @@ public:
 
 private:
     struct entry {
+        std::string key;
+        std::uint64_t hash = 0;
         std::shared_future<value_type> value;
-        std::list<std::string>::iterator recency; // position in lru_
         std::uint64_t generation = 0;
     };
+    using entry_list = std::list<entry>; // most recently used first
+
+    // The entry whose key `matches` (a predicate on the stored key) among
+    // those of `hash`, made by `make` on a miss; `write_key` writes the key
+    // of a new entry. Everything but the key's form is shared by both
+    // entry points above.
+    template <class Matches, class WriteKey, class Make>
+    value_type find_or_make(std::uint64_t hash, const Matches &matches, const WriteKey &write_key,
+                            const Make &make, const std::string &label);
+    void drop(std::uint64_t hash, entry_list::iterator it);
 
     const std::size_t capacity_;
     mutable std::mutex mutex_;
-    std::list<std::string> lru_; // most recently used first
-    std::unordered_map<std::string, entry> entries_;
+    entry_list lru_;
+    // Entries by hash (list iterators stay valid as the list is reordered).
+    std::unordered_multimap<std::uint64_t, entry_list::iterator> index_;
     std::uint64_t next_generation_ = 0;
     std::atomic<std::size_t> hits_{0}, misses_{0};
 };

@@ -3,6 +3,8 @@
 // at compile time, immutable, safe to run from many threads at once.
 #pragma once
 
+#include <string>
+
 namespace reshaper::impl {
 
 class data_mover {
@@ -11,6 +13,9 @@ public:
     // `src` / `dst`: the partition's data input and output buffers (host
     // pointers), distinct and not overlapping.
     virtual void run(const void *src, void *dst) const = 0;
+    // How it moves them, in words, where it decided that at compile time
+    // (the kernel's movement programs); "" otherwise.
+    virtual std::string describe() const { return {}; }
 };
 
 } // namespace reshaper::impl

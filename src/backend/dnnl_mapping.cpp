@@ -4,6 +4,7 @@
 
 #include <oneapi/dnnl/dnnl_debug.h>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 #include "layout/memory_layout.hpp"
 
@@ -17,13 +18,13 @@ std::optional<dnnl::memory::data_type> dnnl_reorder_type(data_type t) {
     // are pure moves in every kernel.
     // oneDNN 3.x reorders more types (f8, s4/u4, f64 on some engines); a
     // primitive that cannot be created falls back to our kernel, so newer
-    // types may be added to onednn_reorder_moves under a DNNL_VERSION_MAJOR
-    // check (with a carrier of their width here).
-    if (!onednn_reorder_moves(t)) return std::nullopt;
-    switch (element_bits(t)) {
-    case 32: return dt::f32;  // f32, s32
-    case 16: return dt::bf16; // f16, bf16 (strided steps move them as u8 pairs)
-    case 8: return dt::u8;    // s8, u8
+    // types may be added here under a DNNL_VERSION_MAJOR check (with a
+    // carrier of their width). Only these run on a GPU engine
+    // (backend/claims.hpp).
+    switch (t) {
+    case data_type::f32: case data_type::s32: return dt::f32;
+    case data_type::f16: case data_type::bf16: return dt::bf16; // strided steps move them as u8 pairs
+    case data_type::s8: case data_type::u8: return dt::u8;
     default: return std::nullopt;
     }
 }
@@ -73,9 +74,8 @@ dnnl::memory::desc make_memory_desc(dnnl::memory::data_type type, const dims_t &
     if (!side.opaque()) return dnnl::memory::desc(d, type, dnnl::memory::dims(side.strides.begin(), side.strides.end()));
     auto tag = dnnl_format_tag(side.format, dims.size());
     if (!tag)
-        throw error(status::unimplemented,
-                    "format " + side.format + " has no oneDNN equivalent for rank " +
-                        std::to_string(dims.size()));
+        fail(rule::onednn_reorder,
+             "format " + side.format + " has no oneDNN equivalent for rank " + std::to_string(dims.size()));
     return dnnl::memory::desc(d, type, *tag);
 }
 

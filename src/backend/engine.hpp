@@ -8,11 +8,10 @@
 
 #include <dnnl.hpp>
 
+#include "core/engine_kind.hpp"
+
 namespace reshaper::impl {
 
-enum class engine_kind { cpu, gpu };
-
-std::string_view to_string(engine_kind k);
 // "cpu" / "gpu"; throws error(invalid_arguments) for anything else.
 engine_kind engine_kind_from_string(std::string_view s);
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 #include "core/dim_merge.hpp"
+#include "layout/blocked_views.hpp"
 #include "layout/chain_view.hpp"
 #include "layout/memory_layout.hpp"
 #include "layout/view_strides.hpp"
@@ -21,64 +23,41 @@ dims_t checked_strides(const logical_tensor &lt, const char *role) {
     if (lt.strides.empty()) {
         auto dense = dense_strides(lt.shape);
         if (!dense)
-            throw error(status::invalid_shape, std::string(role) + " " + describe_tensor(lt) +
-                                                   ": dense strides overflow int64 [overflow]");
+            fail(rule::overflow, std::string(role) + " " + describe_tensor(lt) +
+                                     ": dense strides overflow int64");
         return std::move(*dense);
     }
     if (lt.strides.size() != lt.shape.size())
-        throw error(status::invalid_arguments,
-                    std::string(role) + " " + describe_tensor(lt) + " has " +
-                        std::to_string(lt.strides.size()) + " strides " +
-                        dims_to_string(lt.strides) + " for rank " +
-                        std::to_string(lt.shape.size()) + " [buffer_strides]");
+        fail(rule::buffer_strides,
+             std::string(role) + " " + describe_tensor(lt) + " has " +
+                 std::to_string(lt.strides.size()) + " strides " +
+                 dims_to_string(lt.strides) + " for rank " +
+                 std::to_string(lt.shape.size()));
     for (dim_t s : lt.strides)
         if (s < 0)
-            throw error(status::invalid_arguments, std::string(role) + " " + describe_tensor(lt) +
-                                                       ": negative stride in " +
-                                                       dims_to_string(lt.strides) + " [buffer_strides]");
+            fail(rule::buffer_strides, std::string(role) + " " + describe_tensor(lt) +
+                                           ": negative stride in " +
+                                           dims_to_string(lt.strides));
     return lt.strides;
 }
 
-// A sufficient condition for distinct output elements to have distinct
-// addresses: ordered by stride, each dim steps over everything the smaller
-// ones span. Written output elements must never collide.
-enum class addresses { distinct, shared, overflow };
-
-addresses classify_addresses(const dims_t &dims, const dims_t &strides) {
-    std::vector<std::size_t> order;
-    for (std::size_t k = 0; k < dims.size(); ++k) {
-        if (dims[k] == 0) return addresses::distinct; // nothing is written
-        if (dims[k] > 1) order.push_back(k);
-    }
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
-    dim_t spanned = 1; // elements covered by the smaller dims, as an extent
-    for (std::size_t k : order) {
-        if (strides[k] < spanned) return addresses::shared;
-        auto extent = checked_mul(dims[k] - 1, strides[k]);
-        auto next = extent ? checked_add(*extent, spanned) : std::nullopt;
-        if (!next) return addresses::overflow;
-        spanned = *next;
-    }
-    return addresses::distinct;
-}
-
+// Written output elements must never collide.
 void check_no_overlap(const logical_tensor &lt, const dims_t &strides) {
     switch (classify_addresses(lt.shape, strides)) {
-    case addresses::distinct: return;
-    case addresses::shared:
-        throw error(status::invalid_arguments, "output " + describe_tensor(lt) + ": strides " +
+    case element_addresses::distinct: return;
+    case element_addresses::shared:
+        fail(rule::buffer_strides, "output " + describe_tensor(lt) + ": strides " +
                                                    dims_to_string(strides) +
-                                                   " make distinct elements share an address [buffer_strides]");
-    case addresses::overflow:
-        throw error(status::invalid_shape, "output " + describe_tensor(lt) + ": strides " +
-                                               dims_to_string(strides) + " overflow int64 [overflow]");
+                                                   " make distinct elements share an address");
+    case element_addresses::overflow:
+        fail(rule::overflow, "output " + describe_tensor(lt) + ": strides " +
+                                               dims_to_string(strides) + " overflow int64");
     }
 }
 
 dims_t dense_or_throw(const dims_t &dims) {
     auto s = dense_strides(dims);
-    if (!s) throw error(status::invalid_shape, "dense strides of " + dims_to_string(dims) + " overflow int64 [overflow]");
+    if (!s) fail(rule::overflow, "dense strides of " + dims_to_string(dims) + " overflow int64");
     return *s;
 }
 
@@ -124,6 +103,16 @@ struct movable {
 // empty (every lowering that moves data says why).
 const char *const no_view_found = "no strided view of the input gives the output";
 
+// "the output's strides X are not the view's strides Y", where X takes Y's
+// stride at every size-1 dim: those address nothing (same_strided_layout
+// ignores them), so the words do not depend on them.
+std::string strides_differ(const dims_t &shape, const dims_t &out_strides, const dims_t &view) {
+    dims_t shown = out_strides;
+    for (std::size_t k = 0; k < shown.size() && k < view.size() && k < shape.size(); ++k)
+        if (shape[k] == 1) shown[k] = view[k];
+    return "the output's strides " + dims_to_string(shown) + " are not the view's strides " + dims_to_string(view);
+}
+
 // Why a plan that is not an alias is not one (for reports and verbose).
 std::string why_not_alias(const logical_tensor &input, const dims_t &in_strides,
                           const logical_tensor &output, const dims_t &out_strides, bool out_any) {
@@ -136,8 +125,7 @@ std::string why_not_alias(const logical_tensor &input, const dims_t &in_strides,
     const std::string reason = explain_view_failure(input.shape, in_strides, output.shape);
     if (!reason.empty()) return reason;
     if (out_any) return no_view_found; // unreachable: a view of an any output is taken
-    return "the output's strides " + dims_to_string(out_strides) + " are not the view's strides " +
-           dims_to_string(*view_of(input.shape, in_strides, output.shape));
+    return strides_differ(output.shape, out_strides, *view_of(input.shape, in_strides, output.shape));
 }
 
 movable movable_of(const logical_tensor &lt, const dims_t &strides) {
@@ -164,15 +152,15 @@ struct plan_ends {
 plan_ends checked_ends(const logical_tensor &input, logical_tensor &output) {
     const auto volume = checked_volume(input.shape);
     if (!volume || checked_volume(output.shape) != volume)
-        throw error(status::invalid_shape, "input " + describe_tensor(input) + " and output " +
-                                               describe_tensor(output) +
-                                               " must have the same volume [volume_mismatch]");
+        fail(rule::volume_mismatch, "input " + describe_tensor(input) + " and output " +
+                                        describe_tensor(output) +
+                                        " must have the same volume");
     plan_ends e;
     e.in_strided = reads_as_strided(input.layout);
     if (!e.in_strided && input.layout != layout_type::opaque)
-        throw error(status::invalid_arguments,
-                    "input " + describe_tensor(input) + " must have a concrete layout, got " +
-                        std::string(to_string(input.layout)) + " [concrete_input_layout]");
+        fail(rule::concrete_input_layout,
+             "input " + describe_tensor(input) + " must have a concrete layout, got " +
+                 std::string(to_string(input.layout)));
     if (e.in_strided) e.in_strides = checked_strides(input, "input");
     e.out_any = output.layout == layout_type::any || output.layout == layout_type::undef;
     e.out_opaque = output.layout == layout_type::opaque;
@@ -186,164 +174,14 @@ plan_ends checked_ends(const logical_tensor &input, logical_tensor &output) {
 
 } // namespace
 
-std::optional<std::pair<dims_t, dims_t>> blocked_as_strided(const blocked_format &format,
-                                                           const dims_t &dims) {
-    const std::size_t rank = dims.size();
-    // Per dim: its inner blocks' sizes (outermost first) and their product.
-    std::vector<dims_t> blocks(rank);
-    dims_t product(rank, 1);
-    for (const auto &[d, size] : format.inner_blocks) {
-        if (d < 0 || static_cast<std::size_t>(d) >= rank || size <= 0) return std::nullopt;
-        blocks[d].push_back(size);
-        auto p = checked_mul(product[d], size);
-        if (!p) return std::nullopt;
-        product[d] = *p;
-    }
-    for (std::size_t d = 0; d < rank; ++d)
-        if (dims[d] <= 0 || dims[d] % product[d] != 0) return std::nullopt; // padding
-    // Physical strides, innermost first: the inner blocks, then the outer dims.
-    std::vector<dims_t> strides(rank); // per dim: outer stride, then its blocks'
-    for (std::size_t d = 0; d < rank; ++d) strides[d].assign(blocks[d].size() + 1, 0);
-    std::vector<std::size_t> seen(rank, 0);
-    dim_t stride = 1;
-    for (std::size_t b = format.inner_blocks.size(); b-- > 0;) {
-        const auto [d, size] = format.inner_blocks[b];
-        // the last listed block of a dim is its innermost
-        strides[d][blocks[d].size() - seen[d]++] = stride;
-        auto next = checked_mul(stride, size);
-        if (!next) return std::nullopt;
-        stride = *next;
-    }
-    if (format.outer_order.size() != rank) return std::nullopt;
-    for (std::size_t k = rank; k-- > 0;) {
-        const int d = format.outer_order[k];
-        strides[d][0] = stride;
-        auto next = checked_mul(stride, dims[d] / product[d]);
-        if (!next) return std::nullopt;
-        stride = *next;
-    }
-    std::pair<dims_t, dims_t> result;
-    for (std::size_t d = 0; d < rank; ++d) {
-        result.first.push_back(dims[d] / product[d]);
-        result.first.insert(result.first.end(), blocks[d].begin(), blocks[d].end());
-        result.second.insert(result.second.end(), strides[d].begin(), strides[d].end());
-    }
-    return result;
-}
-
 std::optional<padded_boxes> padded_step_as_boxes(const movement_step &step) {
     if (step.src.opaque() == step.dst.opaque()) return std::nullopt;
     const bool blocked_src = step.src.opaque();
-    const step_side &blocked_side = blocked_src ? step.src : step.dst;
     const dims_t &plain_strides = blocked_src ? step.dst.strides : step.src.strides;
-    const dims_t &dims = step.dims;
-    const std::size_t rank = dims.size();
-    if (plain_strides.size() != rank) return std::nullopt;
-    const blocked_format format = parse_format_tag(blocked_side.format, rank);
-    std::vector<dims_t> blocks(rank);
-    for (const auto &[d, size] : format.inner_blocks) {
-        if (d < 0 || static_cast<std::size_t>(d) >= rank) return std::nullopt;
-        blocks[d].push_back(size);
-    }
-    // The buffer is the unpadded layout of the padded dims.
-    dims_t padded(rank);
-    for (std::size_t d = 0; d < rank; ++d) {
-        if (dims[d] <= 0) return std::nullopt;
-        dim_t product = 1;
-        for (dim_t b : blocks[d]) product *= b; // parsing checked that this fits
-        padded[d] = (dims[d] + product - 1) / product * product;
-        if (padded[d] != dims[d] && blocks[d].size() != 1) return std::nullopt;
-    }
-    const auto fine = blocked_as_strided(format, padded);
-    if (!fine) return std::nullopt;
-
-    // Per dim, the ranges a box may take: its fine dims with their blocked
-    // and plain strides, and where the range starts on each side.
-    struct range {
-        dims_t dims, blocked_strides, plain_strides;
-        dim_t blocked_offset = 0, plain_offset = 0;
-    };
-    std::vector<std::vector<range>> valid(rank), pad(rank);
-    std::vector<range> whole(rank); // the padded extent (for padding boxes)
-    std::size_t at = 0;             // dim d's first fine dim
-    for (std::size_t d = 0; d < rank; ++d) {
-        const std::size_t n = blocks[d].size() + 1;
-        range all;
-        all.dims.assign(fine->first.begin() + at, fine->first.begin() + at + n);
-        all.blocked_strides.assign(fine->second.begin() + at, fine->second.begin() + at + n);
-        dim_t s = plain_strides[d];
-        all.plain_strides.assign(n, 0);
-        for (std::size_t k = n; k-- > 0;) {
-            all.plain_strides[k] = s;
-            s *= all.dims[k]; // within the plain buffer's own extent: no overflow
-        }
-        at += n;
-        whole[d] = all;
-        if (padded[d] == dims[d]) {
-            valid[d].push_back(all);
-            continue;
-        }
-        const dim_t block = blocks[d][0], whole_blocks = dims[d] / block, rest = dims[d] % block;
-        if (whole_blocks > 0) {
-            range full = all;
-            full.dims = {whole_blocks, block};
-            valid[d].push_back(full);
-        }
-        range tail = all; // rest > 0: the dim is padded
-        tail.dims = {1, rest};
-        tail.blocked_offset = whole_blocks * all.blocked_strides[0];
-        tail.plain_offset = whole_blocks * block * plain_strides[d];
-        valid[d].push_back(tail);
-        range padding = all;
-        padding.dims = {1, block - rest};
-        padding.blocked_offset = whole_blocks * all.blocked_strides[0] + rest * all.blocked_strides[1];
-        pad[d].push_back(padding);
-    }
-
-    const auto box_of = [&](const std::vector<const range *> &parts) {
-        strided_box box;
-        dim_t blocked_offset = 0, plain_offset = 0;
-        dims_t blocked_strides, plain;
-        for (const range *r : parts) {
-            box.dims.insert(box.dims.end(), r->dims.begin(), r->dims.end());
-            blocked_strides.insert(blocked_strides.end(), r->blocked_strides.begin(), r->blocked_strides.end());
-            plain.insert(plain.end(), r->plain_strides.begin(), r->plain_strides.end());
-            blocked_offset += r->blocked_offset;
-            plain_offset += r->plain_offset;
-        }
-        box.src_offset = blocked_src ? blocked_offset : plain_offset;
-        box.dst_offset = blocked_src ? plain_offset : blocked_offset;
-        box.src_strides = blocked_src ? blocked_strides : plain;
-        box.dst_strides = blocked_src ? plain : blocked_strides;
-        return box;
-    };
-    padded_boxes result;
-    // Every combination of one valid range per dim.
-    std::vector<std::size_t> pick(rank, 0);
-    for (;;) {
-        std::vector<const range *> parts(rank);
-        for (std::size_t d = 0; d < rank; ++d) parts[d] = &valid[d][pick[d]];
-        result.copies.push_back(box_of(parts));
-        std::size_t d = rank;
-        while (d-- > 0 && ++pick[d] == valid[d].size()) pick[d] = 0;
-        if (d == static_cast<std::size_t>(-1)) break;
-    }
-    if (!blocked_src)
-        for (std::size_t d = 0; d < rank; ++d)
-            for (const range &p : pad[d]) {
-                std::vector<const range *> parts(rank);
-                for (std::size_t e = 0; e < rank; ++e) parts[e] = e == d ? &p : &whole[e];
-                strided_box box = box_of(parts);
-                // Zeroes from a run of them: along the destination's
-                // contiguous dim (the innermost block), so the padding of
-                // each block is one short run, not an element walk.
-                box.src_strides.assign(box.dims.size(), 0);
-                for (std::size_t k = 0; k < box.dims.size(); ++k)
-                    if (box.dst_strides[k] == 1 && box.dims[k] <= padding_zero_run) box.src_strides[k] = 1;
-                box.src_offset = 0;
-                result.padding.push_back(std::move(box));
-            }
-    return result;
+    if (plain_strides.size() != step.dims.size()) return std::nullopt;
+    const blocked_format format = parse_format_tag((blocked_src ? step.src : step.dst).format, step.dims.size());
+    return padded_as_boxes(step.dims, format, plain_strides,
+                           blocked_src ? blocked_end::source : blocked_end::destination);
 }
 
 void coalesce_step(movement_step &step) {
@@ -499,8 +337,7 @@ std::string why_chain_not_alias(const logical_tensor &input, bool through_tempor
     const std::string reason = explain_view_failure(g, g_strides, output.shape);
     if (!reason.empty()) return through + reason;
     if (out_any) return no_view_found; // unreachable: a view of an any output is taken
-    return through + "the output's strides " + dims_to_string(out_strides) +
-           " are not the view's strides " + dims_to_string(*view_of(g, g_strides, output.shape));
+    return through + strides_differ(output.shape, out_strides, *view_of(g, g_strides, output.shape));
 }
 
 } // namespace

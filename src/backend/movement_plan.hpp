@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/logical_tensor.hpp"
+#include "layout/blocked_views.hpp"
 #include "layout/chain_view.hpp"
 #include "layout/memory_layout.hpp"
 
@@ -88,39 +89,10 @@ std::string describe(const movement_plan &plan);
 // strided sides (keeps at least one dim). Exposed for tests.
 void coalesce_step(movement_step &step);
 
-// A blocked format without padding as a strided tensor over finer dims:
-// each dim split into its outer part and its inner blocks (outermost
-// first), which read in row-major order are the tensor's elements in
-// row-major order. Nothing when a dim is padded (not a multiple of its
-// blocks) or zero. Exposed for tests.
-std::optional<std::pair<dims_t, dims_t>> blocked_as_strided(const blocked_format &format,
-                                                           const dims_t &dims);
-
-// A strided part of a step: `dims` elements at `*_offset` (elements from
-// the side's buffer start) with `*_strides`.
-struct strided_box {
-    dims_t dims;
-    dim_t src_offset = 0, dst_offset = 0;
-    dims_t src_strides, dst_strides;
-};
-
 // A step with one padded blocked side (nChw16c over 13 channels) and one
-// strided side, as strided boxes: a padded dim of block B splits into its
-// whole blocks and the valid part of its last block, each of which is a
-// strided view in the padded buffer, so the step is at most 2^k strided
-// copies (k padded dims). `padding`: when the blocked side is the
-// destination, the boxes of its padding (dst side only; a padded dim's
-// last B - D % B positions by every other dim's padded extent), which the
-// copy zeroes as oneDNN's reorder does. A padding box reads a run of
-// padding_zero_run zero elements: source stride 1 along the destination's
-// contiguous dim when it is no longer than that (a run copy), else 0. Nothing for anything else (both
-// sides blocked, a padded dim with two levels of blocks, a zero dim).
-struct padded_boxes {
-    std::vector<strided_box> copies;
-    std::vector<strided_box> padding;
-};
-inline constexpr dim_t padding_zero_run = 64;
+// strided side as strided boxes (layout/blocked_views.hpp's
+// padded_as_boxes); nothing for anything else (both sides blocked, a
+// padded dim with two levels of blocks, a zero dim).
 std::optional<padded_boxes> padded_step_as_boxes(const movement_step &step);
-
 
 } // namespace reshaper::impl

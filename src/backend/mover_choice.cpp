@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <oneapi/dnnl/dnnl_types.h>
+
 #include "backend/dnnl_mapping.hpp"
 #include "kernels/strided_copy.hpp"
 
@@ -26,8 +28,10 @@ fast_path common_fast_path(data_type type, const movement_plan &plan, const std:
                 boxes->copies.begin(), boxes->copies.end(),
                 [&](const strided_box &x, const strided_box &y) { return volume(x) < volume(y); });
             p = strided_copy_path(type, largest->dims, largest->src_strides, largest->dst_strides);
+        } else if (planned[k].program) {
+            p = planned[k].program->path;
         } else if (planned[k].copy) {
-            p = planned_copy_path(type, *planned[k].copy);
+            p = planned_copy_path(type, *planned[k].copy); // nothing to move
         } else {
             p = strided_copy_path(type, step.dims, step.src.strides, step.dst.strides); // says what is wrong
         }
@@ -55,6 +59,11 @@ bool reorder_moves_bits(data_type type, const movement_plan &plan) {
 
 mover_choice choose_mover(engine_kind engine, data_type type, const movement_plan &plan,
                           const std::vector<kernel_step_plan> &planned) {
+    // oneDNN's memory descriptors hold at most DNNL_MAX_NDIMS dims: a longer
+    // step is the kernel's whatever it measures.
+    const bool within_onednn_rank = std::all_of(plan.steps.begin(), plan.steps.end(), [](const movement_step &step) {
+        return step.dims.size() <= static_cast<std::size_t>(DNNL_MAX_NDIMS);
+    });
     // The GPU has no mover but oneDNN's.
     const bool reorder_takes =
         engine == engine_kind::gpu ? dnnl_reorder_type(type).has_value() : reorder_moves_bits(type, plan);
@@ -62,7 +71,10 @@ mover_choice choose_mover(engine_kind engine, data_type type, const movement_pla
         if (const fast_path p = common_fast_path(type, plan, planned); p != fast_path::none)
             return {lowering_kind::kernel,
                     std::string(to_string(p)) +
-                        (reorder_takes ? ", measured faster than oneDNN's reorder" : "")};
+                        (!within_onednn_rank ? " (oneDNN declined: its reorder takes at most " +
+                                                   std::to_string(DNNL_MAX_NDIMS) + " dims)"
+                         : reorder_takes    ? ", measured faster than oneDNN's reorder"
+                                            : "")};
     }
     if (reorder_takes)
         return {lowering_kind::reorder, engine == engine_kind::gpu

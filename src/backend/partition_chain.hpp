@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "core/graph.hpp"
@@ -81,7 +82,7 @@ void check_runtime_shape(const runtime_shape_input &r, const void *buffer);
 // known dims of `compiled_output` (else error(invalid_shape)).
 dims_t resolve_at_execute(const std::vector<chain_op> &ops,
                           const std::vector<runtime_shape_input> &runtime_shapes,
-                          const std::vector<const void *> &inputs, const dims_t &data_dims,
+                          std::span<const void *const> inputs, const dims_t &data_dims,
                           const dims_t &compiled_output);
 
 } // namespace reshaper::impl

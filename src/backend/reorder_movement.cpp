@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend/dnnl_mapping.hpp"
+#include "core/fail.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::impl {
@@ -98,8 +99,7 @@ movement_step as_byte_pairs(movement_step step) {
         for (dim_t &stride : side->strides) {
             auto bytes = checked_mul(stride, 2);
             if (!bytes)
-                throw error(status::unimplemented,
-                            "byte strides of " + dims_to_string(side->strides) + " overflow");
+                fail(rule::overflow, "byte strides of " + dims_to_string(side->strides) + " overflow int64");
             stride = *bytes;
         }
         side->strides.push_back(1);
@@ -138,9 +138,8 @@ std::unique_ptr<data_mover> make_reorder_movement(std::shared_ptr<const engine> 
             r.scratchpad = pd.scratchpad_desc();
             r.primitive = dnnl::reorder(pd);
         } catch (const dnnl::error &err) {
-            throw error(status::unimplemented, "oneDNN cannot reorder " +
-                                                   dims_to_string(step.dims) + " (" +
-                                                   describe(plan) + "): " + err.what());
+            fail(rule::onednn_reorder,
+                 "oneDNN cannot reorder " + dims_to_string(step.dims) + " (" + describe(plan) + "): " + err.what());
         }
         steps.push_back(std::move(r));
     }

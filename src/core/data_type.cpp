@@ -101,12 +101,4 @@ bool is_floating_point(data_type t) {
 
 bool is_complex(data_type t) { return t == data_type::c64 || t == data_type::c128; }
 
-bool onednn_reorder_moves(data_type t) {
-    switch (t) {
-    case data_type::f32: case data_type::f16: case data_type::bf16:
-    case data_type::s32: case data_type::s8: case data_type::u8: return true;
-    default: return false;
-    }
-}
-
 } // namespace reshaper::impl

@@ -66,9 +66,4 @@ bool is_integer(data_type t);        // s2 u2 s4 u4 s8 u8 s16 u16 s32 u32 s64 u6
 bool is_floating_point(data_type t); // every float incl. f8, f4, e8m0
 bool is_complex(data_type t);        // c64 c128
 
-// The types oneDNN's reorder moves bit for bit (through a carrier type of
-// the same width, see backend/dnnl_mapping.hpp): f32 f16 bf16 s32 s8 u8.
-// Only these run on a GPU engine; on the CPU our own kernels move the rest.
-bool onednn_reorder_moves(data_type t);
-
 } // namespace reshaper::impl

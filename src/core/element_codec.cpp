@@ -7,14 +7,14 @@
 #include <limits>
 #include <string>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::impl {
 namespace {
 
 [[noreturn]] void wrong_type(const char *what, data_type t) {
-    throw error(status::invalid_data_type,
-                std::string(what) + " does not apply to dtype " + std::string(to_string(t)));
+    fail(rule::type_constraint, std::string(what) + " does not apply to dtype " + std::string(to_string(t)));
 }
 
 // Where a format keeps its NaN, if it has one.

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "core/fail.hpp"
+
 namespace reshaper::impl {
 namespace {
 
 error missing_tensor(tensor_id id) {
-    return error(status::invalid_graph,
-                 "tensor " + std::to_string(id) + " is not in the graph [tensor_exists]");
+    return error(rule::tensor_exists, "tensor " + std::to_string(id) + " is not in the graph");
 }
 
 // Some op on a cycle, given the ops Kahn's algorithm could not order: every
@@ -121,11 +122,10 @@ graph_topology graph_topology::build(const graph &g) {
         for (std::size_t k = 0; k < outs.size(); ++k) {
             std::size_t &p = t.producer_[outs[k]];
             if (p != none)
-                throw error(status::invalid_graph,
-                            "tensor " + std::to_string(g.ops[i].outputs[k]) + " is produced by " +
-                                describe(g.ops[p]) + " and " + describe(g.ops[i]) +
-                                " [single_producer]",
-                            g.ops[i].ref());
+                fail(rule::single_producer,
+                     "tensor " + std::to_string(g.ops[i].outputs[k]) + " is produced by " +
+                         describe(g.ops[p]) + " and " + describe(g.ops[i]),
+                     g.ops[i].ref());
             p = i;
         }
         for (std::size_t in : input_slots(i)) ++t.consumer_begin_[in + 1];
@@ -157,9 +157,9 @@ graph_topology graph_topology::build(const graph &g) {
         std::vector<bool> ordered(op_count, false);
         for (std::size_t i : t.topological_order) ordered[i] = true;
         const op &culprit = g.ops[op_on_cycle(g, t, ordered)];
-        throw error(status::invalid_graph,
-                    "the graph has a cycle through " + describe(culprit) + " [acyclic]",
-                    culprit.ref());
+        fail(rule::acyclic,
+             "the graph has a cycle through " + describe(culprit),
+             culprit.ref());
     }
     return t;
 }

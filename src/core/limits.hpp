@@ -25,7 +25,7 @@ namespace reshaper::impl {
 // levels loaded. 1024 levels take about 300 KiB (a 512 KiB stack holds
 // them), far within the 8 MiB of a main thread and the megabytes of other
 // threads, sanitizer builds' larger frames included; real graph files nest
-// 7. It is also the depth the fast reader takes.
+// 7.
 constexpr std::uint64_t json_depth_ceiling = 1024;
 
 struct resource_limits {

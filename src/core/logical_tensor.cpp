@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/element_codec.hpp"
+#include "core/fail.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::impl {
@@ -42,8 +43,8 @@ std::optional<property_type> property_type_from_string(std::string_view s) {
 
 std::vector<std::int64_t> values_as_int64(const tensor_values &v) {
     if (v.count > 0 && !is_integer(v.type))
-        throw error(status::invalid_data_type,
-                    "shape values must have an integer type, got " + std::string(to_string(v.type)));
+        fail(rule::type_constraint, "shape values must have an integer type, got " +
+                 std::string(to_string(v.type)));
     std::vector<std::int64_t> out(v.count);
     for (std::size_t i = 0; i < v.count; ++i) {
         const std::uint64_t bits = load_bits(v.type, v.bytes.data(), i);
@@ -53,9 +54,8 @@ std::vector<std::int64_t> values_as_int64(const tensor_values &v) {
         }
         const std::uint64_t u = decode_unsigned(v.type, bits);
         if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-            throw error(status::invalid_shape, "u64 shape value " + std::to_string(u) +
-                                                   " at index " + std::to_string(i) +
-                                                   " does not fit in int64");
+            fail(rule::overflow, "u64 shape value " + std::to_string(u) + " at index " + std::to_string(i) +
+                                     " does not fit in int64");
         out[i] = static_cast<std::int64_t>(u);
     }
     return out;

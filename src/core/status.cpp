@@ -1,5 +1,6 @@
 #include "core/status.hpp"
 
+#include "core/fail.hpp"
 #include "core/rules.hpp"
 
 namespace reshaper::impl {
@@ -20,12 +21,34 @@ std::string_view to_string(status s) {
     return "runtime_error";
 }
 
-std::string_view rule_in_message(std::string_view message) {
-    if (message.empty() || message.back() != ']') return {};
-    const auto open = message.rfind('[');
-    if (open == std::string_view::npos) return {};
-    const std::string_view id = message.substr(open + 1, message.size() - open - 2);
-    return find_rule(id) ? id : std::string_view{};
+std::string with_rule_id(rule r, std::string message) {
+    const std::string_view id = to_string(r);
+    message.reserve(message.size() + id.size() + 3);
+    message += " [";
+    message += id;
+    message += ']';
+    return message;
+}
+
+namespace {
+
+bool ends_with_id(std::string_view message, std::string_view id) {
+    return message.size() >= id.size() + 2 && message.back() == ']' &&
+           message[message.size() - id.size() - 2] == '[' &&
+           message.substr(message.size() - id.size() - 1, id.size()) == id;
+}
+
+} // namespace
+
+error::error(impl::rule r, std::string message, std::optional<op_ref> op)
+    : std::runtime_error(ends_with_id(message, to_string(r)) ? std::move(message)
+                                                            : with_rule_id(r, std::move(message))),
+      code_(info(r).code), op_(std::move(op)), rule_(r) {}
+
+std::string_view error::rule() const noexcept { return to_string(rule_); }
+
+void fail(rule r, std::string message, std::optional<op_ref> op) {
+    throw error(r, std::move(message), std::move(op));
 }
 
 std::string describe(const op_ref &o) {

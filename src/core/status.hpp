@@ -1,7 +1,8 @@
 // Errors as values: one status enum shared by every layer, and one exception
-// type that carries a status, a message and (when one op is to blame) the op.
-// Internal code throws `error`; the C API and the driver turn it into a status
-// and a message. Nothing else is thrown on purpose.
+// type that carries the rule that failed (and with it a status), a message and
+// (when one op is to blame) the op. Internal code throws `error` through
+// fail() (core/fail.hpp); the C API and the driver turn it into a status, a
+// message and a rule id. Nothing else is thrown on purpose.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "core/rule_id.hpp"
 
 namespace reshaper::impl {
 
@@ -39,29 +42,25 @@ struct op_ref {
 // "op 3 'Reshape_0' (StaticReshape)": how messages name an op.
 std::string describe(const op_ref &o);
 
-// The rule id a message names at its end ("... [volume_mismatch]"), when
-// that id is in the rule table (core/rules.hpp); "" otherwise.
-std::string_view rule_in_message(std::string_view message);
-
 class error : public std::runtime_error {
 public:
-    // The rule is the one the message names at its end (see rule_in_message).
-    error(status code, std::string message, std::optional<op_ref> op = std::nullopt)
-        : std::runtime_error(std::move(message)), code_(code), op_(std::move(op)),
-          rule_(rule_in_message(what())) {}
-    // For messages that name their rule elsewhere ("... violates input_count (...)").
-    error(status code, std::string message, std::optional<op_ref> op, std::string_view rule)
-        : std::runtime_error(std::move(message)), code_(code), op_(std::move(op)), rule_(rule) {}
+    // A violation of rule `r` (core/rule_table.def): the status is the one
+    // the table gives it, and the message ends with the id in brackets
+    // ("... [volume_mismatch]"), appended here unless the message ends with
+    // it already (one that wraps another error's message in context). Checks
+    // throw it through fail() (core/fail.hpp).
+    error(impl::rule r, std::string message, std::optional<op_ref> op = std::nullopt);
 
     status code() const noexcept { return code_; }
     const std::optional<op_ref> &op() const noexcept { return op_; }
-    // The id of the rule that failed (core/rules.hpp), "" when none applies.
-    const std::string &rule() const noexcept { return rule_; }
+    // The rule that failed, and its id ("volume_mismatch"): never empty.
+    impl::rule rule_id() const noexcept { return rule_; }
+    std::string_view rule() const noexcept;
 
 private:
     status code_;
     std::optional<op_ref> op_;
-    std::string rule_;
+    impl::rule rule_;
 };
 
 } // namespace reshaper::impl

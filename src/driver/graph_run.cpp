@@ -5,7 +5,10 @@
 #include <new>
 #include <optional>
 
+#include "backend/claims.hpp"
+#include "backend/engine.hpp"
 #include "backend/graph_dump.hpp"
+#include "core/fail.hpp"
 #include "driver/partition_check.hpp"
 #include "io/graph_json.hpp"
 #include "layout/memory_layout.hpp"
@@ -15,6 +18,8 @@
 namespace reshaper::driver {
 
 using impl::error;
+using impl::fail;
+using impl::rule;
 using impl::status;
 
 namespace {
@@ -62,9 +67,9 @@ void load_and_partition(graph_run &run, const options &opts) {
             impl::parse_format_tag(lt.format, lt.shape.size());
     const std::string engine = opts.engine.value_or(run.graph.engine_kind);
     if (engine != "cpu" && engine != "gpu")
-        throw error(status::invalid_graph,
-                    "engine_kind must be cpu or gpu, got '" + engine + "'");
-    std::vector<impl::partition> parts = impl::get_partitions(run.graph, topology, opts.policy, engine);
+        fail(rule::known_engine_kind, "engine_kind must be cpu or gpu, got '" + engine + "'");
+    std::vector<impl::partition> parts = impl::get_partitions(
+        run.graph, topology, opts.policy, impl::backend_claims(impl::engine_kind_from_string(engine)));
     // Exactly as many: a growing array of 100,000 partitions held 1.5 times
     // their size for a moment, the peak of checking such a graph.
     run.partitions.reserve(parts.size());
@@ -83,9 +88,9 @@ graph_run run_graph_file(const std::string &path, const options &opts) {
     } catch (const error &e) {
         run.failure = e;
     } catch (const std::bad_alloc &) {
-        run.failure = error(status::out_of_memory, "out of memory while running " + path + " [memory_limit]");
+        run.failure = error(rule::memory_limit, "out of memory while running " + path);
     } catch (const std::exception &e) {
-        run.failure = error(status::runtime_error, e.what());
+        run.failure = error(rule::internal_invariant, e.what());
     }
     run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return run;

@@ -18,12 +18,17 @@ namespace reshaper::driver {
 
 struct perf_figures {
     std::int64_t bytes = 0;   // read plus written by one execute
-    double ms = 0;            // median of one execute into a separate buffer
+    double ms = 0;            // median time of one execute into a separate buffer
+    std::size_t batch = 1;    // executes per timed sample (perf_timing.hpp: >1 below 10 us)
     double gbps = 0;
     std::optional<double> inplace_ms; // alias lowerings: median in-place execute
-    // memcpy of the same bytes between the same buffers, timed in turn with
-    // the execute (the yardstick of docs/performance.md); none for strings.
+    // The yardsticks of docs/performance.md, timed in turn with the execute:
+    // glibc memcpy and a streaming-store copy of the same bytes between the
+    // same buffers, on `yardstick_threads` threads (yardstick.hpp); none for
+    // strings.
     std::optional<double> memcpy_gbps;
+    std::optional<double> stream_gbps;
+    int yardstick_threads = 1;
 };
 
 // What the reports say of a compiled partition (the compiled partition
@@ -58,6 +63,10 @@ struct graph_run {
     int checks_passed = 0;
     int checks_failed = 0;
     double ms = 0; // wall time of the whole run of this file
+    // Perf mode on more than one thread: how many cores they really got
+    // (two vCPUs may share one core).
+    std::optional<double> cores;
+    int threads = 1;
 };
 
 graph_run run_graph_file(const std::string &path, const options &opts);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "core/fail.hpp"
 #include "core/limits.hpp"
 #include "core/status.hpp"
 #include "backend/buffer_size.hpp"
@@ -15,6 +16,8 @@ namespace {
 
 using impl::dim_t;
 using impl::error;
+using impl::fail;
+using impl::rule;
 using impl::status;
 
 constexpr std::size_t guard_bytes = impl::cache_line_bytes;
@@ -51,26 +54,24 @@ std::uint64_t splitmix64(std::uint64_t &state) {
 }
 
 [[noreturn]] void too_large(const impl::logical_tensor &lt, std::size_t bytes) {
-    throw error(status::out_of_memory,
-                "tensor " + std::to_string(lt.id) + " with shape " + impl::dims_to_string(lt.shape) +
-                    " needs " + impl::format_bytes(bytes) + ", more than the driver's memory budget of " +
-                    impl::format_bytes(static_cast<std::uint64_t>(memory_budget())) +
-                    " per tensor (a twelfth of this machine's memory, at most 16 GiB or "
-                    "RESHAPER_MAX_TENSOR_BYTES) [memory_limit]");
+    fail(rule::memory_limit,
+         "tensor " + std::to_string(lt.id) + " with shape " + impl::dims_to_string(lt.shape) +
+             " needs " + impl::format_bytes(bytes) + ", more than the driver's memory budget of " +
+             impl::format_bytes(static_cast<std::uint64_t>(memory_budget())) +
+             " per tensor (a twelfth of this machine's memory, at most 16 GiB or "
+             "RESHAPER_MAX_TENSOR_BYTES)");
 }
 
 // Bytes the tensor's memory spans, padding included.
 std::size_t extent_bytes(const impl::logical_tensor &lt) {
     if (!lt.shape_known())
-        throw error(status::invalid_shape, "tensor " + std::to_string(lt.id) + " has unknown dims " +
-                                               impl::dims_to_string(lt.shape) +
-                                               ": give concrete shapes to execute it");
+        fail(rule::input_shape_known, "tensor " + std::to_string(lt.id) + " has unknown dims " +
+                                          impl::dims_to_string(lt.shape) + ": give concrete shapes to execute it");
     const auto bytes = impl::buffer_bytes(lt);
     if (!bytes)
-        throw error(status::invalid_shape, "tensor " + std::to_string(lt.id) + " with shape " +
-                                               impl::dims_to_string(lt.shape) + " and strides " +
-                                               impl::dims_to_string(lt.strides) +
-                                               " has a negative stride or a size beyond int64");
+        fail(rule::overflow, "tensor " + std::to_string(lt.id) + " with shape " + impl::dims_to_string(lt.shape) +
+                                 " and strides " + impl::dims_to_string(lt.strides) +
+                                 " has a negative stride or a size beyond int64");
     if (*bytes > static_cast<std::size_t>(memory_budget())) too_large(lt, *bytes);
     return *bytes;
 }
@@ -132,10 +133,10 @@ bool host_tensor::same_contents(const host_tensor &other) const {
 void host_tensor::fill_from(const impl::tensor_values &values) {
     // The reference reads one value per element: fewer would be read past.
     if (values.count != static_cast<std::size_t>(impl::checked_volume(desc_.shape).value_or(0)))
-        throw error(status::invalid_arguments,
-                    "tensor " + std::to_string(desc_.id) + " with shape " +
-                        impl::dims_to_string(desc_.shape) + " cannot be filled from " +
-                        std::to_string(values.count) + " values");
+        fail(rule::values_count,
+             "tensor " + std::to_string(desc_.id) + " with shape " +
+                 impl::dims_to_string(desc_.shape) + " cannot be filled from " +
+                 std::to_string(values.count) + " values");
     const void *src = values.type == impl::data_type::string
                           ? static_cast<const void *>(values.strings.data())
                           : static_cast<const void *>(values.bytes.data());
@@ -151,12 +152,11 @@ void host_tensor::fill_from(const impl::tensor_values &values) {
         while (held.bytes[first] == values.bytes[first]) ++first;
         first = first * 8 / impl::element_bits(values.type);
     }
-    throw error(status::invalid_shape,
-                "tensor " + std::to_string(desc_.id) + " with shape " + impl::dims_to_string(desc_.shape) +
-                    " and strides " + impl::dims_to_string(desc_.strides) +
-                    " cannot hold its values: its layout gives several elements one address, and "
-                    "values[" + std::to_string(first) + "] differs from the value sharing its address "
-                    "[values_fit_layout]");
+    fail(rule::values_fit_layout,
+         "tensor " + std::to_string(desc_.id) + " with shape " + impl::dims_to_string(desc_.shape) +
+             " and strides " + impl::dims_to_string(desc_.strides) +
+             " cannot hold its values: its layout gives several elements one address, and "
+             "values[" + std::to_string(first) + "] differs from the value sharing its address");
 }
 
 void host_tensor::fill_random(std::uint64_t seed) {

@@ -10,6 +10,7 @@
 #include <dnnl.h>
 #include <tbb/global_control.h>
 
+#include "core/rule_id.hpp"
 #include "driver/graph_run.hpp"
 #include "driver/options.hpp"
 #include "driver/report.hpp"
@@ -68,8 +69,9 @@ int main(int argc, char **argv) {
         } catch (const std::bad_alloc &) {
             // The report is written as it is made, in small pieces; should
             // even those not fit, the run still ends with an error, not an abort.
-            std::fprintf(stderr, "\nreshaper-run: out of memory while writing the report of %s [memory_limit]\n",
-                         path.c_str());
+            const std::string_view id = impl::to_string(impl::rule::memory_limit); // allocates nothing
+            std::fprintf(stderr, "\nreshaper-run: out of memory while writing the report of %s [%.*s]\n",
+                         path.c_str(), static_cast<int>(id.size()), id.data());
             code = std::max(code, 3);
         }
         std::fputc('\n', stdout);

@@ -6,21 +6,24 @@
 #include <thread>
 #include <string_view>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::driver {
 namespace {
 
 using impl::error;
+using impl::fail;
+using impl::rule;
 using impl::status;
 
 int parse_positive(std::string_view name, std::string_view text) {
     int value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || end != text.data() + text.size() || value < 1)
-        throw error(status::invalid_arguments, "option " + std::string(name) +
-                                                   " takes a positive integer, got '" +
-                                                   std::string(text) + "' [driver_option]");
+        fail(rule::driver_option, "option " + std::string(name) +
+                                      " takes a positive integer, got '" +
+                                      std::string(text) + "'");
     return value;
 }
 
@@ -43,15 +46,15 @@ std::pair<std::string, std::int64_t> parse_free_dim(std::string_view text) {
         if (ec != std::errc() || end != digits.data() + digits.size()) value = -1;
     }
     if (value < 0)
-        throw error(status::invalid_arguments, "option --free-dim takes NAME=VALUE with a value >= 0, got '" +
-                                                   std::string(text) + "' [driver_option]");
+        fail(rule::driver_option, "option --free-dim takes NAME=VALUE with a value >= 0, got '" +
+                                      std::string(text) + "'");
     return {std::string(text.substr(0, eq)), value};
 }
 
 [[noreturn]] void bad_value(std::string_view name, std::string_view value, std::string_view allowed) {
-    throw error(status::invalid_arguments, "option " + std::string(name) + " takes " +
-                                               std::string(allowed) + ", got '" +
-                                               std::string(value) + "' [driver_option]");
+    fail(rule::driver_option, "option " + std::string(name) + " takes " +
+                                  std::string(allowed) + ", got '" +
+                                  std::string(value) + "'");
 }
 
 } // namespace
@@ -139,7 +142,7 @@ options parse_options(int argc, const char *const argv[]) {
         } else if (name == "--help" && eq == std::string_view::npos) {
             opts.help = true;
         } else if (eq == std::string_view::npos) {
-            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "' [driver_option]");
+            fail(rule::driver_option, "unknown option '" + std::string(arg) + "'");
         } else if (name == "--mode") {
             if (value == "infer") opts.mode = run_mode::infer;
             else if (value == "check") opts.mode = run_mode::check;
@@ -164,16 +167,17 @@ options parse_options(int argc, const char *const argv[]) {
         } else if (name == "--threads") {
             opts.threads = parse_positive(name, value);
             if (*opts.threads > max_threads())
-                throw error(status::invalid_arguments,
-                            "option --threads takes at most " + std::to_string(max_threads()) + " (this machine has " +
-                                std::to_string(std::thread::hardware_concurrency()) + " hardware threads), got '" +
-                                std::string(value) + "' [driver_option]");
+                fail(rule::driver_option,
+                     "option --threads takes at most " + std::to_string(max_threads()) +
+                         " (this machine has " +
+                         std::to_string(std::thread::hardware_concurrency()) + " hardware threads), got '" +
+                         std::string(value) + "'");
         } else {
-            throw error(status::invalid_arguments, "unknown option '" + std::string(arg) + "' [driver_option]");
+            fail(rule::driver_option, "unknown option '" + std::string(arg) + "'");
         }
     }
     if (opts.files.empty() && !opts.help && !opts.version)
-        throw error(status::invalid_arguments, "no graph file given [driver_option]");
+        fail(rule::driver_option, "no graph file given");
     return opts;
 }
 

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 json error_json(const impl::error &e) {
     json j = {{"code", std::string(impl::to_string(e.code()))}, {"message", e.what()}};
-    if (!e.rule().empty()) j["rule"] = e.rule();
+    j["rule"] = std::string(e.rule()); // every error names its rule
     if (e.op()) j["op"] = {{"id", e.op()->id}, {"name", e.op()->name}, {"kind", e.op()->kind}};
     return j;
 }
@@ -120,9 +120,19 @@ void write_json_report(std::FILE *to, const graph_run &run, const options &opts)
                       {"ms", pr->perf->ms},
                       {"gbps", pr->perf->gbps}};
             if (pr->perf->inplace_ms) p["inplace_ms"] = *pr->perf->inplace_ms;
+            p["batch"] = pr->perf->batch;
             if (pr->perf->memcpy_gbps) p["memcpy_gbps"] = *pr->perf->memcpy_gbps;
+            if (pr->perf->stream_gbps) {
+                p["stream_gbps"] = *pr->perf->stream_gbps;
+                p["yardstick_threads"] = pr->perf->yardstick_threads;
+            }
             return p;
         });
+        if (!timed.empty()) { // the threads that timed them
+            json threads = {{"threads", run.threads}};
+            if (run.cores) threads["cores"] = *run.cores;
+            out.member("perf_threads").value(threads);
+        }
     }
     out.member("status").value(run.failure ? "error" : "ok");
     if (run.graph_loaded)

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -149,14 +150,26 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
             out << '\n';
         }
         if (pr.perf) {
-            out << indent << "perf: " << fixed(pr.perf->ms, 4) << " ms, " << pr.perf->bytes << " bytes, "
-                << fixed(pr.perf->gbps, 2) << " GB/s";
-            if (pr.perf->inplace_ms) out << ", in place " << fixed(*pr.perf->inplace_ms, 6) << " ms";
-            if (pr.perf->memcpy_gbps)
-                out << "; memcpy of the same bytes " << fixed(*pr.perf->memcpy_gbps, 2) << " GB/s ("
-                    << fixed(pr.perf->gbps / *pr.perf->memcpy_gbps, 2) << "x)";
+            const perf_figures &f = *pr.perf;
+            out << indent << "perf: " << fixed(f.ms, 6) << " ms per execute";
+            if (f.batch > 1) out << " (timed in batches of " << f.batch << ")";
+            out << ", " << f.bytes << " bytes, " << fixed(f.gbps, 2) << " GB/s";
+            if (f.inplace_ms) out << ", in place " << fixed(*f.inplace_ms, 6) << " ms";
+            if (f.memcpy_gbps)
+                out << "; memcpy of the same bytes " << fixed(*f.memcpy_gbps, 2) << " GB/s ("
+                    << fixed(f.gbps / *f.memcpy_gbps, 2) << "x)";
+            if (f.stream_gbps)
+                out << ", streaming copy " << fixed(*f.stream_gbps, 2) << " GB/s ("
+                    << fixed(f.gbps / *f.stream_gbps, 2) << "x), on " << f.yardstick_threads
+                    << (f.yardstick_threads == 1 ? " thread" : " threads");
             out << '\n';
         }
+    }
+    if (opts.mode == run_mode::perf &&
+        std::any_of(run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.perf; })) {
+        out << "\n  perf: " << run.threads << (run.threads == 1 ? " thread" : " threads");
+        if (run.cores) out << ", which got " << fixed(*run.cores, 2) << " cores (CPU-bound threads against one)";
+        out << '\n';
     }
 
     out << "\n  tensors (after inference)\n";

@@ -42,8 +42,9 @@ namespace detail {
 // The same graph and errors as read_graph_json, from a DOM of the whole
 // text (as files were read before issue 7): tests compare the two.
 graph read_graph_json_whole(std::string_view text);
-// The same, with the ops read on a second thread `batch_ops` at a time
-// (read_graph_json does so for large texts when two threads may run).
+// The same, with the ops read on a TBB worker `batch_ops` at a time
+// (io/op_pipeline.hpp; read_graph_json does so for large texts when two
+// threads may run).
 graph read_graph_json_pipelined(std::string_view text, std::size_t batch_ops);
 } // namespace detail
 
@@ -60,11 +61,12 @@ nlohmann::json logical_tensor_to_json(const logical_tensor &lt);
 // Row-major values as a flat JSON list: numbers, strings for string,
 // [re, im] pairs for complex ("nan"/"inf"/"-inf" for such floats).
 nlohmann::json values_to_json(const tensor_values &values);
-// The inverse, for `count` elements of `type`: throws error(invalid_graph)
+// The inverse, from JSON text, for `count` elements of `type`: throws
+// error(invalid_graph) for malformed text, error(invalid_graph)
 // when `list` is not an array, error(invalid_shape) when it holds another
 // number of elements and error(invalid_data_type) for an element the type
 // cannot hold (not a number, not an integer for an integer type, out of an
 // integer type's range; see core/element_codec.hpp for float rounding).
-tensor_values values_from_json(const nlohmann::json &list, data_type type, std::size_t count);
+tensor_values values_from_json(std::string_view list, data_type type, std::size_t count);
 
 } // namespace reshaper::impl

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <charconv>
 #include <clocale>
 #include <cmath>
@@ -10,12 +9,12 @@
 #include <cstring>
 #include <limits>
 #include <locale.h>
-#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "core/fail.hpp"
 #include "core/limits.hpp"
 #include "core/status.hpp"
 #include "io/decimal_text.hpp"
@@ -27,83 +26,64 @@
 #define RAPIDJSON_NAMESPACE reshaper_rapidjson
 #define RAPIDJSON_NAMESPACE_BEGIN namespace reshaper_rapidjson {
 #define RAPIDJSON_NAMESPACE_END }
+#include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 namespace rapidjson = reshaper_rapidjson;
 
 namespace reshaper::impl {
-namespace {
 
-// ---- boxed numbers -------------------------------------------------------------
-// A quiet NaN whose 51-bit payload is: bit 0 the direction (1: the text is
-// above the double), bits 1-24 the double's top 24 fraction bits (the rest
-// are zero: only doubles of at most 25 significant bits are boxed), bits
-// 25-35 its biased exponent, bit 36 its sign, bits 37-50 a tag.
-
-constexpr std::uint64_t quiet_nan = 0x7FF8'0000'0000'0000;
-constexpr std::uint64_t box_tag = std::uint64_t{0x2A5C} << 37;
-constexpr std::uint64_t tag_mask = std::uint64_t{0x3FFF} << 37;
-
-bool boxable(double d) {
-    const auto bits = std::bit_cast<std::uint64_t>(d);
-    const std::uint64_t exponent = (bits >> 52) & 0x7FF;
-    const std::uint64_t low_fraction = bits & ((std::uint64_t{1} << 28) - 1);
-    return low_fraction == 0 && (exponent != 0 || d == 0) && exponent != 0x7FF;
-}
-
-double box(double d, int beyond) {
-    const auto bits = std::bit_cast<std::uint64_t>(d);
-    const std::uint64_t payload = (bits >> 63) << 36 | ((bits >> 52) & 0x7FF) << 25 |
-                                  ((bits >> 28) & 0xFF'FFFF) << 1 | (beyond > 0 ? 1 : 0);
-    return std::bit_cast<double>(quiet_nan | box_tag | payload);
-}
-
-std::optional<json_number> unbox(double boxed) {
-    const auto bits = std::bit_cast<std::uint64_t>(boxed);
-    if ((bits & ~((std::uint64_t{1} << 51) - 1) & ~(std::uint64_t{1} << 63)) != quiet_nan ||
-        (bits & tag_mask) != box_tag)
-        return std::nullopt;
-    const std::uint64_t d = ((bits >> 36) & 1) << 63 | ((bits >> 25) & 0x7FF) << 52 | ((bits >> 1) & 0xFF'FFFF) << 28;
-    return json_number{std::bit_cast<double>(d), (bits & 1) ? 1 : -1};
-}
-
-// ---- the reader -------------------------------------------------------------------
-
-} // namespace
-
-// nlohmann's SAX events append nodes. Each value is handled a bounded number
-// of times, so reading is linear: no callback parser (nlohmann's walks the
-// parent at every closing brace) and no nlohmann objects (its ordered_map
-// looks a key up by a linear scan at each insertion); a repeated key is
-// only flagged here, and resolved where the object is read (json_view).
+// RapidJSON's SAX events append nodes. Each value is handled a bounded
+// number of times, so reading is linear; a repeated key is only flagged
+// here, and resolved where the object is read (json_view). Numbers come as
+// their text (kParseNumbersAsStringsFlag), which exact decimals need anyway.
+// Returning false stops the reader; what was wrong is then in failure().
 class tree_builder {
 public:
     tree_builder(std::uint64_t max_depth, const streamed_array *stream)
         : max_depth_(max_depth), stream_(stream) {}
 
-    bool null() { return add(json_tree::kind::null); }
-    bool boolean(bool b) {
+    bool Null() { return add(json_tree::kind::null); }
+    bool Bool(bool b) {
         add_node(json_tree::kind::boolean).flag = b;
         return added();
     }
-    bool number_integer(std::int64_t v) {
-        // nlohmann reports an integer here only when its text starts with a
-        // minus (others come as number_unsigned), so 0 here is the text "-0",
-        // read as the integer 0: keep its sign as the float -0.0.
-        if (v == 0) return add_float(-0.0);
-        add_node(json_tree::kind::integer).integer = v;
-        return added();
-    }
-    bool number_unsigned(std::uint64_t v) {
-        add_node(json_tree::kind::unsigned_integer).unsigned_integer = v;
-        return added();
-    }
-    bool number_float(double d, std::string_view token) {
-        if (boxable(d) && may_be_narrow_tie(d)) {
-            if (const int beyond = compare_decimal(token, d); beyond != 0) return add_float(box(d, beyond));
+    bool RawNumber(const char *text, rapidjson::SizeType length, bool) {
+        const std::string_view token(text, length);
+        const bool integral = token.find_first_of(".eE") == std::string_view::npos;
+        if (integral && token.front() == '-') {
+            std::int64_t v = 0;
+            if (const auto r = std::from_chars(token.data(), token.data() + token.size(), v); r.ec == std::errc()) {
+                // "-0": keep its sign, as the float -0.0 (values may hold it).
+                if (v == 0) return add_float(-0.0, 0);
+                add_node(json_tree::kind::integer).integer = v;
+                return added();
+            }
+        } else if (integral) {
+            std::uint64_t v = 0;
+            if (const auto r = std::from_chars(token.data(), token.data() + token.size(), v); r.ec == std::errc()) {
+                add_node(json_tree::kind::unsigned_integer).unsigned_integer = v;
+                return added();
+            }
         }
-        return add_float(d);
+        // An integer past 64 bits is a float. strtod's rounding (correct), in
+        // the C locale, over a copy that ends in a NUL (read in place, the
+        // number's text is followed by the next).
+        static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
+        const std::string terminated(token);
+        const double d = strtod_l(terminated.c_str(), nullptr, c_locale);
+        if (!std::isfinite(d)) return refuse("number " + terminated + " is beyond the range of a double");
+        // A double that may be a tie of a narrower format keeps the side of
+        // the tie its text lies on.
+        return add_float(d, may_be_narrow_tie(d) ? compare_decimal(token, d) : 0);
     }
-    bool string(std::string_view s) {
+    bool Int(int) { return false; } // numbers come as text (kParseNumbersAsStringsFlag)
+    bool Uint(unsigned) { return false; }
+    bool Int64(std::int64_t) { return false; }
+    bool Uint64(std::uint64_t) { return false; }
+    bool Double(double) { return false; }
+    bool String(const char *text, rapidjson::SizeType length, bool) {
+        const std::string_view s(text, length);
+        if (lone_surrogate(s)) return refuse_surrogate();
         const std::size_t at = tree_.pool_.size();
         tree_.pool_.append(s);
         json_tree::node &n = add_node(json_tree::kind::string, at);
@@ -111,25 +91,21 @@ public:
         n.string_size = s.size();
         return added();
     }
-    bool binary(ojson::binary_t &) { return add(json_tree::kind::null); } // never in JSON text
-
-    bool start_object(std::size_t) { return open(json_tree::kind::object); }
-    bool start_array(std::size_t) { return open(json_tree::kind::array); }
-    bool key(std::string_view k) {
+    bool Key(const char *text, rapidjson::SizeType length, bool) {
+        const std::string_view k(text, length);
+        if (lone_surrogate(k)) return refuse_surrogate();
         key_at_ = tree_.pool_.size();
         key_size_ = k.size();
         tree_.pool_.append(k);
         return true;
     }
-    bool end_object() { return close(); }
-    bool end_array() { return close(); }
+    bool StartObject() { return open(json_tree::kind::object); }
+    bool StartArray() { return open(json_tree::kind::array); }
+    bool EndObject(rapidjson::SizeType) { return close(); }
+    bool EndArray(rapidjson::SizeType) { return close(); }
 
-    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) {
-        error_ = e.what();
-        return false;
-    }
-
-    const std::string &error_text() const { return error_; }
+    // Why the builder stopped the reader; empty when it did not.
+    const std::string &failure() const { return failure_; }
     json_tree take() { return std::move(tree_); }
 
 private:
@@ -141,6 +117,28 @@ private:
         std::size_t pool_mark;
         bool streamed;
     };
+
+    bool refuse(std::string why) {
+        failure_ = std::move(why);
+        return false;
+    }
+
+    // RapidJSON 1.1.0 validates the text's UTF-8 but decodes an escaped low
+    // surrogate without a high one before it (\udc00) into the three bytes
+    // ED B0 80, which are no UTF-8. Well-formed text has no ED followed by
+    // A0-BF (surrogates), so those bytes in a decoded string can only come
+    // from such an escape (a pair decodes into four bytes F0-F4 ...).
+    static bool lone_surrogate(std::string_view s) {
+        for (const char *p = s.data(), *end = s.data() + s.size();
+             (p = static_cast<const char *>(std::memchr(p, 0xED, static_cast<std::size_t>(end - p)))) != nullptr;
+             ++p)
+            if (end - p > 1 && static_cast<unsigned char>(p[1]) >= 0xA0) return true;
+        return false;
+    }
+    bool refuse_surrogate() {
+        return refuse("a string holds a lone UTF-16 surrogate escape (\\udc00-\\udfff without a \\ud800-\\udbff "
+                      "before it)");
+    }
 
     // `text_at`: where the value's own text starts in the pool, when it has one.
     json_tree::node &add_node(json_tree::kind type, std::size_t text_at = std::string::npos) {
@@ -163,8 +161,10 @@ private:
         return tree_.nodes_.back();
     }
 
-    bool add_float(double d) {
-        add_node(json_tree::kind::floating).floating = d;
+    bool add_float(double d, int beyond) {
+        json_tree::node &n = add_node(json_tree::kind::floating);
+        n.floating = d;
+        n.beyond = static_cast<std::int8_t>(beyond);
         return added();
     }
     bool add(json_tree::kind type) {
@@ -185,13 +185,13 @@ private:
 
     bool open(json_tree::kind type) {
         if (open_.size() >= max_depth_)
-            throw error(status::invalid_graph,
-                        "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
-                            " levels (RESHAPER_MAX_JSON_DEPTH" +
-                            (max_depth_ >= json_depth_ceiling ? ", which cannot go above " +
-                                                                    std::to_string(json_depth_ceiling)
-                                                              : std::string()) +
-                            ") [json_syntax]");
+            fail(rule::json_syntax,
+                 "malformed JSON: nesting deeper than " + std::to_string(max_depth_) +
+                     " levels (RESHAPER_MAX_JSON_DEPTH" +
+                     (max_depth_ >= json_depth_ceiling ? ", which cannot go above " +
+                                                             std::to_string(json_depth_ceiling)
+                                                       : std::string()) +
+                     ")");
         const bool member_of_top = open_.size() == 1 && tree_.nodes_[open_[0].index].type == json_tree::kind::object;
         const bool streamed = stream_ && type == json_tree::kind::array && member_of_top &&
                               std::string_view(tree_.pool_).substr(key_at_, key_size_) == stream_->key;
@@ -250,226 +250,163 @@ private:
     std::vector<open_container> open_; // innermost last
     std::size_t key_at_ = 0, key_size_ = 0; // of the object member that comes next
     std::size_t value_pool_mark_ = 0;       // where the pool stood before the last value
-    std::string error_;
+    std::string failure_;
 };
 
-// ---- the fast reader: RapidJSON's SAX ------------------------------------------
-// nlohmann's lexer reads a character at a time through an input adapter and
-// builds every string one push_back at a time: it was a third of loading a
-// 100,000-op file (issue 7). RapidJSON's reader scans strings and
-// whitespace with SIMD and hands over numbers as their text, which the
-// tree needs anyway (exact decimals). nlohmann stays the reference: any
-// text the fast reader refuses is read again from its start by nlohmann,
-// which says what is wrong in its own words (line and column), or reads it
-// should RapidJSON be stricter somewhere than nlohmann. A restart is invisible to a streamed array: its start() is called again
-// and its elements come again, as for a repeated key. What RapidJSON
-// accepts and nlohmann does not (ill-formed UTF-8 in a string, a lone
-// surrogate escape, a number whose double overflows) the handler below
-// refuses; the differential tests read every text both ways.
 namespace {
 
-// RFC 3629's well-formed UTF-8 (no overlong forms, no surrogates, nothing
-// past U+10FFFF), as nlohmann's lexer accepts it.
-bool well_formed_utf8(std::string_view s) {
-    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
-    const std::size_t n = s.size();
-    std::size_t i = 0;
-    while (i < n) {
-        const unsigned c = p[i];
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        std::size_t length = 0;
-        unsigned low = 0x80, high = 0xBF; // the range of the second byte
-        if (c >= 0xC2 && c <= 0xDF) length = 2;
-        else if (c == 0xE0) length = 3, low = 0xA0;
-        else if (c == 0xED) length = 3, high = 0x9F;
-        else if (c >= 0xE1 && c <= 0xEF) length = 3;
-        else if (c == 0xF0) length = 4, low = 0x90;
-        else if (c == 0xF4) length = 4, high = 0x8F;
-        else if (c >= 0xF1 && c <= 0xF3) length = 4;
-        else return false;
-        if (n - i < length || p[i + 1] < low || p[i + 1] > high) return false;
-        for (std::size_t k = 2; k < length; ++k)
-            if ((p[i + k] & 0xC0) != 0x80) return false;
-        i += length;
-    }
-    return true;
-}
-
-// Whether `text` is ASCII without a backslash: then each of its strings is
-// its own bytes, all ASCII, and well formed; checking them one by one was
-// 1.6% of loading a graph file. Blocks without an early exit, so that the
-// compiler vectorises the scan.
-bool plain_ascii(std::string_view text) {
-    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
-    const std::size_t n = text.size();
-    constexpr std::size_t block = 64;
-    std::size_t i = 0;
-    for (; i + block <= n; i += block) {
-        unsigned char outside = 0;
-        for (std::size_t k = 0; k < block; ++k)
-            outside |= static_cast<unsigned char>((p[i + k] & 0x80) | (p[i + k] == '\\'));
-        if (outside) return false;
-    }
-    for (; i < n; ++i)
-        if (p[i] >= 0x80 || p[i] == '\\') return false;
-    return true;
-}
-
-// RapidJSON's events into a tree_builder, numbers read as nlohmann's lexer
-// reads them. Returning false stops the reader (the text is then read again
-// by nlohmann). `check_utf8` false: the text is plain_ascii.
-class rapidjson_events {
-public:
-    rapidjson_events(tree_builder &b, bool check_utf8) : b_(b), check_utf8_(check_utf8) {}
-
-    bool Null() { return b_.null(); }
-    bool Bool(bool v) { return b_.boolean(v); }
-    bool RawNumber(const char *text, rapidjson::SizeType length, bool) {
-        const std::string_view token(text, length);
-        const bool integral = token.find_first_of(".eE") == std::string_view::npos;
-        if (integral && token.front() == '-') {
-            std::int64_t v = 0;
-            if (const auto r = std::from_chars(token.data(), token.data() + token.size(), v); r.ec == std::errc())
-                return b_.number_integer(v);
-        } else if (integral) {
-            std::uint64_t v = 0;
-            if (const auto r = std::from_chars(token.data(), token.data() + token.size(), v); r.ec == std::errc())
-                return b_.number_unsigned(v);
-        }
-        // An integer past 64 bits is a float, as for nlohmann; strtod's
-        // rounding (correct), in the C locale, over a copy that ends in a
-        // NUL (read in place, the number's text is followed by the next).
-        static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
-        const std::string terminated(token);
-        const double d = strtod_l(terminated.c_str(), nullptr, c_locale);
-        if (!std::isfinite(d)) return false; // nlohmann: "number overflow"
-        return b_.number_float(d, token);
-    }
-    bool Int(int) { return false; } // numbers come as text (kParseNumbersAsStringsFlag)
-    bool Uint(unsigned) { return false; }
-    bool Int64(std::int64_t) { return false; }
-    bool Uint64(std::uint64_t) { return false; }
-    bool Double(double) { return false; }
-    bool String(const char *text, rapidjson::SizeType length, bool) {
-        const std::string_view s(text, length);
-        return (!check_utf8_ || well_formed_utf8(s)) && b_.string(s);
-    }
-    bool Key(const char *text, rapidjson::SizeType length, bool) {
-        const std::string_view s(text, length);
-        return (!check_utf8_ || well_formed_utf8(s)) && b_.key(s);
-    }
-    bool StartObject() { return b_.start_object(0); }
-    bool EndObject(rapidjson::SizeType) { return b_.end_object(); }
-    bool StartArray() { return b_.start_array(0); }
-    bool EndArray(rapidjson::SizeType) { return b_.end_array(); }
-
-private:
-    tree_builder &b_;
-    bool check_utf8_;
-};
-
-// The text as RapidJSON's input stream: a NUL at its end (a text with a NUL
-// of its own goes to nlohmann), no terminator needed.
+// The text as RapidJSON's input stream: a NUL at its end (parse_json_tree
+// refuses a text with a NUL of its own), no terminator needed.
 struct bounded_text {
     using Ch = char;
     const char *at, *begin, *end;
     char Peek() const { return at == end ? '\0' : *at; }
     char Take() { return at == end ? '\0' : *at++; }
     std::size_t Tell() const { return static_cast<std::size_t>(at - begin); }
-    // Only for writing in place, which the reader is not asked to do.
+    // Only for writing in place, which this stream is not read with.
     char *PutBegin() { return nullptr; }
     void Put(char) {}
     void Flush() {}
     std::size_t PutEnd(char *) { return 0; }
 };
 
-// The fast reader recurses once per level of nesting: past this limit on
-// nesting the text goes to nlohmann's reader, which does not (the limits
-// allow no more, core/limits.hpp: json_depth_ceiling; tests ask for more).
-constexpr std::uint64_t fast_reader_max_depth = 1024;
-
-} // namespace
-
-namespace detail {
-
-namespace {
-
-// Whether RapidJSON can read `text`: it reads a NUL as the end of the text,
-// string lengths in 32 bits, and recurses once per level of nesting.
-bool fast_reader_takes(std::string_view text, std::uint64_t max_depth) {
-    return max_depth <= fast_reader_max_depth && text.size() < std::numeric_limits<rapidjson::SizeType>::max() &&
-           !std::memchr(text.data(), 0, text.size());
+// How a text is read, chosen per text (RapidJSON's flags are template
+// arguments). Numbers as text always. Encoding validated, unless the text
+// is all ASCII: then it has no encoding to get wrong, and validating each
+// byte of a graph file cost 5-10% of reading it. Recursive (a call per level
+// of nesting, faster) up to the deepest limit the limits allow
+// (json_depth_ceiling, core/limits.hpp); iterative (its own stack) for a
+// deeper limit, which only a test asks for, so that no limit can exhaust
+// the thread's stack.
+template <unsigned flags, typename Stream>
+rapidjson::ParseResult read_text(rapidjson::Reader &reader, Stream &in, tree_builder &builder, bool ascii,
+                                 std::uint64_t max_depth) {
+    constexpr unsigned base = flags | rapidjson::kParseNumbersAsStringsFlag;
+    constexpr unsigned validate = rapidjson::kParseValidateEncodingFlag, iterative = rapidjson::kParseIterativeFlag;
+    if (max_depth <= json_depth_ceiling)
+        return ascii ? reader.Parse<base>(in, builder) : reader.Parse<base | validate>(in, builder);
+    return ascii ? reader.Parse<base | iterative>(in, builder) : reader.Parse<base | validate | iterative>(in, builder);
 }
 
-// The fast reader over a text it takes (fast_reader_takes), copying strings
-// out of it; `check_utf8` false only for a plain_ascii text.
-std::optional<json_tree> read_by_copy(std::string_view text, std::uint64_t max_depth,
-                                      const streamed_array *stream, bool check_utf8) {
-    // The byte order mark nlohmann skips at the very start.
-    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-    tree_builder builder(max_depth, stream);
-    rapidjson_events events(builder, check_utf8);
-    rapidjson::Reader reader;
-    bounded_text in{text.data(), text.data(), text.data() + text.size()};
-    if (reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(in, events).IsError()) return std::nullopt;
-    return builder.take();
-}
-
-} // namespace
-
-std::optional<json_tree> parse_json_tree_fast(std::string_view text, std::uint64_t max_depth,
-                                              const streamed_array *stream) {
-    if (!fast_reader_takes(text, max_depth)) return std::nullopt;
-    return read_by_copy(text, max_depth, stream, !plain_ascii(text));
-}
-
-std::optional<json_tree> parse_json_tree_fast_in_place(std::string &text, std::uint64_t max_depth,
-                                                       const streamed_array *stream) {
-    if (!fast_reader_takes(text, max_depth)) return std::nullopt;
-    if (!plain_ascii(text)) return read_by_copy(text, max_depth, stream, true);
-    // In place, RapidJSON hands strings and numbers over as pointers into the
-    // text instead of copying each a character at a time (a quarter of its
-    // time in a graph file). With no escape to decode, the one write it
-    // makes is a NUL over each string's closing quote; the text holds no
-    // NUL of its own, so where it refuses the text, putting the quotes back
-    // restores it for the reference reader.
-    tree_builder builder(max_depth, stream);
-    rapidjson_events events(builder, false);
-    rapidjson::Reader reader;
-    rapidjson::InsituStringStream in(text.data());
-    const bool read = !reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(in, events)
-                           .IsError();
-    if (read) return builder.take();
-    std::replace(text.begin(), text.end(), '\0', '"');
-    return std::nullopt;
-}
-
-json_tree parse_json_tree_reference(std::string_view text, std::uint64_t max_depth, const streamed_array *stream) {
-    tree_builder builder(max_depth, stream);
-    if (!ojson::sax_parse(text.begin(), text.end(), &builder)) {
-        // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." minus the tag.
-        std::string what = builder.error_text();
-        if (auto tag_end = what.find("] "); what.rfind("[json.exception", 0) == 0 && tag_end != std::string::npos)
-            what.erase(0, tag_end + 2);
-        throw error(status::invalid_graph, "malformed JSON: " + what + " [json_syntax]");
+// Whether every byte of `text` is ASCII. Blocks without an early exit, so
+// that the compiler vectorises the scan.
+bool all_ascii(std::string_view text) {
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    const std::size_t n = text.size();
+    constexpr std::size_t block = 64;
+    std::size_t i = 0;
+    for (; i + block <= n; i += block) {
+        unsigned char high = 0;
+        for (std::size_t k = 0; k < block; ++k) high |= p[i + k];
+        if (high & 0x80) return false;
     }
-    return builder.take();
+    for (; i < n; ++i)
+        if (p[i] & 0x80) return false;
+    return true;
 }
 
-} // namespace detail
+constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
+
+// "line 3, column 14" of the byte at `offset` (both from 1; a column counts bytes).
+std::string line_and_column(std::string_view text, std::size_t offset) {
+    offset = std::min(offset, text.size());
+    const std::string_view before = text.substr(0, offset);
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = before.rfind('\n');
+    const std::size_t column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// The text around `offset` on its line, for a message: printable ASCII as
+// it is, other bytes as \xNN; "" for an empty stretch (the text's end).
+std::string text_near(std::string_view text, std::size_t offset) {
+    constexpr std::size_t before = 24, after = 24;
+    offset = std::min(offset, text.size());
+    std::size_t from = offset > before ? offset - before : 0;
+    if (const std::size_t nl = text.substr(from, offset - from).rfind('\n'); nl != std::string_view::npos) from += nl + 1;
+    std::size_t to = std::min(text.size(), offset + after);
+    if (const std::size_t nl = text.substr(offset, to - offset).find('\n'); nl != std::string_view::npos) to = offset + nl;
+    std::string out;
+    for (const char c : text.substr(from, to - from)) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u < 0x7F) {
+            out.push_back(c);
+        } else {
+            static constexpr char hex[] = "0123456789ABCDEF";
+            out.append("\\x").push_back(hex[u >> 4]);
+            out.push_back(hex[u & 0xF]);
+        }
+    }
+    return out;
+}
+
+[[noreturn]] void malformed(std::string_view text, std::size_t offset, const std::string &what) {
+    const std::string near = text_near(text, offset);
+    fail(rule::json_syntax, "malformed JSON at " + line_and_column(text, offset) +
+                                           (offset >= text.size() ? " (the end of the text)" : "") + ": " + what +
+                                           (near.empty() ? "" : "; the text there: '" + near + "'"));
+}
+
+// What RapidJSON says of an error, in the message's words: "Invalid value."
+// as "invalid value".
+std::string reader_words(rapidjson::ParseErrorCode code) {
+    std::string words = rapidjson::GetParseError_En(code);
+    if (!words.empty() && words.back() == '.') words.pop_back();
+    if (!words.empty()) words.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(words.front())));
+    return words;
+}
+
+// `text` is the whole text (for the message); the reading starts `skipped`
+// bytes into it (after a byte order mark).
+[[noreturn]] void refused(std::string_view text, std::size_t skipped, const rapidjson::Reader &reader,
+                          const tree_builder &builder) {
+    const std::size_t offset = skipped + reader.GetErrorOffset();
+    if (reader.GetParseErrorCode() == rapidjson::kParseErrorTermination && !builder.failure().empty())
+        malformed(text, offset, builder.failure());
+    malformed(text, offset, reader_words(reader.GetParseErrorCode()));
+}
+
+// RapidJSON reads a NUL as the end of the text: one inside it is malformed.
+void refuse_nul(std::string_view text) {
+    if (const void *nul = std::memchr(text.data(), 0, text.size()))
+        malformed(text, static_cast<std::size_t>(static_cast<const char *>(nul) - text.data()), "a NUL byte");
+}
+
+std::size_t skipped_mark(std::string_view text) { return text.starts_with(byte_order_mark) ? byte_order_mark.size() : 0; }
+
+} // namespace
 
 json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const streamed_array *stream) {
-    if (std::optional<json_tree> tree = detail::parse_json_tree_fast(text, max_depth, stream)) return std::move(*tree);
-    return detail::parse_json_tree_reference(text, max_depth, stream);
+    refuse_nul(text);
+    if (text.size() >= std::numeric_limits<rapidjson::SizeType>::max())
+        malformed(text, 0, "a text of 4 GiB or more"); // RapidJSON's lengths are 32-bit
+    const std::size_t skipped = skipped_mark(text);
+    tree_builder builder(max_depth, stream);
+    rapidjson::Reader reader;
+    bounded_text in{text.data() + skipped, text.data() + skipped, text.data() + text.size()};
+    if (read_text<0>(reader, in, builder, all_ascii(text), max_depth).IsError()) refused(text, skipped, reader, builder);
+    return builder.take();
 }
 
 json_tree parse_json_tree_in_place(std::string &text, std::uint64_t max_depth, const streamed_array *stream) {
-    if (std::optional<json_tree> tree = detail::parse_json_tree_fast_in_place(text, max_depth, stream))
-        return std::move(*tree);
-    return detail::parse_json_tree_reference(text, max_depth, stream);
+    // In place, RapidJSON hands strings and numbers over as pointers into the
+    // text instead of copying each a character at a time (a quarter of its
+    // time in a graph file). Only a text without escapes: then the one write
+    // it makes is a NUL over each string's closing quote, which putting the
+    // quotes back undoes for the message of an error (an escape decoded in
+    // place would move the text, and its lines, under the error's offset).
+    if (text.find('\\') != std::string::npos) return parse_json_tree(text, max_depth, stream);
+    refuse_nul(text);
+    if (text.size() >= std::numeric_limits<rapidjson::SizeType>::max()) malformed(text, 0, "a text of 4 GiB or more");
+    const std::size_t skipped = skipped_mark(text);
+    tree_builder builder(max_depth, stream);
+    rapidjson::Reader reader;
+    rapidjson::InsituStringStream in(text.data() + skipped);
+    if (read_text<rapidjson::kParseInsituFlag>(reader, in, builder, all_ascii(text), max_depth).IsError()) {
+        std::replace(text.begin(), text.end(), '\0', '"');
+        refused(text, skipped, reader, builder);
+    }
+    return builder.take();
 }
 
 ojson parse_json(std::string_view text, std::uint64_t max_depth) {
@@ -583,48 +520,11 @@ ojson to_ojson(json_view v) {
 
 std::optional<json_number> number_of(json_view v) {
     switch (v.type()) {
-    case json_tree::kind::floating: {
-        const double d = v.floating();
-        if (std::isnan(d))
-            if (auto boxed = unbox(d)) return boxed;
-        return json_number{d, 0};
-    }
+    case json_tree::kind::floating: return json_number{v.floating(), v.beyond()};
     case json_tree::kind::unsigned_integer: return json_number{static_cast<double>(v.unsigned_integer()), 0};
     case json_tree::kind::integer: return json_number{static_cast<double>(v.integer()), 0};
     default: return std::nullopt;
     }
-}
-
-std::optional<json_number> number_of(const ojson &j) {
-    if (j.is_number_float()) {
-        const double d = j.get<double>();
-        if (std::isnan(d))
-            if (auto boxed = unbox(d)) return boxed;
-        return json_number{d, 0};
-    }
-    if (j.is_number_unsigned()) return json_number{static_cast<double>(j.get<std::uint64_t>()), 0};
-    if (j.is_number_integer()) return json_number{static_cast<double>(j.get<std::int64_t>()), 0};
-    return std::nullopt;
-}
-
-ojson unboxed(const ojson &j) {
-    if (j.is_number_float()) return number_of(j)->value;
-    if (j.is_array()) {
-        ojson out = ojson::array();
-        for (const auto &e : j) out.push_back(unboxed(e));
-        return out;
-    }
-    if (j.is_object()) {
-        // Keys are unique already: appended directly (ordered_map's own
-        // insertion scans every key, quadratic in the object's size).
-        ojson out(ojson::value_t::object);
-        auto &list = static_cast<std::vector<std::pair<const std::string, ojson>> &>(
-            out.get_ref<ojson::object_t &>());
-        list.reserve(j.size());
-        for (auto it = j.begin(); it != j.end(); ++it) list.emplace_back(it.key(), unboxed(it.value()));
-        return out;
-    }
-    return j;
 }
 
 } // namespace reshaper::impl

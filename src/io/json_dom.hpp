@@ -1,22 +1,22 @@
 // Reading JSON text into an ordered DOM in linear time, with a nesting
 // limit, keeping what the decimal text of a number says beyond its double.
 //
-// nlohmann's own DOM parser loses two things values need: the sign of a
-// bare integer `-0` (read as the integer 0) and, for a decimal whose
-// double is exactly a tie of a narrower float format, which side of the tie
-// the text lies on (see io/decimal_text.hpp). So the reader keeps `-0` as
-// the float -0.0 and "boxes" such rare decimals: the DOM holds a NaN (which
-// JSON text never yields) whose payload carries the double and the
-// direction. Read numbers through number_of(); write DOM parts back out
-// through unboxed().
+// The one JSON reader is RapidJSON's SAX reader (json_dom.cpp), with its own
+// UTF-8 validation; where it refuses a text, its error offset becomes the
+// line and column of the message. A number keeps two things a double alone
+// loses: the sign of a bare integer `-0` (kept as the float -0.0) and, for a
+// decimal whose double is exactly a tie of a narrower float format, which
+// side of the tie the text lies on (see io/decimal_text.hpp): the node holds
+// it beside the double (json_number::beyond). Read numbers through
+// number_of().
 //
 // The DOM is flat (json_tree): every value one node in a vector, in text
 // order, a container followed by its elements; strings in one pool. Reading
 // a graph file builds one small tree per op and reuses its storage for the
 // next, so an op costs no allocation of the DOM's own (issue 7: the per-op
 // nlohmann DOM, a heap block per value, was a third of loading a large
-// file). json_view reads a tree the way an nlohmann value is read;
-// to_ojson() gives the nlohmann value where one is needed (messages, dumps).
+// file). to_ojson() gives an nlohmann value of a tree for writing (extra
+// fields written back, excerpts in messages): nlohmann is the writer only.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +42,8 @@ public:
         kind type = kind::null;
         // A boolean's value; for an object, whether a key repeats in it.
         bool flag = false;
+        // A floating number's side of its double: json_number::beyond.
+        std::int8_t beyond = 0;
         std::size_t end = 0;      // index one past the value's last node
         std::size_t children = 0; // of a container
         std::size_t key_at = 0, key_size = 0; // an object member's key, in the pool
@@ -98,7 +100,9 @@ public:
     bool boolean() const { return at().flag; }
     std::int64_t integer() const { return at().integer; }
     std::uint64_t unsigned_integer() const { return at().unsigned_integer; }
-    double floating() const { return at().floating; } // boxed: see number_of
+    double floating() const { return at().floating; }
+    // For a floating number: the sign of (text - floating()), see json_number.
+    int beyond() const { return at().beyond; }
     std::string_view string() const { return {tree_->pool_.data() + at().string_at, at().string_size}; }
 
     // Elements of an array; members of an object (each key once).
@@ -165,29 +169,19 @@ struct streamed_array {
     std::function<void(json_view)> element;
 };
 
-// Throws error(invalid_graph, "malformed JSON: ... [json_syntax]") for
-// malformed text (with line and column) and for nesting deeper than
-// `max_depth` arrays and objects. Exceptions from `stream`'s functions go
-// through.
+// Throws error(invalid_graph, "malformed JSON at line L, column C: ...
+// [json_syntax]") for malformed text (RFC 8259, UTF-8; a byte order mark at
+// the start is skipped) and for nesting deeper than `max_depth` arrays and
+// objects. Exceptions from `stream`'s functions go through. Numbers past
+// the range of a double are malformed, and so (RapidJSON's rule) is a
+// number whose decimal exponent, less its fraction digits, passes 308 or an
+// integer of more than 308 digits, even where its value would fit.
 json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const streamed_array *stream = nullptr);
 // The same, free to write over `text` as it reads (faster: strings are not
 // copied out of it); what `text` holds afterwards is unspecified.
 json_tree parse_json_tree_in_place(std::string &text, std::uint64_t max_depth,
                                    const streamed_array *stream = nullptr);
-namespace detail {
-// The two readers parse_json_tree takes in turn (see json_dom.cpp), for the
-// tests that hold them to the same trees and errors: RapidJSON's, which
-// gives nothing where it refuses the text, and nlohmann's, the reference.
-std::optional<json_tree> parse_json_tree_fast(std::string_view text, std::uint64_t max_depth,
-                                              const streamed_array *stream = nullptr);
-// parse_json_tree_fast's reading in place, for parse_json_tree_in_place:
-// where it gives nothing, `text` is as it was.
-std::optional<json_tree> parse_json_tree_fast_in_place(std::string &text, std::uint64_t max_depth,
-                                                       const streamed_array *stream = nullptr);
-json_tree parse_json_tree_reference(std::string_view text, std::uint64_t max_depth,
-                                    const streamed_array *stream = nullptr);
-} // namespace detail
-// The same, as nlohmann's ordered DOM.
+// The same, as nlohmann's ordered DOM (for writing).
 ojson parse_json(std::string_view text, std::uint64_t max_depth);
 ojson to_ojson(json_view v);
 
@@ -198,11 +192,7 @@ struct json_number {
     double value = 0;
     int beyond = 0;
 };
-// For any number (boxed or not); nothing for other JSON types.
-std::optional<json_number> number_of(const ojson &j);
+// For a number; nothing for other JSON types.
 std::optional<json_number> number_of(json_view v);
-
-// A copy with boxed numbers back as plain doubles, for dumping.
-ojson unboxed(const ojson &j);
 
 } // namespace reshaper::impl

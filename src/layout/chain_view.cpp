@@ -24,6 +24,7 @@
 #include <string>
 
 #include "core/dim_merge.hpp"
+#include "core/fail.hpp"
 #include "core/logical_tensor.hpp"
 #include "core/status.hpp"
 #include "layout/view_strides.hpp"
@@ -54,7 +55,7 @@ std::optional<dim_runs> runs_of(const dims_t &view, const dims_t &current) {
 }
 
 std::string chain_error(const std::string &what) {
-    return "compose_chain: " + what + " [chain_composition]";
+    return "compose_chain: " + what;
 }
 
 bool is_permutation_of(const std::vector<std::size_t> &p, std::size_t rank) {
@@ -69,11 +70,11 @@ bool is_permutation_of(const std::vector<std::size_t> &p, std::size_t rank) {
 
 void check_permutation(const chain_step &step, const dims_t &current) {
     if (!is_permutation_of(step.permutation, current.size()) || step.output_dims.size() != current.size())
-        throw error(status::invalid_arguments,
-                    chain_error("permutation " +
-                                dims_to_string(dims_t(step.permutation.begin(), step.permutation.end())) +
-                                " does not permute the " + std::to_string(current.size()) + " dims of " +
-                                dims_to_string(current)));
+        fail(rule::chain_composition,
+             chain_error("permutation " +
+                         dims_to_string(dims_t(step.permutation.begin(), step.permutation.end())) +
+                         " does not permute the " + std::to_string(current.size()) + " dims of " +
+                         dims_to_string(current)));
 }
 
 struct walk_state {
@@ -111,10 +112,10 @@ struct walk_state {
             // A split of one strided dim is always a view of it.
             const view_result split = compute_view_strides({dims[k]}, {strides[k]}, pieces);
             if (!split.strides) // strides whose buffer overflows int64
-                throw error(status::invalid_shape,
-                            "compose_chain: splitting a dim of " + std::to_string(dims[k]) + " at stride " +
-                                std::to_string(strides[k]) + " into " + dims_to_string(pieces) + ": " +
-                                std::string(describe(split.failure)) + " [overflow]");
+                fail(rule::overflow,
+                     "compose_chain: splitting a dim of " + std::to_string(dims[k]) + " at stride " +
+                         std::to_string(strides[k]) + " into " + dims_to_string(pieces) + ": " +
+                         std::string(describe(split.failure)));
             new_dims.insert(new_dims.end(), pieces.begin(), pieces.end());
             new_strides.insert(new_strides.end(), split.strides->begin(), split.strides->end());
         }
@@ -171,18 +172,18 @@ std::vector<composed_view> compose_chain(const dims_t &input_dims, const dims_t 
     const auto volume = checked_volume(input_dims);
     if (!volume || *volume <= 0 || has_unknown_dims(input_dims) ||
         checked_volume(source_dims) != volume || source_strides.size() != source_dims.size())
-        throw error(status::invalid_arguments,
-                    chain_error("input " + dims_to_string(input_dims) + " read as " +
-                                dims_to_string(source_dims) + " strides " + dims_to_string(source_strides) +
-                                " needs known dims of positive volume and one stride per source dim"));
+        fail(rule::chain_composition,
+             chain_error("input " + dims_to_string(input_dims) + " read as " +
+                         dims_to_string(source_dims) + " strides " + dims_to_string(source_strides) +
+                         " needs known dims of positive volume and one stride per source dim"));
     std::vector<composed_view> segments;
     walk_state state = walk_state::starting_at(input_dims, source_dims, source_strides);
     for (const chain_step &step : steps) {
         if (step.permutation.empty()) {
             if (checked_volume(step.output_dims) != volume || has_unknown_dims(step.output_dims))
-                throw error(status::invalid_arguments,
-                            chain_error("reshape to " + dims_to_string(step.output_dims) + " changes the volume " +
-                                        std::to_string(*volume)));
+                fail(rule::chain_composition,
+                     chain_error("reshape to " + dims_to_string(step.output_dims) + " changes the volume " +
+                                 std::to_string(*volume)));
             state.current = step.output_dims;
             continue;
         }
@@ -198,9 +199,9 @@ std::vector<composed_view> compose_chain(const dims_t &input_dims, const dims_t 
         }
         state.permute(step.permutation, runs.value());
         if (state.current != step.output_dims)
-            throw error(status::invalid_arguments,
-                        chain_error("permuting gives " + dims_to_string(state.current) + ", the step says " +
-                                    dims_to_string(step.output_dims)));
+            fail(rule::chain_composition,
+                 chain_error("permuting gives " + dims_to_string(state.current) + ", the step says " +
+                             dims_to_string(step.output_dims)));
     }
     segments.push_back(std::move(state).finish());
     return segments;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 
 namespace reshaper::impl {
@@ -48,8 +49,8 @@ constexpr tag_alias alias_table[] = {
 };
 
 [[noreturn]] void bad_tag(const std::string &tag, std::size_t rank, const std::string &why) {
-    throw error(status::invalid_graph, "format tag '" + tag + "' does not fit a tensor of rank " +
-                                           std::to_string(rank) + ": " + why + " [format_tag]");
+    fail(rule::format_tag, "format tag '" + tag + "' does not fit a tensor of rank " +
+                               std::to_string(rank) + ": " + why);
 }
 
 std::string_view abc_spelling(const std::string &tag) {
@@ -74,17 +75,15 @@ per_dim block_products(const blocked_format &format) {
 
 void check_rank(const blocked_format &format, std::size_t rank, const char *what) {
     if (format.outer_order.size() != rank || rank > max_tag_rank)
-        throw error(status::invalid_arguments,
-                    std::string(what) + " of rank " + std::to_string(rank) +
-                        " does not fit format tag '" + format.tag + "' of rank " +
-                        std::to_string(format.outer_order.size()));
+        fail(rule::format_tag,
+             std::string(what) + " of rank " + std::to_string(rank) + " does not fit format tag '" + format.tag +
+                 "' of rank " + std::to_string(format.outer_order.size()));
 }
 
 dim_t checked_or_throw(std::optional<dim_t> v, const blocked_format &format, const dims_t &dims) {
     if (!v)
-        throw error(status::invalid_shape, "the buffer of a tensor of dims " +
-                                               dims_to_string(dims) + " in format '" +
-                                               format.tag + "' overflows int64");
+        fail(rule::overflow, "the buffer of a tensor of dims " + dims_to_string(dims) + " in format '" +
+                                 format.tag + "' overflows int64");
     return *v;
 }
 
@@ -188,11 +187,29 @@ dim_t blocked_offset(const blocked_format &format, const dims_t &dims, const dim
     return offset;
 }
 
+element_addresses classify_addresses(const dims_t &dims, const dims_t &strides) {
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+        if (dims[k] == 0) return element_addresses::distinct; // nothing is written
+        if (dims[k] > 1) order.push_back(k);
+    }
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
+    dim_t spanned = 1; // elements covered by the smaller dims, as an extent
+    for (std::size_t k : order) {
+        if (strides[k] < spanned) return element_addresses::shared;
+        auto extent = checked_mul(dims[k] - 1, strides[k]);
+        auto next = extent ? checked_add(*extent, spanned) : std::nullopt;
+        if (!next) return element_addresses::overflow;
+        spanned = *next;
+    }
+    return element_addresses::distinct;
+}
+
 dim_t blocked_size(const blocked_format &format, const dims_t &dims) {
     check_rank(format, dims.size(), "dims");
     if (has_unknown_dims(dims))
-        throw error(status::invalid_arguments,
-                    "format '" + format.tag + "' needs known dims, got " + dims_to_string(dims));
+        fail(rule::buffer_size_known, "format '" + format.tag + "' needs known dims, got " + dims_to_string(dims));
     const per_dim blocks = block_products(format);
     dim_t size = 1;
     for (std::size_t d = 0; d < dims.size(); ++d) {

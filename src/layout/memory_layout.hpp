@@ -37,4 +37,12 @@ dim_t blocked_offset(const blocked_format &format, const dims_t &dims, const dim
 // must be known (else error(invalid_arguments)).
 dim_t blocked_size(const blocked_format &format, const dims_t &dims);
 
+// Whether the elements of a strided tensor (`dims`, `strides` >= 0) lie at
+// distinct addresses, by a sufficient condition: ordered by stride, each
+// dim steps over everything the smaller ones span. `shared` when that
+// fails (a broadcast's stride 0, overlapping strides), `overflow` when the
+// extent passes int64; a zero dim is `distinct` (no element at all).
+enum class element_addresses { distinct, shared, overflow };
+element_addresses classify_addresses(const dims_t &dims, const dims_t &strides);
+
 } // namespace reshaper::impl

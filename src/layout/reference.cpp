@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/fail.hpp"
 #include "core/status.hpp"
 #include "layout/memory_layout.hpp"
 
@@ -20,15 +21,13 @@ public:
         } else if (reads_as_strided(desc.layout)) {
             strides_ = *effective_strides(desc); // shape known: checked by the caller
             if (strides_.size() != dims_.size())
-                throw error(status::invalid_arguments,
-                            std::string("reference reshape: ") + role + " has " +
-                                std::to_string(strides_.size()) + " strides for shape " +
-                                dims_to_string(dims_));
+                fail(rule::buffer_strides, std::string("reference reshape: ") + role + " has " +
+                                               std::to_string(strides_.size()) + " strides for shape " +
+                                               dims_to_string(dims_));
         } else {
-            throw error(status::invalid_arguments,
-                        std::string("reference reshape: ") + role + " has layout " +
-                            std::string(to_string(desc.layout)) +
-                            ", expected strided, undef or opaque");
+            fail(rule::concrete_input_layout, std::string("reference reshape: ") + role + " has layout " +
+                                                     std::string(to_string(desc.layout)) +
+                                                     ", expected strided, undef or opaque");
         }
     }
 
@@ -77,19 +76,17 @@ void copy_element(void *dst, dim_t d, const void *src, dim_t s) {
 
 void check_descriptors(const logical_tensor &src, const logical_tensor &dst) {
     if (!src.shape_known() || !dst.shape_known())
-        throw error(status::invalid_shape, "reference reshape needs known shapes, got " +
-                                               dims_to_string(src.shape) + " -> " +
-                                               dims_to_string(dst.shape));
+        fail(rule::input_shape_known, "reference reshape needs known shapes, got " + dims_to_string(src.shape) +
+                                          " -> " + dims_to_string(dst.shape));
     if (src.dtype != dst.dtype || element_bits(src.dtype) == 0)
-        throw error(status::invalid_data_type,
-                    "reference reshape copies one dtype, got " + std::string(to_string(src.dtype)) +
-                        " -> " + std::string(to_string(dst.dtype)));
+        fail(rule::type_constraint,
+             "reference reshape copies one dtype, got " + std::string(to_string(src.dtype)) +
+                 " -> " + std::string(to_string(dst.dtype)));
     const auto src_volume = checked_volume(src.shape);
     const auto dst_volume = checked_volume(dst.shape);
     if (!src_volume || !dst_volume || *src_volume != *dst_volume)
-        throw error(status::invalid_shape, "reference reshape needs equal element counts, got " +
-                                               dims_to_string(src.shape) + " -> " +
-                                               dims_to_string(dst.shape));
+        fail(rule::volume_mismatch, "reference reshape needs equal element counts, got " +
+                                        dims_to_string(src.shape) + " -> " + dims_to_string(dst.shape));
 }
 
 } // namespace
@@ -153,12 +150,15 @@ tensor_values reference_chain(const tensor_values &input, const dims_t &input_di
             // Output axis i is input axis permutation[i]: read the dense
             // input through its strides permuted, write densely.
             const dims_t strides = dense_strides(dims).value();
-            logical_tensor from{.dtype = values.type, .shape = {}, .strides = {}};
+            logical_tensor from;
+            from.dtype = values.type;
             for (std::size_t axis : step.permutation) {
                 from.shape.push_back(dims.at(axis));
                 from.strides.push_back(strides.at(axis));
             }
-            logical_tensor to{.dtype = values.type, .shape = from.shape};
+            logical_tensor to;
+            to.dtype = values.type;
+            to.shape = from.shape;
             tensor_values next = values;
             if (values.type == data_type::string)
                 reference_reshape(from, values.strings.data(), to, next.strings.data());

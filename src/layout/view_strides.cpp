@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fail.hpp"
 #include "core/logical_tensor.hpp"
 #include "core/status.hpp"
 
@@ -57,10 +58,9 @@ view_result compute_view_strides(const dims_t &old_sizes, const dims_t &old_stri
                                  const dims_t &new_sizes) {
     if (old_strides.size() != old_sizes.size() || has_unknown_dims(old_sizes) ||
         has_unknown_dims(new_sizes))
-        throw error(status::invalid_arguments,
-                    "view rule needs known sizes and one stride per dim, got sizes " +
-                        dims_to_string(old_sizes) + " strides " + dims_to_string(old_strides) +
-                        " -> " + dims_to_string(new_sizes));
+        impl::fail(rule::buffer_strides, "view rule needs known sizes and one stride per dim, got sizes " +
+                                             dims_to_string(old_sizes) + " strides " + dims_to_string(old_strides) +
+                                             " -> " + dims_to_string(new_sizes));
     const auto old_volume = checked_volume(old_sizes);
     const auto new_volume = checked_volume(new_sizes);
     if (!old_volume || !new_volume) return fail(view_failure::overflow);

@@ -10,6 +10,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/checked_math.hpp"
+#include "core/fail.hpp"
 #include "core/limits.hpp"
 #include "ops/registry.hpp"
 
@@ -25,7 +26,7 @@ using onnx_detail::types_by_name;
 using onnx_detail::value_map;
 
 [[noreturn]] void not_a_model(const std::string &source, const std::string &why) {
-    throw error(status::invalid_graph, source + " is not a valid ONNX model: " + why + " [onnx_model]");
+    fail(rule::onnx_model, source + " is not a valid ONNX model: " + why);
 }
 
 // ---- the graph --------------------------------------------------------------
@@ -301,11 +302,11 @@ std::optional<tensor_values> tensor_proto_values(const onnx::TensorProto &t) {
 onnx_tensor read_onnx_tensor(std::string_view bytes) {
     onnx::TensorProto t;
     if (!t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-        throw error(status::invalid_graph, "the bytes are no serialized ONNX TensorProto [onnx_model]");
+        fail(rule::onnx_model, "the bytes are no serialized ONNX TensorProto");
     const auto values = tensor_proto_values(t);
     const auto dims = tensor_proto_dims(t);
     if (!values || !dims)
-        throw error(status::invalid_graph, "ONNX tensor '" + t.name() + "' has no values this reader can hold [onnx_model]");
+        fail(rule::onnx_model, "ONNX tensor '" + t.name() + "' has no values this reader can hold");
     return onnx_tensor{*dims, *values};
 }
 
@@ -319,8 +320,8 @@ namespace {
 void check_free_dims(const free_dim_bindings &free_dims) {
     for (const auto &[name, value] : free_dims)
         if (value < 0 || name.empty())
-            throw error(status::invalid_arguments, "free dim '" + name + "' = " + std::to_string(value) +
-                                                       ": a binding names a symbolic dim and gives it a value >= 0 [free_dim_value]");
+            fail(rule::free_dim_value, "free dim '" + name + "' = " + std::to_string(value) +
+                                           ": a binding names a symbolic dim and gives it a value >= 0");
 }
 
 onnx::ModelProto parse_model(std::string_view bytes, const std::string &source) {
@@ -339,9 +340,9 @@ onnx_import import_model(onnx::ModelProto &model, const free_dim_bindings &free_
     if (model.ir_version() <= 0) not_a_model(source, "it has no ir_version");
     if (!model.has_graph()) not_a_model(source, "it has no graph");
     if (static_cast<std::size_t>(model.graph().node_size()) > current_limits().max_ops)
-        throw error(status::invalid_graph, source + " has " + std::to_string(model.graph().node_size()) +
-                                               " nodes, more than RESHAPER_MAX_OPS (" +
-                                               std::to_string(current_limits().max_ops) + ") [max_ops]");
+        fail(rule::max_ops, source + " has " + std::to_string(model.graph().node_size()) +
+                                " nodes, more than RESHAPER_MAX_OPS (" +
+                                std::to_string(current_limits().max_ops) + ")");
     const std::int64_t opset = default_opset(model, source);
 
     onnx_import result;
@@ -369,13 +370,13 @@ onnx_import read_onnx_file(const std::string &path, const free_dim_bindings &fre
                            const std::string &engine_kind) {
     check_free_dims(free_dims);
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw error(status::invalid_arguments, "cannot read ONNX model '" + path + "' [file_readable]");
+    if (!in) fail(rule::file_readable, "cannot read ONNX model '" + path + "'");
     in.seekg(0, std::ios::end);
     const std::streamoff size = in.tellg();
-    if (size < 0) throw error(status::invalid_arguments, "cannot read ONNX model '" + path + "' [file_readable]");
+    if (size < 0) fail(rule::file_readable, "cannot read ONNX model '" + path + "'");
     if (static_cast<std::uint64_t>(size) > current_limits().max_graph_bytes)
-        throw error(status::invalid_graph, "ONNX model '" + path + "' has " + std::to_string(size) +
-                                               " bytes, more than RESHAPER_MAX_GRAPH_BYTES [max_graph_bytes]");
+        fail(rule::max_graph_bytes, "ONNX model '" + path + "' has " + std::to_string(size) +
+                                        " bytes, more than RESHAPER_MAX_GRAPH_BYTES");
     in.seekg(0);
     const std::string source = "'" + path + "'";
     if (static_cast<std::uint64_t>(size) > static_cast<std::uint64_t>(INT32_MAX))
@@ -390,9 +391,9 @@ void require_bound_dims(const onnx_import &model, const std::string &what) {
     if (model.unbound_dims.empty()) return;
     std::string names;
     for (const auto &n : model.unbound_dims) names += (names.empty() ? "" : ", ") + n;
-    throw error(status::invalid_arguments,
-                what + " has symbolic dims no binding covers: " + names +
-                    "; bind each to run the model (--free-dim=NAME=VALUE, free_dims) [free_dims_bound]");
+    fail(rule::free_dims_bound,
+         what + " has symbolic dims no binding covers: " + names +
+             "; bind each to run the model (--free-dim=NAME=VALUE, free_dims)");
 }
 
 } // namespace reshaper::impl

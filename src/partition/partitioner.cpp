@@ -12,7 +12,7 @@ namespace reshaper::impl {
 namespace {
 
 // Why this backend leaves `o` to others, or "" when it claims it.
-std::string unsupported_reason(const graph &g, const op &o, const std::string &engine_kind) {
+std::string unsupported_reason(const graph &g, const op &o, const backend_support &backend) {
     const op_registry &registry = op_registry::instance();
     if (!registry.handles_kind(o.domain, o.kind)) {
         const std::string where = o.domain.empty() ? "" : " (domain " + o.domain + ")";
@@ -20,24 +20,17 @@ std::string unsupported_reason(const graph &g, const op &o, const std::string &e
     }
     if (const auto t = tensor_of_unknown_rank(g, o))
         return "tensor " + std::to_string(*t) + " has an unknown rank (shape inference could not tell it)";
-    if (engine_kind == "gpu" && !o.inputs.empty()) {
-        const data_type t = g.tensor(o.inputs[0]).dtype;
-        // oneDNN's reorder moves data on a GPU; our own kernels run on the CPU only.
-        if (!onednn_reorder_moves(t))
-            return "dtype " + std::string(to_string(t)) + " is not supported on the gpu engine";
-    }
-    return "";
+    return backend.refusal(g, o);
 }
 
 } // namespace
 
-std::vector<partition> get_partitions(const graph &g, partition_policy policy,
-                                      const std::string &engine_kind) {
-    return get_partitions(g, graph_topology::build(g), policy, engine_kind);
+std::vector<partition> get_partitions(const graph &g, partition_policy policy, const backend_support &backend) {
+    return get_partitions(g, graph_topology::build(g), policy, backend);
 }
 
 std::vector<partition> get_partitions(const graph &g, const graph_topology &topo, partition_policy policy,
-                                      const std::string &engine_kind) {
+                                      const backend_support &backend) {
     // Graph outputs are the ports when given, else the tensors no op reads
     // (which the boundary rule below treats as used outside anyway).
     std::vector<tensor_id> output_ports = g.output_ports.value_or(std::vector<tensor_id>{});
@@ -54,7 +47,7 @@ std::vector<partition> get_partitions(const graph &g, const graph_topology &topo
     for (std::size_t pos = 0; pos < topo.topological_order.size(); ++pos) {
         const std::size_t index = topo.topological_order[pos];
         const op &o = g.ops[index];
-        const std::string reason = unsupported_reason(g, o, engine_kind);
+        const std::string reason = unsupported_reason(g, o, backend);
         const bool supported = reason.empty();
 
         // Fuse into the producer's partition when this op continues a chain:
@@ -129,10 +122,11 @@ std::vector<partition> get_partitions(const graph &g, const graph_topology &topo
     }
     if (verbose_level() >= 2) {
         // Why each op was or was not claimed.
+        const std::string engine(to_string(backend.engine()));
         for (const partition &p : result)
             for (std::size_t k = 0; k < p.op_indices.size(); ++k) {
                 const op &o = g.ops[p.op_indices[k]];
-                std::string line = "partition," + engine_kind + ",partition " + std::to_string(p.id) +
+                std::string line = "partition," + engine + ",partition " + std::to_string(p.id) +
                                    ",op " + std::to_string(o.id) + " '" + verbose_text(o.name) +
                                    "' " + verbose_text(o.kind);
                 if (!p.supported)

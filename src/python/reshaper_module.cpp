@@ -90,6 +90,117 @@ std::vector<void *> out_pointers(const std::vector<std::uintptr_t> &addresses) {
     return p;
 }
 
+// The common call of CompiledPartition.execute done natively: numpy arrays
+// of exactly the compiled dtypes, shapes and layouts in, new numpy arrays
+// (or views of the inputs, for alias outputs) out, or caller-given arrays
+// of the compiled layouts. The package (reshaper/__init__.py, _Plan) works
+// out the specs once per compiled partition; run() answers None for any
+// call it does not take, and the package's general path takes it (and
+// says what is wrong, if anything). The general path per call cost 5-8 us
+// above the C API's execute, this one about 1 (benchmarks/python_call_bench.py).
+class numpy_fast_path {
+public:
+    struct tensor_spec {
+        py::dtype dtype;
+        std::vector<py::ssize_t> shape, byte_strides;
+    };
+    struct output_spec {
+        tensor_spec tensor;
+        int alias_input = -1;     // the input an alias output views, or -1
+        py::ssize_t span = 0;     // elements of the buffer its strides reach
+        bool dense = false;       // numpy's own strides for the shape
+    };
+
+    numpy_fast_path(compiled_partition cp, std::vector<tensor_spec> inputs, std::vector<output_spec> outputs,
+                    bool release_gil)
+        : cp_(std::move(cp)), inputs_(std::move(inputs)), outputs_(std::move(outputs)),
+          release_gil_(release_gil),
+          ndarray_type_(reinterpret_cast<PyTypeObject *>(py::module_::import("numpy").attr("ndarray").ptr())) {
+        if (inputs_.size() > max_buffers || outputs_.size() > max_buffers)
+            throw error(status::invalid_arguments, "numpy_fast_path: too many buffers", "api_argument");
+    }
+
+    // The outputs, or None when the call is not one this path takes.
+    py::object run(py::handle inputs, py::handle outputs) const {
+        if (!PyList_Check(inputs.ptr()) && !PyTuple_Check(inputs.ptr())) return py::none();
+        if (static_cast<std::size_t>(PySequence_Fast_GET_SIZE(inputs.ptr())) != inputs_.size()) return py::none();
+        PyObject **in_items = PySequence_Fast_ITEMS(inputs.ptr());
+        const void *in_ptrs[max_buffers];
+        // Held while the GIL is released: another thread may empty the list.
+        py::object held[max_buffers];
+        for (std::size_t i = 0; i < inputs_.size(); ++i) {
+            if (!matches(in_items[i], inputs_[i], false)) return py::none();
+            in_ptrs[i] = py::detail::array_proxy(in_items[i])->data;
+            held[i] = py::reinterpret_borrow<py::object>(in_items[i]);
+        }
+        void *out_ptrs[max_buffers];
+        py::list results(outputs_.size());
+        if (!outputs.is_none()) {
+            if (!PyList_Check(outputs.ptr()) && !PyTuple_Check(outputs.ptr())) return py::none();
+            if (static_cast<std::size_t>(PySequence_Fast_GET_SIZE(outputs.ptr())) != outputs_.size())
+                return py::none();
+            PyObject **out_items = PySequence_Fast_ITEMS(outputs.ptr());
+            for (std::size_t k = 0; k < outputs_.size(); ++k) {
+                if (!matches(out_items[k], outputs_[k].tensor, true)) return py::none();
+                out_ptrs[k] = py::detail::array_proxy(out_items[k])->data;
+                results[k] = py::reinterpret_borrow<py::object>(out_items[k]);
+            }
+        } else {
+            for (std::size_t k = 0; k < outputs_.size(); ++k) {
+                const output_spec &o = outputs_[k];
+                py::array made;
+                if (o.alias_input >= 0) { // a view of the input, run in place
+                    made = py::array(o.tensor.dtype, o.tensor.shape, o.tensor.byte_strides,
+                                     in_ptrs[o.alias_input], py::handle(in_items[o.alias_input]));
+                } else if (o.dense) {
+                    made = py::array(o.tensor.dtype, o.tensor.shape, o.tensor.byte_strides);
+                } else { // the strides reach past the volume: a buffer of the span, viewed
+                    py::array buffer(o.tensor.dtype, std::vector<py::ssize_t>{o.span});
+                    made = py::array(o.tensor.dtype, o.tensor.shape, o.tensor.byte_strides, buffer.mutable_data(),
+                                     buffer);
+                }
+                out_ptrs[k] = py::detail::array_proxy(made.ptr())->data;
+                results[k] = std::move(made);
+            }
+        }
+        reshaper_status_t st;
+        if (release_gil_) {
+            py::gil_scoped_release release; // other Python threads run meanwhile
+            st = reshaper_compiled_partition_execute(cp_.get(), inputs_.size(), in_ptrs, outputs_.size(), out_ptrs);
+        } else {
+            st = reshaper_compiled_partition_execute(cp_.get(), inputs_.size(), in_ptrs, outputs_.size(), out_ptrs);
+        }
+        check(st);
+        return results;
+    }
+
+private:
+    static constexpr std::size_t max_buffers = 8;
+
+    // An ndarray (not a subclass) of the dtype and shape, addressing memory
+    // as the strides do (a size-1 dim's stride addresses nothing); outputs
+    // writeable too.
+    bool matches(PyObject *obj, const tensor_spec &spec, bool written) const {
+        if (Py_TYPE(obj) != ndarray_type_) return false;
+        const auto *a = py::detail::array_proxy(obj);
+        if (a->descr != spec.dtype.ptr() &&
+            !py::detail::npy_api::get().PyArray_EquivTypes_(a->descr, spec.dtype.ptr()))
+            return false;
+        if (static_cast<std::size_t>(a->nd) != spec.shape.size()) return false;
+        for (int d = 0; d < a->nd; ++d)
+            if (a->dimensions[d] != spec.shape[d] || (spec.shape[d] != 1 && a->strides[d] != spec.byte_strides[d]))
+                return false;
+        if (written && !(a->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_)) return false;
+        return true;
+    }
+
+    compiled_partition cp_;
+    std::vector<tensor_spec> inputs_;
+    std::vector<output_spec> outputs_;
+    bool release_gil_;
+    PyTypeObject *ndarray_type_;
+};
+
 } // namespace
 
 PYBIND11_MODULE(_reshaper, m) {
@@ -136,6 +247,25 @@ PYBIND11_MODULE(_reshaper, m) {
         .def("set_attr_f32", [](op &o, const std::string &n, float v) { o.set_attr(n, v); })
         .def("set_attr_f32s", [](op &o, const std::string &n, const std::vector<float> &v) { o.set_attr(n, v); })
         .def("set_attr_str", [](op &o, const std::string &n, const std::string &v) { o.set_attr(n, v); });
+
+    py::class_<numpy_fast_path>(m, "NumpyFastPath")
+        .def(py::init([](const compiled_partition &cp, const py::list &inputs, const py::list &outputs,
+                         bool release_gil) {
+                 // inputs: (dtype, shape, byte strides); outputs: the same plus
+                 // (alias input or -1, span in elements, dense).
+                 std::vector<numpy_fast_path::tensor_spec> in;
+                 for (const py::handle t : inputs)
+                     in.push_back({t[py::int_(0)].cast<py::dtype>(), t[py::int_(1)].cast<std::vector<py::ssize_t>>(),
+                                   t[py::int_(2)].cast<std::vector<py::ssize_t>>()});
+                 std::vector<numpy_fast_path::output_spec> out;
+                 for (const py::handle t : outputs)
+                     out.push_back({{t[py::int_(0)].cast<py::dtype>(), t[py::int_(1)].cast<std::vector<py::ssize_t>>(),
+                                     t[py::int_(2)].cast<std::vector<py::ssize_t>>()},
+                                    t[py::int_(3)].cast<int>(), t[py::int_(4)].cast<py::ssize_t>(),
+                                    t[py::int_(5)].cast<bool>()});
+                 return numpy_fast_path(cp, std::move(in), std::move(out), release_gil);
+             }))
+        .def("__call__", &numpy_fast_path::run, py::arg("inputs"), py::arg("outputs") = py::none());
 
     py::class_<compiled_partition>(m, "CompiledPartition")
         .def_property_readonly("lowering", [](const compiled_partition &c) {

@@ -29,6 +29,7 @@
 #include "core/status.hpp"
 #include "layout/reference.hpp"
 #include "ops/graph_inference.hpp"
+#include "backend/claims.hpp"
 #include "partition/partitioner.hpp"
 
 using namespace reshaper::impl;
@@ -343,7 +344,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     std::shared_ptr<const compiled_partition> cp;
     try {
         infer_graph_shapes(c.g);
-        const std::vector<partition> parts = get_partitions(c.g, partition_policy::fusion, "cpu");
+        const std::vector<partition> parts =
+            get_partitions(c.g, partition_policy::fusion, backend_claims(engine_kind::cpu));
         if (parts.size() != 1 || !parts[0].supported) return 0;
         std::vector<logical_tensor> out_lts;
         for (tensor_id id : parts[0].outputs) {

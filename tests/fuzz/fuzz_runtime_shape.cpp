@@ -17,6 +17,7 @@
 #include "core/element_codec.hpp"
 #include "core/graph.hpp"
 #include "core/status.hpp"
+#include "backend/claims.hpp"
 #include "partition/partitioner.hpp"
 
 using namespace reshaper::impl;
@@ -96,7 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     static const std::shared_ptr<const engine> cpu = engine::create(engine_kind::cpu);
     std::shared_ptr<const compiled_partition> cp;
     try {
-        const std::vector<partition> parts = get_partitions(g, partition_policy::fusion, "cpu");
+        const std::vector<partition> parts =
+            get_partitions(g, partition_policy::fusion, backend_claims(engine_kind::cpu));
         if (parts.size() != 1 || !parts[0].supported) return 0;
         cp = compile(g, parts[0], {in, shape}, {out}, cpu);
     } catch (const error &) {

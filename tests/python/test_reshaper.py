@@ -210,3 +210,56 @@ def test_builder_chain_of_the_family_matches_numpy():
     axes = np.array([0], dtype=np.int64)
     (out,) = cp.execute([x, axes])
     np.testing.assert_array_equal(out, np.expand_dims(x, 0).transpose(2, 0, 1).reshape(8, 6))
+
+
+def test_numpy_fast_path_agrees_with_the_general_path():
+    # The native path (_reshaper.NumpyFastPath) takes calls whose arrays are
+    # exactly the compiled ones; anything else falls to the general path,
+    # which gives the same values and the same errors.
+    T = reshaper.LogicalTensor
+    (p,) = reshaper.Graph().add_op(reshaper.Op(0, "StaticTranspose", "t").add_input(T(0, "f32", [3, 5]))
+                                   .add_output(T(1, "f32", [-1, -1])).set_attr("order", [1, 0])).partitions()
+    cp = p.compile()
+    x = np.arange(15, dtype=np.float32).reshape(3, 5)
+    (first,) = cp.execute([x])  # makes the plan (general path)
+    assert cp._fast is not None
+    (fast,) = cp.execute([x])
+    np.testing.assert_array_equal(first, x.T)
+    np.testing.assert_array_equal(fast, x.T)
+    assert fast.flags.owndata and fast.shape == (5, 3) and fast.strides == (12, 4)
+    # Declined, then done by the general path: another shape of the same
+    # volume, a non-contiguous view, a tuple of inputs, caller's outputs.
+    assert cp._fast([x.reshape(15)], None) is None
+    np.testing.assert_array_equal(cp.execute([x.reshape(15)])[0], x.T)
+    wide = np.zeros((3, 10), np.float32)
+    wide[:, ::2] = x
+    assert cp._fast([wide[:, ::2]], None) is None
+    np.testing.assert_array_equal(cp.execute([wide[:, ::2]])[0], x.T)
+    np.testing.assert_array_equal(cp.execute((x,))[0], x.T)
+    out = np.full((5, 3), -1, np.float32)
+    assert cp.execute([x], outputs=[out])[0] is out
+    np.testing.assert_array_equal(out, x.T)
+    read_only = np.zeros((5, 3), np.float32)
+    read_only.flags.writeable = False
+    assert cp._fast([x], [read_only]) is None
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([x], outputs=[read_only])
+    assert e.value.rule == "execute_buffers"
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([x.astype(np.float64)])
+    assert e.value.rule == "input_dtype_matches"
+
+
+def test_numpy_fast_path_alias_output_views_its_input():
+    g = reshaper.Graph("cpu").add_op(static_reshape(0, "r", lt(0, "f32", [2, 3, 4]), lt(1, "f32", [-1, -1]), [4, 6]))
+    (p,) = g.partitions()
+    cp = p.compile()
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    cp.execute([x])
+    assert cp._fast is not None
+    (view,) = cp.execute([x])
+    assert view.shape == (4, 6) and view.ctypes.data == x.ctypes.data and np.shares_memory(view, x)
+    np.testing.assert_array_equal(view, x.reshape(4, 6))
+    x.flags.writeable = False
+    (view,) = cp.execute([x])
+    assert not view.flags.writeable

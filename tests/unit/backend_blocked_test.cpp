@@ -4,7 +4,9 @@
 #include "backend_test_support.hpp"
 
 #include "backend/dnnl_mapping.hpp"
+#include "backend/kernel_movement.hpp"
 #include "backend/movement_plan.hpp"
+#include "random_formats.hpp"
 
 namespace reshaper::impl::testing {
 namespace {
@@ -206,131 +208,99 @@ TEST(backend_blocked_bits, large_random_tensors_move_bit_exactly) {
     }
 }
 
-// The strided form of a blocked format addresses every element where
-// blocked_offset says it lives.
-TEST(backend_blocked_as_strided, agrees_with_blocked_offset) {
-    for (const auto &[tag, dims] : std::vector<std::pair<std::string, dims_t>>{
-             {"nChw16c", {2, 32, 3, 3}},
-             {"nChw8c", {2, 24, 3, 3}},
-             {"ABcd16a16b", {32, 32, 2, 2}},
-             {"ABcd4b16a4b", {32, 32, 1, 2}},
-             {"nhwc", {2, 3, 4, 5}}}) {
-        SCOPED_TRACE(tag);
-        const blocked_format f = parse_format_tag(tag, dims.size());
-        const auto strided = blocked_as_strided(f, dims);
-        ASSERT_TRUE(strided.has_value());
-        const auto &[fine_dims, strides] = *strided;
-        ASSERT_EQ(checked_volume(fine_dims), checked_volume(dims));
-        // Walk both in row-major order: element k of each is the same.
-        dims_t idx(dims.size(), 0), fine(fine_dims.size(), 0);
-        const dim_t n = *checked_volume(dims);
-        for (dim_t k = 0; k < n; ++k) {
-            dim_t offset = 0;
-            for (std::size_t d = 0; d < fine.size(); ++d) offset += fine[d] * strides[d];
-            ASSERT_EQ(offset, blocked_offset(f, dims, idx)) << "element " << k;
-            for (std::size_t d = idx.size(); d-- > 0;)
-                if (++idx[d] < dims[d]) break; else idx[d] = 0;
-            for (std::size_t d = fine.size(); d-- > 0;)
-                if (++fine[d] < fine_dims[d]) break; else fine[d] = 0;
-        }
-    }
-    EXPECT_FALSE(blocked_as_strided(parse_format_tag("nChw16c", 4), {2, 20, 3, 3}).has_value())
-        << "20 channels pad to 32";
-}
-
-// Every address a box holds, in row-major order of its dims.
-std::vector<std::pair<dim_t, dim_t>> box_addresses(const strided_box &b) {
-    std::vector<std::pair<dim_t, dim_t>> out;
-    const dim_t n = *checked_volume(b.dims);
-    dims_t idx(b.dims.size(), 0);
-    for (dim_t k = 0; k < n; ++k) {
-        dim_t s = b.src_offset, d = b.dst_offset;
-        for (std::size_t i = 0; i < idx.size(); ++i) {
-            s += idx[i] * b.src_strides[i];
-            d += idx[i] * b.dst_strides[i];
-        }
-        out.emplace_back(s, d);
-        for (std::size_t i = idx.size(); i-- > 0;)
-            if (++idx[i] < b.dims[i]) break; else idx[i] = 0;
-    }
-    return out;
-}
-
-// A padded blocked step as strided boxes: the boxes move every element
-// from where blocked_offset says it lives to its plain place exactly once,
-// and (blocked destination) the padding boxes cover the rest of the
-// buffer and nothing else.
-TEST(backend_padded_boxes, move_every_element_once_and_cover_the_padding) {
-    for (const auto &[tag, dims] : std::vector<std::pair<std::string, dims_t>>{
-             {"nChw16c", {2, 20, 3, 3}},  // a whole block and a tail
-             {"nChw16c", {1, 13, 2, 5}},  // only a tail
-             {"nChw8c", {3, 8, 1, 2}},    // no padding
-             {"ABcd16a16b", {20, 40, 2, 1}}, // two padded dims: four boxes
-             {"Ab8a", {20, 5}},
-             {"aBcd4b", {2, 7, 3, 1}}}) {
-        const blocked_format f = parse_format_tag(tag, dims.size());
-        const dim_t n = *checked_volume(dims), size = blocked_size(f, dims);
-        // Plain side: dense, or with the two outer dims swapped in memory.
-        for (bool swapped : {false, true}) {
-            dims_t plain = *dense_strides(dims);
-            if (swapped) {
-                const dim_t rest = plain[1];
-                plain[0] = rest;
-                plain[1] = dims[0] * rest;
-            }
-            for (bool blocked_src : {true, false}) {
-                SCOPED_TRACE(tag + " " + dims_to_string(dims) + (blocked_src ? " from" : " to") +
-                             " plain " + dims_to_string(plain));
-                movement_step step{dims, {}, {}};
-                (blocked_src ? step.src : step.dst).format = tag;
-                (blocked_src ? step.dst : step.src).strides = plain;
-                const auto boxes = padded_step_as_boxes(step);
-                ASSERT_TRUE(boxes.has_value());
-                std::vector<std::pair<dim_t, dim_t>> moved;
-                for (const auto &b : boxes->copies) {
-                    const auto a = box_addresses(b);
-                    moved.insert(moved.end(), a.begin(), a.end());
-                }
-                std::vector<std::pair<dim_t, dim_t>> expected;
-                dims_t idx(dims.size(), 0);
-                for (dim_t k = 0; k < n; ++k) {
-                    dim_t p = 0;
-                    for (std::size_t i = 0; i < idx.size(); ++i) p += idx[i] * plain[i];
-                    const dim_t b = blocked_offset(f, dims, idx);
-                    expected.emplace_back(blocked_src ? b : p, blocked_src ? p : b);
-                    for (std::size_t i = idx.size(); i-- > 0;)
-                        if (++idx[i] < dims[i]) break; else idx[i] = 0;
-                }
-                std::sort(moved.begin(), moved.end());
-                std::sort(expected.begin(), expected.end());
-                EXPECT_EQ(moved, expected);
-                if (blocked_src) {
-                    EXPECT_TRUE(boxes->padding.empty());
-                    continue;
-                }
-                std::vector<int> written(static_cast<std::size_t>(size), 0);
-                for (const auto &[s, d] : moved) written[static_cast<std::size_t>(d)] |= 1;
-                for (const auto &b : boxes->padding) {
-                    // The padding reads a run of at most padding_zero_run zeroes.
-                    for (const auto &[s, d] : box_addresses(b)) {
-                        EXPECT_GE(s, 0);
-                        EXPECT_LT(s, padding_zero_run);
-                    }
-                    for (const auto &[s, d] : box_addresses(b)) {
-                        ASSERT_GE(d, 0);
-                        ASSERT_LT(d, size);
-                        written[static_cast<std::size_t>(d)] |= 2;
-                    }
-                }
-                for (dim_t a = 0; a < size; ++a)
-                    EXPECT_TRUE(written[a] == 1 || written[a] == 2) << "address " << a << ": " << written[a];
-            }
-        }
-    }
+// A step's boxes are layout/blocked_views.hpp's (its tests are the
+// layout's): a step with both sides blocked, or two levels of blocks on a
+// padded dim, has none.
+TEST(backend_padded_boxes, none_for_steps_the_boxes_do_not_describe) {
     // Both sides blocked, or two levels of blocks on a padded dim: not boxes.
     EXPECT_FALSE(padded_step_as_boxes({{2, 20, 3, 3}, {{}, "nChw16c"}, {{}, "nChw8c"}}).has_value());
     EXPECT_FALSE(padded_step_as_boxes({{20, 20, 1, 2}, {{}, "ABcd4b16a4b"}, {*dense_strides({20, 20, 1, 2}), ""}})
                      .has_value());
+}
+
+// Every padded step is planned whole at compile time: a step with boxes gets
+// one movement program per box of elements (the 13 valid channels of
+// nChw16c: whole blocks of 16 minus the 3 missing ones, so 0 whole blocks
+// and the last block's 13 channels, then the 3 padded channels' zeroes);
+// a step without boxes gets its two digit layouts and the destination's
+// padded buffer size to zero.
+TEST(backend_padded_boxes, planned_once_at_compile_time) {
+    const machine_facts machine = current_machine();
+    const movement_step into_blocked{{2, 13, 3, 3}, {*dense_strides({2, 13, 3, 3}), ""}, {{}, "nChw16c"}};
+    const kernel_step_plan boxes = plan_kernel_step(data_type::f32, into_blocked, machine);
+    EXPECT_TRUE(boxes.planned);
+    ASSERT_TRUE(boxes.boxes.has_value());
+    EXPECT_FALSE(boxes.walk.has_value());
+    EXPECT_EQ(boxes.box_copies.size(), boxes.boxes->copies.size());
+    EXPECT_EQ(boxes.box_padding.size(), boxes.boxes->padding.size());
+    EXPECT_FALSE(boxes.box_copies.empty());
+    EXPECT_FALSE(boxes.box_padding.empty());
+
+    const movement_step both_blocked{{2, 20, 3, 3}, {{}, "nChw16c"}, {{}, "nChw8c"}};
+    const kernel_step_plan walk = plan_kernel_step(data_type::f32, both_blocked, machine);
+    EXPECT_TRUE(walk.planned);
+    EXPECT_FALSE(walk.boxes.has_value());
+    ASSERT_TRUE(walk.walk.has_value());
+    EXPECT_EQ(walk.walk->zeroed_elements, std::size_t{2 * 24 * 3 * 3}); // 20 channels padded to 3 blocks of 8
+    EXPECT_EQ(walk.walk->dst.dims(), both_blocked.dims);
+}
+
+// The kernel's mover of the steps no strided box describes (both sides
+// blocked; a padded dim with two levels of blocks) against the reference,
+// bit for bit, padding included, over random formats and dims, for every
+// dtype (string and the packed types included: they reach this mover, as
+// oneDNN's reorder takes none of them).
+TEST(backend_element_walk, moves_as_the_reference_over_random_blocked_formats) {
+    std::mt19937 rng(2026);
+    int both_blocked = 0, one_blocked = 0;
+    for (int c = 0; c < 240; ++c) {
+        const std::size_t rank = 1 + rng() % 4;
+        const dims_t dims = random_dims(rng, rank);
+        const bool blocked_src = rng() % 2 == 0;
+        movement_step step{dims, {}, {}};
+        // Only the steps that have no boxes go to the element walk: one
+        // blocked side needs a padded dim with two levels of blocks.
+        for (int draw = 0; draw < 100 && (draw == 0 || padded_step_as_boxes(step)); ++draw) {
+            step = movement_step{dims, {}, {}};
+            (blocked_src ? step.src : step.dst).format = random_format_tag(rng, rank);
+            if (c % 2 == 0)
+                (blocked_src ? step.dst : step.src).format = random_format_tag(rng, rank);
+            else
+                (blocked_src ? step.dst : step.src).strides = random_dense_strides(rng, dims);
+        }
+        if (padded_step_as_boxes(step)) continue; // no such step for these dims
+        (c % 2 == 0 ? both_blocked : one_blocked)++;
+        // Every dtype on both kinds of step.
+        const data_type t = all_data_types()[static_cast<std::size_t>(c / 2) % all_data_types().size()];
+        SCOPED_TRACE(std::string(to_string(t)) + " " + dims_to_string(dims) + " " +
+                     (step.src.opaque() ? step.src.format : dims_to_string(step.src.strides)) + " -> " +
+                     (step.dst.opaque() ? step.dst.format : dims_to_string(step.dst.strides)));
+        const auto side_tensor = [&](const step_side &side, tensor_id id) {
+            return side.opaque() ? opaque_lt(id, t, dims, side.format) : strided_lt(id, t, dims, side.strides);
+        };
+        const logical_tensor in = side_tensor(step.src, 0), out = side_tensor(step.dst, 1);
+        movement_plan plan;
+        plan.output = out;
+        plan.steps.push_back(step);
+        const auto mover = make_kernel_movement(t, plan);
+
+        host_buffer input(in), actual(out), expected(out);
+        input.fill_random(rng);
+        actual.fill(0x5A);
+        expected.fill(0x5A);
+        // A blocked destination is zeroed first, padding included.
+        if (out.layout == layout_type::opaque) {
+            expected.fill(0);
+            expected.clear_strings();
+        }
+        reference_reshape(in, input.data(), out, expected.data());
+        mover->run(input.data(), actual.data());
+        EXPECT_TRUE(actual == expected);
+        EXPECT_TRUE(actual.guards_intact());
+    }
+    // Both kinds of step were drawn.
+    EXPECT_GT(both_blocked, 100);
+    EXPECT_GT(one_blocked, 50);
 }
 
 } // namespace

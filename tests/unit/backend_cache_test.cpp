@@ -101,7 +101,7 @@ TEST(backend_cache, a_failed_compile_is_not_cached) {
     int calls = 0;
     auto failing = [&]() -> compiled_partition_cache::value_type {
         ++calls;
-        throw error(status::invalid_shape, "no");
+        throw error(rule::volume_mismatch, "no");
     };
     EXPECT_EQ(error_of([&] { cache.get_or_create("k", failing); }).code(), status::invalid_shape);
     EXPECT_EQ(error_of([&] { cache.get_or_create("k", failing); }).code(), status::invalid_shape);

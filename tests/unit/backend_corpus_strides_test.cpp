@@ -91,7 +91,7 @@ loaded load(const std::string &text) {
     loaded l;
     l.g = read_graph_json(text);
     const graph_topology topology = infer_graph_shapes(l.g);
-    l.parts = get_partitions(l.g, topology, partition_policy::fusion, "cpu");
+    l.parts = get_partitions(l.g, topology, partition_policy::fusion, backend_claims(engine_kind::cpu));
     return l;
 }
 

@@ -186,7 +186,7 @@ TEST(backend_verbose, levels_two_and_three_explain_every_decision_in_parseable_l
     cache.get_or_compile(g, whole_graph(g), {in}, {g.tensor(1)}, cpu_engine());
     const logical_tensor other = strided_lt(0, data_type::f32, {4, 3, 5});
     cache.get_or_compile(g, whole_graph(g), {other}, {g.tensor(1)}, cpu_engine()); // evicts
-    get_partitions(g, partition_policy::fusion, "cpu");
+    get_partitions(g, partition_policy::fusion, backend_claims(engine_kind::cpu));
     set_verbose_level(0);
     set_verbose_file("");
 

@@ -187,7 +187,7 @@ TEST(FamilyChains, RandomChainsOfEveryOpMatchTheIndexReference) {
         SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(to_string(t)) + " " +
                      dims_to_string(in_dims) + " through " + std::to_string(b.kinds.size()) + " ops");
         infer_graph_shapes(b.g);
-        const auto parts = get_partitions(b.g, partition_policy::fusion);
+        const auto parts = get_partitions(b.g, partition_policy::fusion, backend_claims(engine_kind::cpu));
         ASSERT_EQ(parts.size(), 1u);
         ASSERT_TRUE(parts[0].supported) << parts[0].reason;
         ASSERT_EQ(parts[0].outputs, outs);
@@ -306,7 +306,7 @@ TEST(FamilyChains, AxesThatArriveAtExecuteAreCheckedBeforeAnythingIsWritten) {
     b.add("Squeeze", "ai.onnx", {3, 5}, {1});
     b.g.tensors[b.current].shape = {3, 5};
     infer_graph_shapes(b.g);
-    const auto parts = get_partitions(b.g, partition_policy::fusion);
+    const auto parts = get_partitions(b.g, partition_policy::fusion, backend_claims(engine_kind::cpu));
     ASSERT_EQ(parts.size(), 1u);
     const auto cp = compile(b.g, parts[0], {}, {}, cpu_engine());
     ASSERT_EQ(cp->inputs().size(), 2u);

@@ -250,7 +250,7 @@ TEST(backend_guard_pages, a_transpose_in_a_chain_partition_at_every_isa_level) {
             g.ops = {transpose, flatten};
             infer_graph_shapes(g);
             ASSERT_EQ(g.tensor(2).shape, (dims_t{3, cols * rows}));
-            const auto parts = get_partitions(g, partition_policy::fusion);
+            const auto parts = get_partitions(g, partition_policy::fusion, backend_claims(engine_kind::cpu));
             ASSERT_EQ(parts.size(), 1u);
             ASSERT_TRUE(parts[0].supported) << parts[0].reason;
             const auto cp = compile(g, parts[0], {g.tensor(0)}, {any_lt(2, t, {3, cols * rows})}, cpu_engine());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "backend/claims.hpp"
 #include "backend/dnnl_mapping.hpp"
 #include "partition/partitioner.hpp"
 
@@ -208,10 +209,39 @@ TEST(backend_lowering_special, undef_dtype_is_an_invalid_data_type) {
 TEST(backend_lowering_special, gpu_partitions_claim_exactly_the_reorder_dtypes) {
     for (data_type t : all_data_types()) {
         const graph g = static_chain(strided_lt(0, t, {2, 3}), {{6}});
-        const partition p = get_partitions(g, partition_policy::fusion, "gpu").at(0);
+        const partition p = get_partitions(g, partition_policy::fusion, backend_claims(engine_kind::gpu)).at(0);
         EXPECT_EQ(p.supported, dnnl_reorder_type(t).has_value()) << to_string(t) << ": " << p.reason;
-        EXPECT_TRUE(get_partitions(g, partition_policy::fusion, "cpu").at(0).supported) << to_string(t);
+        EXPECT_TRUE(get_partitions(g, partition_policy::fusion, backend_claims(engine_kind::cpu)).at(0).supported)
+            << to_string(t);
     }
+    // Our own kernels move the 2-bit types (oneDNN's reorder does not).
+    for (data_type t : {data_type::s2, data_type::u2}) EXPECT_FALSE(dnnl_reorder_type(t).has_value());
+}
+
+// An ONNX Reshape of s64 data: the CPU claims it, the GPU leaves it, saying
+// why (moved here from the partitioner's tests with the GPU's knowledge).
+TEST(backend_lowering_special, gpu_leaves_types_only_our_cpu_kernels_move) {
+    graph g;
+    for (tensor_id id : {0, 1, 2}) {
+        logical_tensor lt;
+        lt.id = id;
+        lt.dtype = data_type::s64;
+        lt.shape = id == 0 ? dims_t{2, 3} : id == 1 ? dims_t{1} : dims_t{6};
+        g.tensors[id] = lt;
+    }
+    op o;
+    o.id = 0;
+    o.name = "onnx_reshape";
+    o.kind = "Reshape";
+    o.domain = "ai.onnx";
+    o.version = 14;
+    o.inputs = {0, 1};
+    o.outputs = {2};
+    g.ops.push_back(o);
+    EXPECT_TRUE(get_partitions(g, partition_policy::fusion, backend_claims(engine_kind::cpu))[0].supported);
+    const auto gpu = get_partitions(g, partition_policy::fusion, backend_claims(engine_kind::gpu));
+    EXPECT_FALSE(gpu[0].supported);
+    EXPECT_EQ(gpu[0].reason, "dtype s64 is not supported on the gpu engine");
 }
 
 // A broadcast input (stride 0): no view merges it with its neighbour.

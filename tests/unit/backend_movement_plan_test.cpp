@@ -165,14 +165,6 @@ TEST(backend_movement_plan, random_plans_execute_bit_exactly) {
     }
 }
 
-TEST(backend_movement_plan, common_refinement_of_two_shapes) {
-    EXPECT_EQ(common_refinement({4, 6}, {2, 12}), (dims_t{2, 2, 6}));
-    EXPECT_EQ(common_refinement({2, 3, 4}, {6, 4}), (dims_t{2, 3, 4}));
-    EXPECT_EQ(common_refinement({1, 6, 1}, {6}), (dims_t{6}));
-    EXPECT_EQ(common_refinement({6, 4}, {4, 6}), std::nullopt);
-    EXPECT_EQ(common_refinement({}, {1, 1}), (dims_t{}));
-}
-
 TEST(backend_movement_plan, steps_are_coalesced) {
     // The source is contiguous throughout, the destination nowhere: only
     // the size-1 dim goes.

@@ -3,6 +3,8 @@
 // one reshape rule; a disagreement is invalid_shape and nothing is written.
 #include "backend_test_support.hpp"
 
+#include "backend/verbose.hpp"
+
 #include <cstring>
 
 namespace reshaper::impl::testing {
@@ -226,6 +228,39 @@ TEST(backend_runtime_shape_compile, shape_input_inside_a_chain) {
     EXPECT_NE(std::string(e.what()).find("'middle'"), std::string::npos) << e.what();
     cp->execute({data.data(), good}, {out.data()});
     EXPECT_TRUE(out == expected);
+}
+
+// The plan's words name the data input the partition says is the data,
+// wherever it stands: here after a shape input of the output's volume (data
+// [3] to [3,1,1] takes three shape values), which a guess by volume took.
+TEST(backend_runtime_shape_compile, plan_text_names_the_data_input_wherever_it_stands) {
+    graph g;
+    g.tensors[0] = strided_lt(0, data_type::f32, {3});
+    logical_tensor shape = strided_lt(1, data_type::s64, {3});
+    shape.property = property_type::variable;
+    g.tensors[1] = shape;
+    g.tensors[2] = strided_lt(2, data_type::f32, {3, 1, 1});
+    op o;
+    o.id = 0;
+    o.name = "dyn";
+    o.kind = "DynamicReshape";
+    o.attrs["special_zero"] = false;
+    o.inputs = {0, 1};
+    o.outputs = {2};
+    g.ops.push_back(o);
+    partition p = whole_graph(g);
+    p.inputs = {1, 0}; // the shape input first
+    const auto cp = compile(g, p, {g.tensor(1), g.tensor(0)}, {g.tensor(2)}, cpu_engine());
+    EXPECT_EQ(cp->data_input_position(), 1u);
+    const std::string text = describe_plan(*cp);
+    EXPECT_NE(text.find(verbose_tensor(cp->inputs()[1]) + " -> "), std::string::npos) << text;
+    EXPECT_EQ(text.find(verbose_tensor(cp->inputs()[0])), std::string::npos) << text;
+
+    const std::int64_t values[3] = {3, 1, 1};
+    const float data[3] = {1.5f, -2.0f, 3.25f};
+    float out[3] = {};
+    cp->execute({values, data}, {out});
+    EXPECT_EQ(std::memcmp(out, data, sizeof data), 0);
 }
 
 // Constant shape values are known at compile: the output shape follows.

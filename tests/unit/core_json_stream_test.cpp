@@ -4,7 +4,7 @@
 // where streaming could: repeated and unknown keys, nesting, numbers at
 // the edges, escapes, empty lists, an error in an op with another error
 // later in the text. The streamed read is also taken through the pipeline
-// that reads the ops on a second thread (io/graph_json.cpp).
+// that reads the ops on a TBB worker (io/op_pipeline.hpp).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -37,7 +37,7 @@ struct outcome {
             o.g = read(text);
         } catch (const error &e) {
             o.failure = std::string(to_string(e.code())) + " | " + e.what() + " | op " +
-                        (e.op() ? describe(*e.op()) : "-") + " | rule " + e.rule();
+                        (e.op() ? describe(*e.op()) : "-") + " | rule " + std::string(e.rule());
         }
         return o;
     }
@@ -248,4 +248,21 @@ TEST(GraphJsonStream, LargeTextsReadOnASecondThreadAlike) {
     EXPECT_FALSE(expect_same(bad, pipelines::full_batches).g);
     EXPECT_FALSE(expect_same(bad + " x", pipelines::full_batches).g);
     EXPECT_FALSE(expect_same(file(ops + ", " + op_json(0, 2 * count)), pipelines::full_batches).g); // an op id used twice
+}
+
+// The pipeline's task runs on a worker of TBB's arena; with none to be had
+// (one thread allowed) the reader takes its place once the queue is full,
+// and reads the same graph, or the same first error, instead of waiting.
+TEST(GraphJsonStream, PipelineWithoutAWorkerReadsInTurn) {
+    const tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    std::string ops;
+    constexpr int count = 40;
+    for (int i = 0; i < count; ++i) ops.append(i ? ", " : "").append(op_json(i, 2 * i));
+    // An op a batch and two batches waiting at most: the queue fills at the third op.
+    const outcome o = expect_same(file(ops), pipelines::one_op_a_batch);
+    ASSERT_TRUE(o.g);
+    EXPECT_EQ(o.g->ops.size(), static_cast<std::size_t>(count));
+    const std::string bad = file(ops + ", " + op_json(count, 2 * count, R"(, "kind": 3)") + ", " + op_json(count + 1, 2 * count + 2));
+    EXPECT_FALSE(expect_same(bad, pipelines::one_op_a_batch).g);
+    EXPECT_FALSE(expect_same(bad + " x", pipelines::one_op_a_batch).g);
 }

@@ -34,7 +34,6 @@ TEST(DataType, TwoBitTypesTakeAQuarterByte) {
         EXPECT_TRUE(is_packed(t));
         EXPECT_TRUE(is_integer(t));
         EXPECT_FALSE(is_floating_point(t));
-        EXPECT_FALSE(onednn_reorder_moves(t)); // our own kernels move them
         EXPECT_EQ(dense_bytes(t, 0), 0u);
         EXPECT_EQ(dense_bytes(t, 1), 1u);
         EXPECT_EQ(dense_bytes(t, 4), 1u);

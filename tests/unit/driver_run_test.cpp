@@ -181,6 +181,22 @@ TEST(DriverCheck, PermutedInputsAndPackedTypesUseKernels) {
     EXPECT_EQ(rep.at("partitions")[1].at("lowering"), "kernel");
 }
 
+// Graph files carry any rank (the C API's RESHAPER_MAX_NDIMS of 12 bounds
+// its logical-tensor struct, not the files): a rank-24 StaticTranspose of
+// f32 (16 dims of 2, 8 of 1) and a rank-13 ONNX Transpose of c64 (dims of
+// 2 and 4) move through the grouped transpose and match the reference.
+TEST(DriverCheck, HighRankPermutationsTakeTheGroupedTranspose) {
+    const auto r = run_driver("--mode=check --report=json " + data("high_rank_permutations.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &rep = r.reports.at(0);
+    EXPECT_EQ(rep.at("check").at("passed"), 2);
+    EXPECT_EQ(rep.at("check").at("failed"), 0);
+    for (const json &part : rep.at("partitions")) {
+        EXPECT_EQ(part.at("lowering"), "kernel");
+        EXPECT_NE(part.at("plan").get<std::string>().find("(grouped transpose"), std::string::npos) << part.dump();
+    }
+}
+
 TEST(DriverCheck, OnnxExampleChainsSqueezeUnsqueezeTransposeAndFlatten) {
     // Squeeze before the MatMul is a view; Unsqueeze -> Transpose -> Flatten
     // after it is one partition and one movement, checked against the
@@ -297,6 +313,28 @@ TEST(DriverPerf, ReportsMedianTimesAndBandwidth) {
         EXPECT_GT(p.at("memcpy_gbps").get<double>(), 0.0);
     }
     EXPECT_EQ(perf[0].at("bytes"), 4 * 60 * 2); // f32 [4,3,5] read + [4,15] written
+}
+
+TEST(DriverPerf, ReportsTimePerExecuteBatchesAndBothYardsticks) {
+    const auto r = run_driver("--mode=perf --reps=3 --threads=2 --report=json " + data("permuted_input.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    for (const json &p : r.reports.at(0).at("perf")) {
+        // Executes per timed sample: more than one where one is short
+        // (perf_timing.hpp; the rule's own test is driver_perf_timing_test).
+        ASSERT_TRUE(p.contains("batch")) << p.dump();
+        EXPECT_GE(p.at("batch").get<std::int64_t>(), 1);
+        ASSERT_TRUE(p.contains("stream_gbps")) << p.dump();
+        EXPECT_GT(p.at("stream_gbps").get<double>(), 0.0);
+        EXPECT_EQ(p.at("yardstick_threads"), 1); // a few hundred bytes: one piece
+    }
+    const json &threads = r.reports.at(0).at("perf_threads");
+    EXPECT_EQ(threads.at("threads"), 2);
+    EXPECT_GT(threads.at("cores").get<double>(), 0.0);
+
+    const auto text = run_driver("--mode=perf --reps=3 " + data("permuted_input.json"));
+    ASSERT_EQ(text.exit_code, 0) << text.out;
+    EXPECT_NE(text.out.find(" ms per execute"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("streaming copy"), std::string::npos) << text.out;
 }
 
 namespace {

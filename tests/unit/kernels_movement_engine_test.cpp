@@ -21,12 +21,22 @@
 #include "kernels/copy_plan.hpp"
 #include "kernels/cpu_isa.hpp"
 #include "kernels/isa_kernels.hpp"
-#include "kernels/movement_engine.hpp"
+#include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
+#include "element_copy_reference.hpp"
 
 using namespace reshaper::impl;
+using reshaper::impl::testing::element_copy_reference;
 
 namespace {
+
+// The program the kernel lowering would make for `plan` at `isa` (this
+// machine's threads and streaming thresholds), run into `dst`.
+void run_at(cpu_isa isa, const copy_plan &plan, std::size_t element_bits, const void *src, void *dst) {
+    machine_facts machine = current_machine();
+    machine.isa = isa;
+    run_movement(plan_movement(plan, element_bits, machine), src, dst);
+}
 
 std::vector<cpu_isa> levels_here() {
     std::vector<cpu_isa> levels;
@@ -49,25 +59,6 @@ protected:
 };
 
 namespace {
-
-// Element (i0, i1, ...) of `dims` at byte offset + sum(i_k * strides[k]) * e.
-void reference_copy(const dims_t &dims, std::size_t e, const std::uint8_t *src, const dims_t &ss,
-                    dim_t so, std::uint8_t *dst, const dims_t &ds, dim_t dof) {
-    const dim_t volume = std::accumulate(dims.begin(), dims.end(), dim_t{1}, std::multiplies<>());
-    dims_t index(dims.size(), 0);
-    for (dim_t n = 0; n < volume; ++n) {
-        dim_t s = so, d = dof;
-        for (std::size_t k = 0; k < dims.size(); ++k) {
-            s += index[k] * ss[k];
-            d += index[k] * ds[k];
-        }
-        std::memcpy(dst + d * e, src + s * e, e);
-        for (std::size_t k = dims.size(); k-- > 0;) {
-            if (++index[k] < dims[k]) break;
-            index[k] = 0;
-        }
-    }
-}
 
 // Strides of `dims` laid out in `order` (outermost first), each dim padded
 // by pad[k] elements, so the layout may leave gaps.
@@ -106,12 +97,12 @@ void check_case(const move_case &c, std::size_t e, cpu_isa isa, std::mt19937 &rn
     std::vector<std::uint8_t> expected = dst;
     // The destination starts `guard` bytes in, plus an odd shift for
     // misalignment when the offset asks for it.
-    reference_copy(c.dims, e, src.data(), ss, c.src_offset, expected.data() + guard, ds, c.dst_offset);
+    element_copy_reference(c.dims, e, src.data(), ss, c.src_offset, expected.data() + guard, ds, c.dst_offset);
 
     const copy_plan plan = make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset);
     const fast_path path = choose_fast_path(plan, e);
     ASSERT_NE(path, fast_path::none) << c.name;
-    run_fast_path(path, plan, e, src.data(), dst.data() + guard, isa);
+    run_at(isa, plan, 8 * e, src.data(), dst.data() + guard);
     const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
     EXPECT_TRUE(mismatch.first == dst.end())
         << c.name << ", " << e << "-byte elements, " << to_string(isa) << ", " << to_string(path)
@@ -301,7 +292,7 @@ TEST_F(movement_engine, tile_kernels_agree_with_the_scalar_level) {
     std::vector<std::uint8_t> src(64 * 100), want(64 * 64), got(64 * 64);
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     for (cpu_isa isa : levels_here())
-        for (int log2e = 0; log2e < 5; ++log2e) {
+        for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e) {
             scalar_kernels().tile[log2e](src.data(), 100, want.data(), 64, false);
             kernels_for(isa).tile[log2e](src.data(), 100, got.data(), 64, false);
             EXPECT_EQ(got, want) << to_string(isa) << " " << (1 << log2e) << "-byte elements";
@@ -324,7 +315,7 @@ TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     for (cpu_isa isa : levels_here())
         for (int reach = 0; reach < row_reaches; ++reach)
-        for (int log2e = 0; log2e < 5; ++log2e)
+        for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e)
             for (bool stream : {false, true}) {
                 const int e = 1 << log2e, t = 64 / e, w = kernels_for(isa).walk[reach][log2e].wide;
                 ASSERT_TRUE(w >= 1 && w <= max_wide_tiles);
@@ -362,14 +353,14 @@ void check_blocked_producer(dim_t n, dim_t c, dim_t hw, dim_t b, std::size_t e, 
     for (auto &x : src) x = static_cast<std::uint8_t>(rng());
     for (auto &x : dst) x = static_cast<std::uint8_t>(rng());
     line_aligned_bytes expected = dst;
-    reference_copy(dims, e, src.data(), ss, 0, expected.data() + guard + shift, ds, 0);
+    element_copy_reference(dims, e, src.data(), ss, 0, expected.data() + guard + shift, ds, 0);
     const copy_plan plan = make_copy_plan(dims, ss, 0, ds, 0);
     // Small blocks along long rows are joined rows (which ones:
     // fast_path_choice_follows_the_layout), the rest tiled.
     const fast_path path = choose_fast_path(plan, e);
     ASSERT_TRUE(path == fast_path::transpose || path == fast_path::join_rows)
         << to_string(path) << ", blocks of " << b << ", " << e << "-byte elements";
-    run_fast_path(path, plan, e, src.data(), dst.data() + guard + shift, isa);
+    run_at(isa, plan, 8 * e, src.data(), dst.data() + guard + shift);
     const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
     EXPECT_TRUE(mismatch.first == dst.end())
         << "[" << n << "," << c << "," << hw << "] nChw" << b << "c, " << e << "-byte elements, shift " << shift
@@ -541,7 +532,7 @@ fast_path check_packed_case(const packed_case &c, std::size_t bits, cpu_isa isa,
     EXPECT_EQ(path, strided_copy_path(type, dims, ss, ds) == fast_path::none ? fast_path::none : path)
         << describe(c); // the offsets only ever take a fast path away
     if (path != fast_path::none)
-        run_packed_fast_path(path, plan, bits, src.data(), dst.data() + guard, isa);
+        run_at(isa, plan, bits, src.data(), dst.data() + guard);
     else
         strided_copy(type, dims, strided_tensor{src.data(), c.src_offset, ss},
                      strided_tensor{dst.data() + guard, c.dst_offset, ds});

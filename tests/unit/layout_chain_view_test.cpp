@@ -216,6 +216,9 @@ TEST(ChainView, CommonRefinementOfTwoShapes) {
     EXPECT_EQ(common_refinement({6, 4}, {4, 6}), std::nullopt);
     EXPECT_EQ(common_refinement({1, 6, 1}, {2, 1, 3}), (dims_t{2, 3}));
     EXPECT_EQ(common_refinement({6}, {4}), std::nullopt);
+    EXPECT_EQ(common_refinement({2, 3, 4}, {6, 4}), (dims_t{2, 3, 4}));
+    EXPECT_EQ(common_refinement({1, 6, 1}, {6}), (dims_t{6}));
+    EXPECT_EQ(common_refinement({}, {1, 1}), (dims_t{}));
 }
 
 TEST(ChainView, StridesWhoseSplitOverflowsAreAnErrorNamingTheRule) {
@@ -232,3 +235,4 @@ TEST(ChainView, StridesWhoseSplitOverflowsAreAnErrorNamingTheRule) {
     }
     EXPECT_EQ(stepwise_view_strides({4, 3}, {huge, 1}, steps), std::nullopt);
 }
+

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <set>
 
 #include "core/status.hpp"
@@ -235,4 +236,17 @@ TEST(MemoryLayout, HugeBuffersReportOverflow) {
     }
     EXPECT_THROW(blocked_offset(f, {big, 17, big, 4}, {0, 0, 0, 0}), error);
     EXPECT_THROW(blocked_size(f, {1, 2, 3}), error); // rank mismatch
+}
+
+// Distinct elements at distinct addresses, by the stride-order rule.
+TEST(MemoryLayout, ClassifiesTheAddressesOfStridedElements) {
+    EXPECT_EQ(classify_addresses({2, 3}, {3, 1}), element_addresses::distinct);
+    EXPECT_EQ(classify_addresses({2, 3}, {1, 2}), element_addresses::distinct); // column-major
+    EXPECT_EQ(classify_addresses({2, 3}, {4, 1}), element_addresses::distinct); // gaps
+    EXPECT_EQ(classify_addresses({2, 3}, {0, 1}), element_addresses::shared);   // a broadcast
+    EXPECT_EQ(classify_addresses({2, 3}, {2, 1}), element_addresses::shared);   // rows overlap
+    EXPECT_EQ(classify_addresses({1, 3}, {0, 1}), element_addresses::distinct); // a size-1 dim's stride
+    EXPECT_EQ(classify_addresses({0, 3}, {0, 0}), element_addresses::distinct); // no element
+    const dim_t big = std::numeric_limits<dim_t>::max() / 2;
+    EXPECT_EQ(classify_addresses({3, 2}, {big, 1}), element_addresses::overflow);
 }

@@ -58,7 +58,7 @@ TEST(AxesRule, RemoveEverySubsetInEverySpelling) {
                     const axes_resolution got = remove_axes(input, axes, neg);
                     if (neg == negative_axes::rejected && has_negative(axes)) {
                         ASSERT_FALSE(got.ok()) << where;
-                        EXPECT_EQ(got.failure->rule, "axis_range") << where;
+                        EXPECT_EQ(got.failure->rule, rule::axis_range) << where;
                         continue;
                     }
                     dims_t kept;
@@ -70,7 +70,7 @@ TEST(AxesRule, RemoveEverySubsetInEverySpelling) {
                     }
                     if (not_one) {
                         ASSERT_FALSE(got.ok()) << where;
-                        EXPECT_EQ(got.failure->rule, "squeeze_not_one") << where;
+                        EXPECT_EQ(got.failure->rule, rule::squeeze_not_one) << where;
                         continue;
                     }
                     ASSERT_TRUE(got.ok()) << where << ": " << got.failure->message;
@@ -82,18 +82,18 @@ TEST(AxesRule, RemoveEverySubsetInEverySpelling) {
 
 TEST(AxesRule, RemoveRejectsRepeatsAndOutOfRange) {
     EXPECT_EQ(remove_axes({1, 1}, std::vector<std::int64_t>{1, -1}, negative_axes::count_from_back).failure->rule,
-              "axis_duplicate");
+              rule::axis_duplicate);
     EXPECT_EQ(remove_axes({1, 1}, std::vector<std::int64_t>{0, 0}, negative_axes::rejected).failure->rule,
-              "axis_duplicate");
+              rule::axis_duplicate);
     EXPECT_EQ(remove_axes({1, 1}, std::vector<std::int64_t>{2}, negative_axes::count_from_back).failure->rule,
-              "axis_range");
+              rule::axis_range);
     EXPECT_EQ(remove_axes({1, 1}, std::vector<std::int64_t>{-3}, negative_axes::count_from_back).failure->rule,
-              "axis_range");
+              rule::axis_range);
     EXPECT_EQ(remove_axes({}, std::vector<std::int64_t>{0}, negative_axes::count_from_back).failure->message,
               "axes [0] has 0 at index 0, outside empty (no axis to name) for input [] of rank 0 [axis_range]");
     // A value out of range is reported before a repeat.
     EXPECT_EQ(remove_axes({1, 1}, std::vector<std::int64_t>{0, 0, 5}, negative_axes::rejected).failure->rule,
-              "axis_range");
+              rule::axis_range);
 }
 
 TEST(AxesRule, RemoveWithoutAxes) {
@@ -123,7 +123,7 @@ TEST(AxesRule, InsertEverySubsetInEverySpellingAndRemoveItAgain) {
                         const axes_resolution got = insert_axes(input, axes, neg);
                         if (neg == negative_axes::rejected && has_negative(axes)) {
                             ASSERT_FALSE(got.ok()) << where;
-                            EXPECT_EQ(got.failure->rule, "axis_range") << where;
+                            EXPECT_EQ(got.failure->rule, rule::axis_range) << where;
                             continue;
                         }
                         ASSERT_TRUE(got.ok()) << where << ": " << got.failure->message;
@@ -144,8 +144,8 @@ TEST(AxesRule, InsertCountsInTheOutputRank) {
     EXPECT_EQ(dup.failure->message,
               "axes [-1,4] names axis 4 twice (at indices 0 and 1) for an output of rank 5 "
               "(input [3,4,5] and 2 new axes) [axis_duplicate]");
-    EXPECT_EQ(insert_axes({2, 3}, {-4}, negative_axes::count_from_back).failure->rule, "axis_range");
-    EXPECT_EQ(insert_axes({2, 3}, {3}, negative_axes::count_from_back).failure->rule, "axis_range");
+    EXPECT_EQ(insert_axes({2, 3}, {-4}, negative_axes::count_from_back).failure->rule, rule::axis_range);
+    EXPECT_EQ(insert_axes({2, 3}, {3}, negative_axes::count_from_back).failure->rule, rule::axis_range);
     EXPECT_EQ(*insert_axes({2, 3}, {}, negative_axes::rejected).dims, (dims_t{2, 3}));
 }
 

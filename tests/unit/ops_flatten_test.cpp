@@ -85,7 +85,7 @@ TEST(FlattenRule, MatchesAPlainProduct) {
                     (axis >= 0 && axis <= r) || (neg == negative_axes::count_from_back && axis < 0 && axis >= -r);
                 if (!in_range) {
                     ASSERT_FALSE(got.ok()) << where;
-                    EXPECT_EQ(got.diagnostic.rule, "axis_range") << where;
+                    EXPECT_EQ(got.diagnostic.rule, rule::axis_range) << where;
                     continue;
                 }
                 ASSERT_TRUE(got.ok()) << where << ": " << got.diagnostic.message;
@@ -109,7 +109,7 @@ TEST(FlattenRule, OverflowNamesTheDims) {
     const dim_t big = dim_t{1} << 32;
     const reshape_resolution r = resolve_flatten({big, big, -1}, 2, negative_axes::rejected);
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.diagnostic.rule, "overflow");
+    EXPECT_EQ(r.diagnostic.rule, rule::overflow);
     EXPECT_NE(r.diagnostic.message.find("the product of dims [4294967296,4294967296]"), std::string::npos)
         << r.diagnostic.message;
     // A known 0 elsewhere in the group decides it; an unknown one leaves it open.

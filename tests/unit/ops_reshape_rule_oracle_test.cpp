@@ -90,7 +90,7 @@ TEST(ReshapeRuleOracle, AgreesOnEveryShapeUpToRankThree) {
                 } else {
                     ASSERT_FALSE(got.ok()) << where << " resolved to "
                                            << dims_to_string(*got.dims);
-                    ASSERT_EQ(got.diagnostic.rule, want.rule)
+                    ASSERT_EQ(to_string(got.diagnostic.rule), want.rule)
                         << where << ": " << got.diagnostic.message;
                 }
             }

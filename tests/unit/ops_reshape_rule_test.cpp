@@ -36,8 +36,8 @@ TEST_P(ReshapeRule, ResolvesOrNamesTheRule) {
         return;
     }
     ASSERT_FALSE(r.ok()) << "resolved to " << dims_to_string(*r.dims);
-    EXPECT_EQ(r.diagnostic.code, status::invalid_shape);
-    EXPECT_EQ(r.diagnostic.rule, c.rule) << r.diagnostic.message;
+    EXPECT_EQ(r.diagnostic.code(), status::invalid_shape);
+    EXPECT_EQ(to_string(r.diagnostic.rule), c.rule) << r.diagnostic.message;
     EXPECT_NE(r.diagnostic.message.find(c.message), std::string::npos) << r.diagnostic.message;
     EXPECT_NE(r.diagnostic.message.find("[" + c.rule + "]"), std::string::npos)
         << r.diagnostic.message;
@@ -59,7 +59,7 @@ TEST(ReshapeRuleZeros, CopiedZeroTakesTheInputDimLiteralZeroDoesNot) {
     EXPECT_EQ(*resolve_target_shape({2, 3}, {0, 3}, zero_rule::copy_from_input).dims,
               (dims_t{2, 3}));
     EXPECT_EQ(resolve_target_shape({2, 3}, {0, 3}, zero_rule::literal).diagnostic.rule,
-              "volume_mismatch");
+              rule::volume_mismatch);
 }
 
 TEST(ReshapeRuleZeros, LiteralZeroBeyondInputRankIsFine) {

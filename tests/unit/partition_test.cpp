@@ -1,6 +1,7 @@
 // The partitioner: coverage, order, chain fusion and its limits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ops/graph_inference.hpp"
@@ -50,6 +51,17 @@ struct graph_builder {
     }
 };
 
+// A backend that claims every op of the family the partitioner offers it.
+struct claims_every_op final : backend_support {
+    engine_kind engine() const override { return engine_kind::cpu; }
+    std::string refusal(const graph &, const op &) const override { return ""; }
+};
+
+std::vector<partition> partitions_of(const graph &g, partition_policy policy) {
+    static const claims_every_op backend;
+    return get_partitions(g, policy, backend);
+}
+
 std::vector<std::vector<std::int64_t>> op_ids(const graph &g, const std::vector<partition> &ps) {
     std::vector<std::vector<std::int64_t>> ids;
     for (const auto &p : ps) {
@@ -91,7 +103,7 @@ TEST(Partitioner, ChainOfReshapesBecomesOnePartitionBetweenOtherOps) {
     const tensor_id r2 = b.reshape(r1, {24});
     const tensor_id r3 = b.reshape(r2, {4, 6});
     b.other({r3}, {4, 6});
-    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    const auto ps = partitions_of(b.g, partition_policy::fusion);
     expect_valid_cover(b.g, ps);
     ASSERT_EQ(ps.size(), 3u);
     EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1, 2, 3}, {4}}));
@@ -106,7 +118,7 @@ TEST(Partitioner, DebugPolicyGivesOneOpPerPartition) {
     graph_builder b;
     const tensor_id x = b.tensor({2, 3});
     b.reshape(b.reshape(x, {3, 2}), {6});
-    const auto ps = get_partitions(b.g, partition_policy::debug);
+    const auto ps = partitions_of(b.g, partition_policy::debug);
     expect_valid_cover(b.g, ps);
     EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}}));
 }
@@ -118,7 +130,7 @@ TEST(Partitioner, BranchStopsFusion) {
     const tensor_id r1 = b.reshape(x, {3, 2});
     b.reshape(r1, {6});
     b.reshape(r1, {1, 6});
-    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    const auto ps = partitions_of(b.g, partition_policy::fusion);
     expect_valid_cover(b.g, ps);
     EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}, {2}}));
     EXPECT_EQ(ps[0].outputs, std::vector<tensor_id>{r1});
@@ -132,7 +144,7 @@ TEST(Partitioner, GraphOutputInTheMiddleOfAChainIsAnOutputOfTheFusedPartition) {
     const tensor_id r1 = b.reshape(x, {3, 2});
     const tensor_id r2 = b.reshape(r1, {6});
     b.g.output_ports = std::vector<tensor_id>{r1, r2};
-    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    const auto ps = partitions_of(b.g, partition_policy::fusion);
     EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0, 1}}));
     EXPECT_EQ(ps[0].inputs, (std::vector<tensor_id>{x}));
     EXPECT_EQ(ps[0].outputs, (std::vector<tensor_id>{r1, r2}));
@@ -144,7 +156,7 @@ TEST(Partitioner, AResultWithTwoConsumersEndsTheChain) {
     const tensor_id r1 = b.reshape(x, {3, 2});
     b.reshape(r1, {6});
     b.reshape(r1, {1, 6});
-    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    const auto ps = partitions_of(b.g, partition_policy::fusion);
     expect_valid_cover(b.g, ps);
     EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}, {2}}));
 }
@@ -155,7 +167,7 @@ TEST(Partitioner, ChainThroughAnUnsupportedOpIsTwoPartitions) {
     const tensor_id r1 = b.reshape(x, {6});
     const tensor_id y = b.other({r1}, {6});
     b.reshape(y, {3, 2});
-    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    const auto ps = partitions_of(b.g, partition_policy::fusion);
     expect_valid_cover(b.g, ps);
     EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}, {2}}));
 }
@@ -167,7 +179,7 @@ TEST(Partitioner, ProducersComeBeforeConsumersWhateverTheFileOrder) {
     b.other({r1}, {6}, "Abs");
     // Put the consumer first in file order.
     std::swap(b.g.ops[0], b.g.ops[1]);
-    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    const auto ps = partitions_of(b.g, partition_policy::fusion);
     expect_valid_cover(b.g, ps);
     ASSERT_EQ(ps.size(), 2u);
     EXPECT_TRUE(ps[0].supported);
@@ -189,7 +201,7 @@ TEST(Partitioner, SideInputsOfAChainAreBoundaryInputs) {
     dyn.inputs = {r1, shape};
     dyn.outputs = {out};
     b.g.ops.push_back(dyn);
-    const auto ps = get_partitions(b.g, partition_policy::fusion);
+    const auto ps = partitions_of(b.g, partition_policy::fusion);
     ASSERT_EQ(ps.size(), 1u);
     EXPECT_EQ(ps[0].inputs, (std::vector<tensor_id>{x, shape}));
     EXPECT_EQ(ps[0].outputs, std::vector<tensor_id>{out});
@@ -208,7 +220,7 @@ TEST(Partitioner, DataInputIsTheFirstOpsFirstInputWhereverItIsListed) {
     dyn.inputs = {x, shape};
     dyn.outputs = {out};
     b.g.ops.push_back(dyn);
-    partition p = get_partitions(b.g, partition_policy::fusion).at(0);
+    partition p = partitions_of(b.g, partition_policy::fusion).at(0);
     EXPECT_EQ(data_input_position(b.g, p), std::optional<std::size_t>(0));
     p.inputs = {shape, x};
     EXPECT_EQ(data_input_position(b.g, p), std::optional<std::size_t>(1));
@@ -217,22 +229,42 @@ TEST(Partitioner, DataInputIsTheFirstOpsFirstInputWhereverItIsListed) {
     EXPECT_EQ(data_input_position(b.g, partition{}), std::nullopt);
 }
 
-TEST(Partitioner, GpuLeavesTypesOnlyOurCpuKernelsMove) {
+// The partitioner leaves to the backend what its engine moves: it asks
+// about every op of the family (only those), an op the backend refuses is
+// unsupported with the backend's reason, and a chain breaks there.
+TEST(Partitioner, AsksTheBackendWhatItClaims) {
+    struct refuses_s64 final : backend_support {
+        mutable std::vector<std::int64_t> asked;
+        engine_kind engine() const override { return engine_kind::gpu; }
+        std::string refusal(const graph &g, const op &o) const override {
+            asked.push_back(o.id);
+            if (g.tensor(o.inputs[0]).dtype != data_type::s64) return "";
+            return "s64 stays on the host";
+        }
+    } backend;
     graph_builder b;
-    const tensor_id x = b.tensor({2, 3}, data_type::s64);
-    const tensor_id shape = b.tensor({1}, data_type::s64);
-    const tensor_id out = b.tensor({6}, data_type::s64);
-    op o;
-    o.id = 0;
-    o.name = "onnx_reshape";
-    o.kind = "Reshape";
-    o.domain = "ai.onnx";
-    o.version = 14;
-    o.inputs = {x, shape};
-    o.outputs = {out};
-    b.g.ops.push_back(o);
-    EXPECT_TRUE(get_partitions(b.g, partition_policy::fusion, "cpu")[0].supported);
-    const auto gpu = get_partitions(b.g, partition_policy::fusion, "gpu");
-    EXPECT_FALSE(gpu[0].supported);
-    EXPECT_EQ(gpu[0].reason, "dtype s64 is not supported on the gpu engine");
+    const tensor_id x = b.tensor({2, 3});
+    const tensor_id a = b.reshape(x, {6});
+    const tensor_id r = b.other({a}, {6});
+    const tensor_id wide = b.tensor({6}, data_type::s64);
+    const tensor_id w1 = b.reshape(wide, {3, 2});
+    b.reshape(w1, {2, 3});
+    b.reshape(r, {3, 2});
+    const auto ps = get_partitions(b.g, partition_policy::fusion, backend);
+    expect_valid_cover(b.g, ps);
+    std::sort(backend.asked.begin(), backend.asked.end());
+    EXPECT_EQ(backend.asked, (std::vector<std::int64_t>{0, 2, 3, 4})); // each once, not the ReLU
+    for (const partition &p : ps) {
+        const op &first = b.g.ops[p.op_indices[0]];
+        if (first.kind == "ReLU") {
+            EXPECT_EQ(p.reason, "op kind ReLU is not handled by this backend");
+        } else if (b.g.tensor(first.inputs[0]).dtype == data_type::s64) {
+            EXPECT_FALSE(p.supported);
+            EXPECT_EQ(p.reason, "s64 stays on the host");
+            EXPECT_EQ(p.op_indices.size(), 1u); // refused ops do not fuse
+        } else {
+            EXPECT_TRUE(p.supported) << p.reason;
+        }
+    }
+    EXPECT_EQ(ps.size(), 5u);
 }

@@ -314,6 +314,27 @@ class _Plan:
             self.problem = next((("invalid_shape", "input_shape_known",
                                   f"{t.what} has unknown dims {list(t.shape)} [input_shape_known]")
                                  for t in self.inputs if t.dynamic), None)
+        self.fast = self._numpy_fast_path(cp)
+
+    # Moves of fewer bytes keep the GIL: releasing and taking it again costs
+    # more than other threads would wait.
+    _RELEASE_GIL_BYTES = 256 << 10
+
+    def _numpy_fast_path(self, cp):
+        """The native path of the common call (numpy arrays of exactly the
+        compiled dtypes, shapes and layouts; _reshaper.NumpyFastPath), or
+        None where this partition has none: its per-call work, here, is a
+        tuple per tensor, once."""
+        specs = self.inputs + self.outputs
+        if self.problem or self.dynamic or len(self.inputs) > 8 or len(self.outputs) > 8 or any(
+                t.np_dtype is None or t.volume <= 0 or min(t.strides, default=0) < 0 for t in specs):
+            return None
+        moved = sum(t.mem_size for t in self.outputs if t.alias_input is None)
+        return _reshaper.NumpyFastPath(
+            cp, [(t.np_dtype, list(t.shape), list(t.byte_strides)) for t in self.inputs],
+            [(t.np_dtype, list(t.shape), list(t.byte_strides), -1 if t.alias_input is None else t.alias_input,
+              t.span, bool(t.numpy_strides)) for t in self.outputs],
+            moved >= self._RELEASE_GIL_BYTES)
 
     def run(self, cp, inputs, outputs):
         if self.problem:
@@ -547,6 +568,7 @@ class CompiledPartition:
     def __init__(self, native):
         self._cp = native
         self._execution = None  # the _Plan, made at the first execute
+        self._fast = None  # its native path for numpy arrays (_Plan.fast), once made
 
     @property
     def lowering(self):
@@ -579,6 +601,10 @@ class CompiledPartition:
         view of its input's memory. `outputs`: caller-allocated arrays of the
         compiled outputs' dtype, shape and strides, filled and returned."""
         try:
+            if self._fast is not None:
+                result = self._fast(inputs, outputs)
+                if result is not None:
+                    return result
             return (self._execution or self._make_execution()).run(self._cp, inputs, outputs)
         except Error:
             raise
@@ -591,6 +617,7 @@ class CompiledPartition:
 
     def _make_execution(self):
         self._execution = _Plan(self._cp)
+        self._fast = self._execution.fast
         return self._execution
 
 

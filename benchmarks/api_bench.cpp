@@ -1,0 +1,90 @@
+// The fixed costs a host pays per call through the installed interfaces
+// (the public C and C++ APIs of libreshaper.so, nothing internal): the
+// execute of a 4 KiB transpose and of an alias (in place, as a host runs
+// it), and a compile served by the compiled-partition cache, with the
+// boundary tensors given (as a framework passes them) and without.
+// Issue 27's goals: execute <= 120 ns (alias <= 70 ns), cache-hit compile
+// <= 0.5 us.
+//
+//   api_bench --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+//             --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reshaper/reshaper.hpp"
+
+namespace {
+
+// One op on one f32 tensor: a StaticTranspose of [32,32] (4 KiB: the kernel
+// or reorder lowering) or a StaticReshape of it to [1024] (an alias).
+std::string one_op_json(bool transpose) {
+    const std::string attrs = transpose
+                                  ? R"("order":{"type":"s64[]","value":[1,0]})"
+                                  : R"("shape":{"type":"s64[]","value":[1024]},"special_zero":{"type":"bool","value":0})";
+    const std::string out_shape = transpose ? "[32,32]" : "[1024]";
+    return std::string(R"({"version":"3.3.0","engine_kind":"cpu","fpmath_mode":"strict","graph":[{"id":0,"name":"op","kind":")") +
+           (transpose ? "StaticTranspose" : "StaticReshape") + R"(","attrs":{)" + attrs +
+           R"(},"inputs":[{"id":0,"dtype":"f32","shape":[32,32],"stride":[32,1],"layout_type":"strided","property_type":"undef"}],
+           "outputs":[{"id":1,"dtype":"f32","shape":)" + out_shape +
+           R"(,"layout_type":"strided","property_type":"undef"}]}]})";
+}
+
+struct prepared {
+    reshaper::graph g;
+    std::vector<reshaper::partition> parts;
+    reshaper::engine eng{reshaper::engine_kind::cpu};
+    explicit prepared(bool transpose) : g(reshaper::graph::from_json(one_op_json(transpose))), parts(g.partitions()) {}
+    const reshaper::partition &part() const { return parts.at(0); }
+};
+
+void bm_c_execute(benchmark::State &state, bool transpose) {
+    prepared pr(transpose);
+    const reshaper::compiled_partition cp = pr.part().compile(pr.eng);
+    std::vector<float> in(1024, 1.0f), out(1024);
+    const void *ins[] = {in.data()};
+    // The alias in place: the output buffer is the input's.
+    void *outs[] = {transpose ? out.data() : in.data()};
+    for (auto _ : state) {
+        if (reshaper_compiled_partition_execute(cp.get(), 1, ins, 1, outs) != reshaper_success)
+            state.SkipWithError("execute failed");
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(transpose ? "4 KiB transpose" : "alias in place");
+}
+
+// Through the C API, the boundary tensors given (`given`) or taken from
+// the graph; the compiled partition is destroyed each time, as a host that
+// compiles per call does.
+void bm_c_compile_cached(benchmark::State &state, bool given) {
+    prepared pr(true);
+    reshaper_logical_tensor_t lts[2];
+    const std::vector<reshaper::logical_tensor> in = pr.part().inputs(), out = pr.part().outputs();
+    lts[0] = in.at(0).to_c();
+    lts[1] = out.at(0).to_c();
+    for (auto _ : state) {
+        reshaper_compiled_partition_t h = nullptr;
+        if (reshaper_partition_compile(pr.part().get(), pr.eng.get(), given ? 1 : 0, given ? &lts[0] : nullptr,
+                                       given ? 1 : 0, given ? &lts[1] : nullptr, &h) != reshaper_success)
+            state.SkipWithError("compile failed");
+        reshaper_compiled_partition_destroy(h);
+    }
+}
+
+void bm_cpp_compile_cached(benchmark::State &state, bool given) {
+    prepared pr(true);
+    const std::vector<reshaper::logical_tensor> in = given ? pr.part().inputs() : std::vector<reshaper::logical_tensor>{};
+    const std::vector<reshaper::logical_tensor> out = given ? pr.part().outputs() : std::vector<reshaper::logical_tensor>{};
+    for (auto _ : state) benchmark::DoNotOptimize(pr.part().compile(pr.eng, in, out));
+}
+
+} // namespace
+
+BENCHMARK_CAPTURE(bm_c_execute, transpose_4KiB, true);
+BENCHMARK_CAPTURE(bm_c_execute, alias_in_place, false);
+BENCHMARK_CAPTURE(bm_c_compile_cached, tensors_given, true);
+BENCHMARK_CAPTURE(bm_c_compile_cached, from_graph, false);
+BENCHMARK_CAPTURE(bm_cpp_compile_cached, tensors_given, true);
+BENCHMARK_CAPTURE(bm_cpp_compile_cached, from_graph, false);

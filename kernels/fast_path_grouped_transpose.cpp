@@ -1,0 +1,168 @@
+// The grouped transpose's executor (kernels/grouped_transpose.hpp): runs a
+// plan made by plan_grouped_transpose (grouped_transpose_planner.cpp), and
+// the portable level's gather kernel.
+#include "kernels/grouped_transpose.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "kernels/isa_kernels.hpp"
+#include "kernels/movement_program.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+using byte = std::uint8_t;
+// The next tile's source lines go to every cache level (docs/performance.md).
+constexpr int prefetch_level = 3;
+
+// The portable level: one element at a time, through memcpy of a
+// constant size (plain loads and stores).
+template <std::size_t N>
+void gather_runs_portable(const byte *buffer, const std::int32_t *gather, dim_t run, const std::int32_t *run_base,
+                          const std::ptrdiff_t *run_offset, dim_t runs, byte *dst, bool /*stream*/) {
+    for (dim_t r = 0; r < runs; ++r) {
+        const byte *base = buffer + static_cast<std::ptrdiff_t>(run_base[r]) * static_cast<std::ptrdiff_t>(N);
+        byte *to = dst + run_offset[r];
+        for (dim_t j = 0; j < run; ++j)
+            std::memcpy(to + j * static_cast<dim_t>(N), base + static_cast<std::ptrdiff_t>(gather[j]) * static_cast<std::ptrdiff_t>(N), N);
+    }
+}
+
+// A tile's source runs into the buffer, back to back. Runs of one to four
+// lines (the usual ones) take a copy of constant size.
+template <std::size_t Bytes>
+void read_fixed_runs(const byte *src, const std::ptrdiff_t *offset, std::size_t count, byte *buffer) {
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(buffer + i * Bytes, src + offset[i], Bytes);
+}
+
+void read_runs(const byte *src, const std::ptrdiff_t *offset, std::size_t count, std::size_t bytes, byte *buffer) {
+    switch (bytes) {
+    case 64: return read_fixed_runs<64>(src, offset, count, buffer);
+    case 128: return read_fixed_runs<128>(src, offset, count, buffer);
+    case 256: return read_fixed_runs<256>(src, offset, count, buffer);
+    }
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(buffer + i * bytes, src + offset[i], bytes);
+}
+} // namespace
+
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes) {
+#if defined(RESHAPER_X86_KERNELS)
+    if (isa >= cpu_isa::avx2) return avx2_grouped_micro_kernel(log2e, lanes);
+#else
+    (void)isa;
+#endif
+    (void)log2e;
+    (void)lanes;
+    return nullptr;
+}
+
+gather_runs_fn grouped_gather_kernel(cpu_isa isa, int log2e) {
+#if defined(RESHAPER_X86_KERNELS)
+    if (isa >= cpu_isa::avx2)
+        if (gather_runs_fn f = avx2_grouped_gather_kernel(log2e)) return f;
+#else
+    (void)isa;
+#endif
+    switch (log2e) {
+    case 0: return &gather_runs_portable<1>;
+    case 1: return &gather_runs_portable<2>;
+    case 2: return &gather_runs_portable<4>;
+    case 3: return &gather_runs_portable<8>;
+    case 4: return &gather_runs_portable<16>;
+    }
+    return nullptr;
+}
+
+void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst) {
+    const gather_runs_fn gather = g.gather_kernel;
+    const micro_transpose_fn micro = g.micro_kernel;
+    const auto *from = static_cast<const byte *>(src) + g.src_offset;
+    auto *to = static_cast<byte *>(dst) + g.dst_offset;
+    const std::size_t tile_bytes_total = static_cast<std::size_t>(g.tile) * g.element_bytes;
+    const std::size_t run_bytes = static_cast<std::size_t>(g.source_run) * g.element_bytes;
+    const std::size_t destination_run_bytes = static_cast<std::size_t>(g.destination_run) * g.element_bytes;
+    const isa_kernels &k = kernels_for(g.isa);
+    const std::size_t outer = g.outer_sizes.size();
+    // Tiles [begin, end) of the outer walk, with an odometer.
+    auto move_tiles = [&](std::size_t begin, std::size_t end) {
+        // The tile's buffer, with room for the gathers' overreach.
+        alignas(64) byte buffer[max_grouped_buffer_bytes + 64];
+        std::vector<dim_t> index(outer, 0);
+        std::ptrdiff_t s = 0, d = 0;
+        std::size_t position = begin;
+        for (std::size_t k = outer; k-- > 0;) {
+            const auto size = static_cast<std::size_t>(g.outer_sizes[k]);
+            index[k] = static_cast<dim_t>(position % size);
+            position /= size;
+            s += index[k] * g.outer_src_stride[k];
+            d += index[k] * g.outer_dst_stride[k];
+        }
+        // The next tile's source lines are prefetched while this tile's
+        // destination runs are written, a share per slice of units, so its
+        // reads come from the cache (docs/performance.md, "The grouped
+        // transpose's prefetch").
+        const std::size_t source_runs = g.source_run_offset.size();
+        // Units of the second stage: micro blocks, else destination runs.
+        const auto units = static_cast<dim_t>(micro ? g.micro_block_source.size() : g.destination_run_offset.size());
+        const std::size_t run_lines = (run_bytes + 63) / 64 + 1;
+        const dim_t slices = std::min<dim_t>(units, 8);
+        const dim_t units_per_slice = (units + slices - 1) / slices;
+        const std::size_t runs_ahead_per_slice = (source_runs + static_cast<std::size_t>(slices) - 1) / static_cast<std::size_t>(slices);
+        for (std::size_t t = begin; t < end; ++t) {
+            const std::ptrdiff_t here_src = s, here_dst = d;
+            for (std::size_t k = outer; k-- > 0;) {
+                s += g.outer_src_stride[k];
+                d += g.outer_dst_stride[k];
+                if (++index[k] < g.outer_sizes[k]) break;
+                s -= g.outer_sizes[k] * g.outer_src_stride[k];
+                d -= g.outer_sizes[k] * g.outer_dst_stride[k];
+                index[k] = 0;
+            }
+            if (!micro) read_runs(from + here_src, g.source_run_offset.data(), source_runs, run_bytes, buffer);
+            const bool ahead = t + 1 < end;
+            // Integer addresses: a prefetch never faults, but a pointer
+            // formed past the tensor would be undefined.
+            const auto next = reinterpret_cast<std::uintptr_t>(from) + static_cast<std::uintptr_t>(s);
+            std::size_t prefetched = 0;
+            for (dim_t r = 0; r < units; r += units_per_slice) {
+                if (micro && g.stream)
+                    micro(from + here_src, g.micro_load.data(), g.micro_store_staged.data(),
+                          g.micro_block_source.data() + r, g.micro_block_staged.data() + r,
+                          std::min(units_per_slice, units - r), buffer, false);
+                else if (micro)
+                    micro(from + here_src, g.micro_load.data(), g.micro_store.data(), g.micro_block_source.data() + r,
+                          g.micro_block_offset.data() + r, std::min(units_per_slice, units - r), to + here_dst, false);
+                else
+                    gather(buffer, g.gather.data(), g.destination_run, g.destination_run_base.data() + r,
+                           g.destination_run_offset.data() + r, std::min(units_per_slice, units - r), to + here_dst,
+                           g.stream);
+                if (!ahead) continue;
+                for (std::size_t i = 0; i < runs_ahead_per_slice && prefetched < source_runs; ++i, ++prefetched) {
+                    const std::uintptr_t first = (next + static_cast<std::uintptr_t>(g.source_run_offset[prefetched])) & ~std::uintptr_t{63};
+                    for (std::size_t l = 0; l < run_lines; ++l)
+                        __builtin_prefetch(reinterpret_cast<const void *>(first + l * 64), 0, prefetch_level);
+                }
+            }
+            if (micro && g.stream)
+                for (std::size_t r = 0; r < g.destination_run_offset.size(); ++r)
+                    k.copy(to + here_dst + g.destination_run_offset[r], buffer + r * destination_run_bytes,
+                           destination_run_bytes, true);
+        }
+        if (g.stream) store_fence();
+    };
+    const std::size_t total = g.tiles * tile_bytes_total;
+    if (total < parallel_threshold_bytes || g.tiles == 1 || oneapi::tbb::this_task_arena::max_concurrency() == 1) {
+        move_tiles(0, g.tiles);
+        return;
+    }
+    const std::size_t grain = std::max<std::size_t>(1, parallel_task_bytes / tile_bytes_total);
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, g.tiles, grain),
+                              [&](const oneapi::tbb::blocked_range<std::size_t> &r) { move_tiles(r.begin(), r.end()); });
+}
+
+} // namespace reshaper::impl

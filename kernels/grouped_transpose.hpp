@@ -1,0 +1,169 @@
+// High-rank permutations of small dims (rank 12-24 tensors of 2s, 3s and
+// 4s: the tensor networks of quantum-circuit simulators). After coalescing
+// such a copy still has many dims of 2-4 elements, so the destination's
+// contiguous dim and the source's are each a few elements: the tiled
+// transpose's 64 x 64-byte tiles would be nearly empty and the element
+// walk moves one element per inner loop (0.02-0.04x a streaming copy).
+//
+// The grouped transpose tiles over groups of dims instead (as HPTT and TTC
+// group small dims into tile axes): the source block is the source's
+// innermost dims that are dense in it, taken until their product fills a
+// few cache lines, the destination block likewise for the destination,
+// and a tile is every element over the dims of both blocks (they may
+// share dims). A tile's source is a set of contiguous source runs (one per
+// index over the destination block's other dims) and its destination a
+// set of contiguous destination runs. Where the tile's first 8 source
+// elements (4 for 8-byte ones) and its first 8 destination elements are
+// different dims, the level's micro kernel (AVX2) transposes 8 x 8 blocks
+// in registers, loaded straight from the source (micro_* below);
+// otherwise the executor copies the tile's source runs into a buffer in
+// L1 and writes each destination run by gathering its elements from the
+// buffer through a table made at plan time (the same for every run,
+// shifted by the run's base), with SIMD gathers where the level has them.
+// Large moves stage each tile's destination runs in L1 and stream them
+// out whole. The dims outside the tile are walked with an odometer in the
+// source's order, the next tile's source lines prefetched, a range of
+// tiles per oneTBB task.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kernels/copy_plan.hpp"
+#include "kernels/cpu_isa.hpp"
+
+namespace reshaper::impl {
+
+// One destination run's worth of work for a level: for each run r of
+// `runs`, dst + run_offset[r] receives `run` elements, element j from
+// buffer element run_base[r] + gather[j] of `buffer`. With `stream` the
+// runs' whole 64-byte-aligned lines may be written with streaming stores.
+// The buffer is readable 64 bytes past its last element (SIMD gathers of
+// small elements load 4 bytes at each).
+using gather_runs_fn = void (*)(const std::uint8_t *buffer, const std::int32_t *gather, dim_t run,
+                                const std::int32_t *run_base, const std::ptrdiff_t *run_offset, dim_t runs,
+                                std::uint8_t *dst, bool stream);
+
+// The micro kernel of a level: `blocks` blocks of L x L elements, block i
+// at src + block_source[i] (vector b: L elements from there plus
+// load[b] bytes) written at dst + block_offset[i] (vector a, lanes from
+// every loaded vector's element a, stored there plus store[a] bytes).
+// With `stream`, vector-aligned stores may be streamed.
+using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
+                                    const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset,
+                                    dim_t blocks, std::uint8_t *dst, bool stream);
+// Made once per copy (pure: a function of the copy plan, the element size,
+// the SIMD level and the streaming threshold), run as often as wanted.
+struct grouped_transpose_plan {
+    std::size_t element_bytes = 0;
+    // Dims of the copy plan (indices into copy_plan::dims) in each block,
+    // innermost first: the source block (dense in the source) and the
+    // destination block (dense in the destination).
+    std::vector<std::size_t> source_block, destination_block;
+    dim_t source_run = 1;      // elements per contiguous source run: the source block's volume
+    dim_t destination_run = 1; // likewise for the destination block
+    dim_t tile = 1;            // elements per tile: the volume of both blocks' dims together
+    // Per source run of a tile: its start, in bytes from the tile's source
+    // start; the buffer holds run i at element i * source_run.
+    std::vector<std::ptrdiff_t> source_run_offset;
+    // Per destination run of a tile: its start, in bytes from the tile's
+    // destination start, and the buffer element of its element 0.
+    std::vector<std::ptrdiff_t> destination_run_offset;
+    std::vector<std::int32_t> destination_run_base;
+    // Per element of a destination run: its buffer element, relative to
+    // the run's base.
+    std::vector<std::int32_t> gather;
+    // The dims outside the tile, outermost first, with byte strides.
+    std::vector<dim_t> outer_sizes;
+    std::vector<std::ptrdiff_t> outer_src_stride, outer_dst_stride;
+    std::size_t tiles = 1;              // the outer dims' volume
+    std::ptrdiff_t src_offset = 0;      // bytes
+    std::ptrdiff_t dst_offset = 0;
+    bool stream = false;                // streaming stores for the destination runs
+    // Micro blocks, where the source block's innermost dims make exactly
+    // micro_lanes elements and the destination block's innermost dims
+    // (other ones) too: the tile is then L x L blocks, each transposed in
+    // registers (L vectors of L elements, contiguous in the source, loaded
+    // from it; L stored), which levels with a micro kernel take instead of
+    // the buffer and its gathers. micro_lanes is 0 where the dims do not
+    // fall so (dims of 3, or the two blocks' innermost dims shared).
+    // Offsets in bytes from the tile's source and destination starts.
+    dim_t micro_lanes = 0;
+    std::vector<std::ptrdiff_t> micro_load;  // per vector loaded (destination-inner index): source
+    std::vector<std::ptrdiff_t> micro_store; // per vector stored (source-inner index): destination
+    std::vector<std::ptrdiff_t> micro_block_source, micro_block_offset; // per block: its (0, 0)
+    // The same destination offsets in the tile staged in L1 (its runs
+    // back to back), whence streamed moves write whole runs: micro blocks
+    // write 8 rows of 32 bytes each, which streamed straight to memory
+    // (partial lines in the write-combining buffers) measured 1.7-2x
+    // slower than ordinary stores.
+    std::vector<std::ptrdiff_t> micro_store_staged, micro_block_staged;
+    // The level the plan was made for and its kernels: the gather kernel
+    // always, the micro kernel where micro_lanes > 0 and the level has one
+    // (else the buffer and its gathers).
+    cpu_isa isa = cpu_isa::scalar;
+    gather_runs_fn gather_kernel = nullptr;
+    micro_transpose_fn micro_kernel = nullptr;
+};
+
+// The blocks alone (what the planner chooses first, without the tables):
+// dims of the copy plan in each block, innermost first, and whether each
+// dim is in the source block and in the destination block.
+struct grouped_blocks {
+    std::vector<std::size_t> source_block, destination_block;
+    std::vector<bool> in_source, in_destination;
+    dim_t source_run = 1, destination_run = 1, tile = 1;
+};
+std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes);
+
+// Whether the fast-path choice takes the grouped transpose for a plan the
+// tiled transpose would move with tiles short on both sides (its rows and
+// columns each under a line) or could not move at all: blocks exist and
+// the move is at least min_grouped_bytes.
+bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, dim_t transpose_rows,
+                            dim_t transpose_columns);
+
+// The grouped transpose of `plan` for elements of `element_bytes` (1, 2,
+// 4, 8 or 16) at SIMD level `isa` (at most detected_cpu_isa()), streaming
+// its stores where the move is at least `streaming_bytes` (the machine's
+// transpose_streaming_threshold_bytes()), or nothing where it does not apply: no unit-stride
+// destination dim, no unit-stride source dim, a negative or zero
+// destination stride, or blocks too short to pay (each must reach at least
+// min_grouped_run_bytes, or hold the whole tensor).
+std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &plan, std::size_t element_bytes, cpu_isa isa,
+                                                             std::size_t streaming_bytes);
+
+// The fast-path choice leaves moves smaller than this to the element walk.
+inline constexpr std::size_t min_grouped_bytes = 4096;
+// Bytes each block's runs reach at least (or the whole dim set).
+inline constexpr std::size_t min_grouped_run_bytes = 64;
+// The most bytes a tile's buffer holds: within L1 beside the lines being read.
+inline constexpr std::size_t max_grouped_tile_bytes = std::size_t{16} << 10;
+// A tile may exceed that only while its blocks grow to min_grouped_run_bytes
+// (both blocks of a line of 1-byte elements share no dim: 64 x 64 bytes
+// is 4 KiB; dims of 4 may overshoot a line fourfold on each side).
+inline constexpr std::size_t max_grouped_buffer_bytes = std::size_t{64} << 10;
+
+// Moves the copy as `g` planned it. Returns after every store is globally
+// visible.
+void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst);
+
+// Lanes of the widest micro blocks for elements of `element_bytes` (the
+// planner tries them, then half as many for 4- and 8-byte elements), 0
+// for none.
+constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
+    return element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : 0;
+}
+// The level's micro kernel for blocks of `lanes` elements of 1 << log2e
+// bytes, or null.
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes);
+micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes);
+
+// The level's kernel for elements of 1 << log2e bytes (defined per level:
+// fast_path_grouped_transpose.cpp for the portable one, grouped_transpose_avx2.cpp).
+gather_runs_fn grouped_gather_kernel(cpu_isa isa, int log2e);
+gather_runs_fn avx2_grouped_gather_kernel(int log2e);
+
+} // namespace reshaper::impl

@@ -1,0 +1,302 @@
+// The grouped transpose's planner (kernels/grouped_transpose.hpp): the
+// blocks, the tables of a tile's runs, the outer walk and the level's
+// kernels, made once per copy. Its executor is fast_path_grouped_transpose.cpp.
+#include "kernels/grouped_transpose.hpp"
+
+#include <algorithm>
+
+namespace reshaper::impl {
+namespace {
+
+// Runs no longer than this are grown no further: a source run of 256
+// bytes is four lines read back to back, a destination run of 512 bytes
+// eight lines streamed in one go; longer runs leave fewer dims to the
+// other block within the tile's buffer.
+constexpr std::size_t max_source_run_bytes = 256;
+constexpr std::size_t max_destination_run_bytes = 512;
+
+// The next dim that extends a block dense in one tensor: the unused dim
+// whose stride (source or destination) equals the block's volume.
+int next_dense_dim(const copy_plan &plan, const std::vector<bool> &in_block, dim_t volume, bool source) {
+    for (std::size_t d = plan.dims.size(); d-- > 0;) {
+        if (in_block[d]) continue;
+        if ((source ? plan.dims[d].src_stride : plan.dims[d].dst_stride) == volume) return static_cast<int>(d);
+    }
+    return -1;
+}
+
+} // namespace
+
+// The blocks of a grouped transpose (see the header), or nothing.
+std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes) {
+    if (plan.volume <= 1 || plan.dims.empty() || !(element_bytes == 1 || element_bytes == 2 || element_bytes == 4 ||
+                                                   element_bytes == 8 || element_bytes == 16))
+        return std::nullopt;
+    for (const copy_dim &d : plan.dims)
+        if (d.dst_stride <= 0 || d.src_stride < 0) return std::nullopt;
+    const auto e = static_cast<dim_t>(element_bytes);
+    const std::size_t n = plan.dims.size();
+    grouped_blocks g;
+    g.in_source.assign(n, false);
+    g.in_destination.assign(n, false);
+    // Grows a block by its next dense dim when the run and the tile stay
+    // within their limits (`min_bytes`: grow whatever the tile, up to there).
+    auto grow = [&](bool source, std::size_t max_run_bytes, std::size_t min_bytes) {
+        auto &block = source ? g.in_source : g.in_destination;
+        dim_t &run = source ? g.source_run : g.destination_run;
+        const int d = next_dense_dim(plan, block, run, source);
+        if (d < 0) return false;
+        const dim_t size = plan.dims[static_cast<std::size_t>(d)].size;
+        const bool shared = (source ? g.in_destination : g.in_source)[static_cast<std::size_t>(d)];
+        const dim_t new_tile = shared ? g.tile : g.tile * size;
+        const bool below_min = static_cast<std::size_t>(run * e) < min_bytes;
+        if (!below_min && (static_cast<std::size_t>(run * size * e) > max_run_bytes ||
+                           static_cast<std::size_t>(new_tile * e) > max_grouped_tile_bytes))
+            return false;
+        if (static_cast<std::size_t>(new_tile * e) > max_grouped_buffer_bytes) return false;
+        block[static_cast<std::size_t>(d)] = true;
+        (source ? g.source_block : g.destination_block).push_back(static_cast<std::size_t>(d));
+        run *= size;
+        g.tile = new_tile;
+        return true;
+    };
+    while (static_cast<std::size_t>(g.destination_run * e) < min_grouped_run_bytes &&
+           grow(false, max_destination_run_bytes, min_grouped_run_bytes)) {
+    }
+    while (static_cast<std::size_t>(g.source_run * e) < min_grouped_run_bytes &&
+           grow(true, max_source_run_bytes, min_grouped_run_bytes)) {
+    }
+    // Both blocks must reach a line (or be the whole tensor).
+    const bool destination_short = static_cast<std::size_t>(g.destination_run * e) < min_grouped_run_bytes &&
+                                   g.destination_run != plan.volume;
+    const bool source_short = static_cast<std::size_t>(g.source_run * e) < min_grouped_run_bytes &&
+                              g.source_run != plan.volume;
+    if (destination_short || source_short) return std::nullopt;
+    // Then longer runs, the destination's first, while the tile fits.
+    for (bool grew = true; grew;) {
+        grew = grow(false, max_destination_run_bytes, 0);
+        grew = grow(true, max_source_run_bytes, 0) || grew;
+    }
+    return g;
+}
+
+std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &plan, std::size_t element_bytes, cpu_isa isa,
+                                                             std::size_t streaming_bytes) {
+    const std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes);
+    if (!blocks) return std::nullopt;
+    const auto e = static_cast<dim_t>(element_bytes);
+    const std::size_t n = plan.dims.size();
+    grouped_transpose_plan g;
+    g.element_bytes = element_bytes;
+    g.source_block = blocks->source_block;
+    g.destination_block = blocks->destination_block;
+    g.source_run = blocks->source_run;
+    g.destination_run = blocks->destination_run;
+    g.tile = blocks->tile;
+    const std::vector<bool> &in_source = blocks->in_source, &in_destination = blocks->in_destination;
+
+    // Gather indices, in the buffer: (offset within the source run) +
+    // source_run * (index over the destination block's dims outside the
+    // source block, mixed radix innermost first). (Gathering from the
+    // source itself, its lines prefetched a tile ahead into L1 or L2,
+    // measured 20-40% slower than copying the runs into a buffer first:
+    // each gather then reaches up to 8 lines on as many pages.)
+    std::vector<dim_t> buffer_weight(n, 0);
+    std::vector<std::size_t> row_dims; // destination-block dims outside the source block
+    dim_t rows = 1;
+    for (std::size_t d : g.source_block) buffer_weight[d] = plan.dims[d].src_stride;
+    for (std::size_t d : g.destination_block)
+        if (!in_source[d]) {
+            buffer_weight[d] = g.source_run * rows;
+            rows *= plan.dims[d].size;
+            row_dims.push_back(d);
+        }
+    std::vector<std::size_t> run_dims; // source-block dims outside the destination block
+    for (std::size_t d : g.source_block)
+        if (!in_destination[d]) run_dims.push_back(d);
+
+    // Visits every index over `dims` (mixed radix, the first innermost).
+    auto for_each_index = [&](const std::vector<std::size_t> &dims, auto &&visit) {
+        std::vector<dim_t> index(dims.size(), 0);
+        for (;;) {
+            visit(index);
+            std::size_t k = 0;
+            for (; k < dims.size(); ++k) {
+                if (++index[k] < plan.dims[dims[k]].size) break;
+                index[k] = 0;
+            }
+            if (k == dims.size()) return;
+        }
+    };
+    for_each_index(row_dims, [&](const std::vector<dim_t> &index) {
+        std::ptrdiff_t offset = 0;
+        for (std::size_t k = 0; k < row_dims.size(); ++k) offset += index[k] * plan.dims[row_dims[k]].src_stride * e;
+        g.source_run_offset.push_back(offset);
+    });
+    for_each_index(run_dims, [&](const std::vector<dim_t> &index) {
+        std::ptrdiff_t offset = 0;
+        dim_t base = 0;
+        for (std::size_t k = 0; k < run_dims.size(); ++k) {
+            offset += index[k] * plan.dims[run_dims[k]].dst_stride * e;
+            base += index[k] * buffer_weight[run_dims[k]];
+        }
+        g.destination_run_offset.push_back(offset);
+        g.destination_run_base.push_back(static_cast<std::int32_t>(base));
+    });
+    // Destination-block dims innermost first: the run's elements in order.
+    for_each_index(g.destination_block, [&](const std::vector<dim_t> &index) {
+        dim_t at = 0;
+        for (std::size_t k = 0; k < g.destination_block.size(); ++k) at += index[k] * buffer_weight[g.destination_block[k]];
+        g.gather.push_back(static_cast<std::int32_t>(at));
+    });
+
+    // Micro blocks: the tile's elements whose source offsets within the
+    // source run are below L (contiguous) against those whose destination
+    // offsets within the run are, where those are different dims. Dims of
+    // 4 and 8 are split into dims of 2 for this (a dim of 4 at stride s is
+    // dims of 2 at strides s and 2s on both sides), so that dims of 4 make
+    // blocks of 8 with a dim of 2, or with half of another dim of 4. The
+    // micro kernels load their vectors from the source itself (L elements
+    // contiguous there), so the tile needs no buffer.
+    // Blocks of the widest vector first, then of half of it (4 x 4 f32,
+    // 2 x 2 8-byte elements, in 128-bit vectors) where the widest blocks'
+    // dims are shared.
+    if (const dim_t widest = micro_lanes_for(element_bytes); widest > 0) {
+        // Where each dim moves a destination element in the staged tile
+        // (its runs back to back, run dims in the order of
+        // destination_run_offset).
+        std::vector<std::ptrdiff_t> staged_weight(n, 0);
+        for (std::size_t d : g.destination_block) staged_weight[d] = plan.dims[d].dst_stride * e;
+        std::ptrdiff_t run_weight = g.destination_run * e;
+        for (std::size_t d : run_dims) {
+            staged_weight[d] = run_weight;
+            run_weight *= plan.dims[d].size;
+        }
+        struct fine_dim {
+            dim_t size;
+            dim_t src, dst;          // element strides
+            std::ptrdiff_t staged;   // bytes
+        };
+        std::vector<fine_dim> fine;
+        for (std::size_t d = 0; d < n; ++d) {
+            if (!in_source[d] && !in_destination[d]) continue;
+            const copy_dim &c = plan.dims[d];
+            if (c.size == 4 || c.size == 8) {
+                for (dim_t step = 1; step < c.size; step *= 2)
+                    fine.push_back({2, c.src_stride * step, c.dst_stride * step, staged_weight[d] * step});
+            } else {
+                fine.push_back({c.size, c.src_stride, c.dst_stride, staged_weight[d]});
+            }
+        }
+        // The dims making the first L elements on one side, or nothing.
+        auto inner_dims = [&](bool source, dim_t lanes) {
+            std::vector<std::size_t> dims;
+            dim_t volume = 1;
+            while (volume < lanes) {
+                std::size_t k = 0;
+                while (k < fine.size() && (source ? fine[k].src : fine[k].dst) != volume) ++k;
+                if (k == fine.size()) return std::vector<std::size_t>{};
+                volume *= fine[k].size;
+                dims.push_back(k);
+            }
+            return volume == lanes ? dims : std::vector<std::size_t>{};
+        };
+        for (const dim_t lanes : {widest, element_bytes >= 4 ? widest / 2 : dim_t{0}}) {
+        if (lanes == 0 || g.micro_lanes > 0 || g.source_run % lanes != 0 || g.destination_run % lanes != 0) continue;
+        const std::vector<std::size_t> across = inner_dims(true, lanes), along = inner_dims(false, lanes);
+        const auto in = [](const std::vector<std::size_t> &set, std::size_t k) {
+            return std::find(set.begin(), set.end(), k) != set.end();
+        };
+        const bool disjoint = std::none_of(across.begin(), across.end(), [&](std::size_t k) { return in(along, k); });
+        if (!across.empty() && !along.empty() && disjoint) {
+            g.micro_lanes = lanes;
+            std::vector<fine_dim> rest;
+            for (std::size_t k = 0; k < fine.size(); ++k)
+                if (!in(across, k) && !in(along, k)) rest.push_back(fine[k]);
+            // The destination's innermost first, so that consecutive
+            // blocks complete the same destination lines.
+            std::stable_sort(rest.begin(), rest.end(), [](const fine_dim &x, const fine_dim &y) { return x.dst < y.dst; });
+            // Visits every index over `dims` (mixed radix, the first innermost).
+            auto each = [](const std::vector<fine_dim> &dims, auto &&visit) {
+                std::vector<dim_t> index(dims.size(), 0);
+                for (;;) {
+                    visit(index);
+                    std::size_t k = 0;
+                    for (; k < dims.size(); ++k) {
+                        if (++index[k] < dims[k].size) break;
+                        index[k] = 0;
+                    }
+                    if (k == dims.size()) return;
+                }
+            };
+            std::vector<fine_dim> along_dims, across_dims;
+            for (std::size_t k : along) along_dims.push_back(fine[k]);
+            for (std::size_t k : across) across_dims.push_back(fine[k]);
+            each(along_dims, [&](const std::vector<dim_t> &index) {
+                std::ptrdiff_t at = 0;
+                for (std::size_t k = 0; k < along_dims.size(); ++k) at += index[k] * along_dims[k].src * e;
+                g.micro_load.push_back(at);
+            });
+            each(across_dims, [&](const std::vector<dim_t> &index) {
+                std::ptrdiff_t at = 0, staged = 0;
+                for (std::size_t k = 0; k < across_dims.size(); ++k) {
+                    at += index[k] * across_dims[k].dst * e;
+                    staged += index[k] * across_dims[k].staged;
+                }
+                g.micro_store.push_back(at);
+                g.micro_store_staged.push_back(staged);
+            });
+            each(rest, [&](const std::vector<dim_t> &index) {
+                std::ptrdiff_t from = 0, offset = 0, staged = 0;
+                for (std::size_t k = 0; k < rest.size(); ++k) {
+                    from += index[k] * rest[k].src * e;
+                    offset += index[k] * rest[k].dst * e;
+                    staged += index[k] * rest[k].staged;
+                }
+                g.micro_block_source.push_back(from);
+                g.micro_block_offset.push_back(offset);
+                g.micro_block_staged.push_back(staged);
+            });
+        }
+        }
+    }
+
+    // The outer walk goes in the source's order (the smallest source
+    // stride innermost), so that consecutive tiles read neighbouring
+    // source memory: a tile's runs lie on many pages, and the next tile's
+    // lie beside them.
+    std::vector<std::size_t> outer_dims;
+    for (std::size_t d = 0; d < n; ++d)
+        if (!in_source[d] && !in_destination[d]) outer_dims.push_back(d);
+    std::stable_sort(outer_dims.begin(), outer_dims.end(), [&](std::size_t a, std::size_t b) {
+            return plan.dims[a].src_stride > plan.dims[b].src_stride;
+        });
+    for (std::size_t d : outer_dims) {
+        g.outer_sizes.push_back(plan.dims[d].size);
+        g.outer_src_stride.push_back(plan.dims[d].src_stride * e);
+        g.outer_dst_stride.push_back(plan.dims[d].dst_stride * e);
+        g.tiles *= static_cast<std::size_t>(plan.dims[d].size);
+    }
+    g.src_offset = plan.src_offset * e;
+    g.dst_offset = plan.dst_offset * e;
+    g.stream = static_cast<std::size_t>(plan.volume) * element_bytes >= streaming_bytes;
+    // The level's kernels, chosen here once: the executor only calls them.
+    g.isa = isa;
+    int log2e = 0;
+    while ((std::size_t{1} << log2e) < element_bytes) ++log2e;
+    g.gather_kernel = grouped_gather_kernel(isa, log2e);
+    g.micro_kernel = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e, g.micro_lanes) : nullptr;
+    return g;
+}
+
+bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, dim_t transpose_rows,
+                            dim_t transpose_columns) {
+    const auto line = static_cast<dim_t>(min_grouped_run_bytes);
+    const auto e = static_cast<dim_t>(element_bytes);
+    if (transpose_rows * e >= line || transpose_columns * e >= line) return false;
+    // Below a page the plan's tables cost more than the element walk saves.
+    if (plan.volume * e < static_cast<dim_t>(min_grouped_bytes)) return false;
+    return choose_grouped_blocks(plan, element_bytes).has_value();
+}
+
+} // namespace reshaper::impl

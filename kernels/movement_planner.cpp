@@ -1,0 +1,451 @@
+// plan_movement: every decision of the movement engine, made once from the
+// copy plan, the element type and the machine (movement_program.hpp). The
+// executors (fast_path_*.cpp, element_walk.cpp) only run what is decided
+// here; why each figure is what it is: docs/performance.md, "Why the
+// kernels are tuned as they are".
+#include "kernels/movement_program.hpp"
+#include "core/fail.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <oneapi/tbb/task_arena.h>
+
+#include "core/status.hpp"
+#include "kernels/element_walk.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// Transposes whose tiles would be mostly empty go element by element.
+constexpr dim_t min_transpose_side = 4;
+// Split and joined rows pay where each call moves long rows: shorter ones
+// (the blocks of ABcd16a16b, 16 columns) keep their tiles.
+constexpr dim_t min_split_columns = 64;
+// Runs shorter than this are visited in the source's order, a task's worth
+// per call (the attention case's 128-byte runs).
+constexpr std::size_t short_run_bytes = 4096;
+// Long runs are cut into pieces of at most this, so one run keeps every core busy.
+constexpr std::size_t long_run_piece_bytes = std::size_t{1} << 20;
+// A blocked format's inner block: strips of this much destination amortise
+// each strip's set-up.
+constexpr dim_t block_strip_bytes = dim_t{64} << 10;
+// Streamed joined rows are staged in L1 this much at a time.
+constexpr std::ptrdiff_t joined_rows_stage_bytes = std::ptrdiff_t{4} << 10;
+
+// The source's contiguous dim, other than the innermost, or -1.
+int source_contiguous_dim(const copy_plan &plan) {
+    for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
+        if (plan.dims[d].src_stride == 1) return static_cast<int>(d);
+    return -1;
+}
+
+// Units of `unit_bytes` shared between threads when the move is large
+// enough and there are threads to share it.
+unit_split split_units(std::size_t units, std::size_t unit_bytes, const machine_facts &machine) {
+    unit_split s;
+    s.units = units;
+    s.unit_bytes = unit_bytes;
+    s.parallel = units * unit_bytes >= parallel_threshold_bytes && units > 1 && machine.threads > 1;
+    s.grain = std::max<std::size_t>(1, parallel_task_bytes / std::max<std::size_t>(1, unit_bytes));
+    return s;
+}
+
+// The dims of `plan` but the innermost and `skip`, in element strides times `e`.
+outer_dims outer_of(const copy_plan &plan, std::size_t skip, std::ptrdiff_t e) {
+    outer_dims outer;
+    for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
+        if (d != skip) outer.add(plan.dims[d], e);
+    return outer;
+}
+
+void plan_run_copy(movement_program &p, const copy_plan &plan, std::ptrdiff_t e, const isa_kernels &k,
+                   const machine_facts &machine) {
+    run_copy_program r;
+    r.copy = k.copy;
+    r.copy_runs = k.copy_runs;
+    const copy_dim &run = plan.dims.back();
+    r.run_bytes = static_cast<std::size_t>(run.size) * static_cast<std::size_t>(e);
+    std::vector<copy_dim> outer_order(plan.dims.begin(), plan.dims.end() - 1);
+    if (r.run_bytes < short_run_bytes)
+        std::stable_sort(outer_order.begin(), outer_order.end(),
+                         [](const copy_dim &a, const copy_dim &b) { return a.src_stride > b.src_stride; });
+    p.src_offset = plan.src_offset * e;
+    p.dst_offset = plan.dst_offset * e;
+    p.stream = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e) >= machine.copy_streaming_bytes;
+    r.short_runs = r.run_bytes < short_run_bytes && !outer_order.empty();
+    if (r.short_runs) {
+        const copy_dim along = outer_order.back();
+        outer_order.pop_back();
+        for (const copy_dim &d : outer_order) r.outer.add(d, e);
+        r.along_src = along.src_stride * e;
+        r.along_dst = along.dst_stride * e;
+        r.along_count = static_cast<std::size_t>(along.size);
+        r.per_unit = std::min(r.along_count, std::max<std::size_t>(1, parallel_task_bytes / r.run_bytes));
+        r.units_per_row = (r.along_count + r.per_unit - 1) / r.per_unit;
+        p.split = split_units(r.outer.volume * r.units_per_row, r.per_unit * r.run_bytes, machine);
+    } else {
+        for (const copy_dim &d : outer_order) r.outer.add(d, e);
+        r.piece = std::min(r.run_bytes, long_run_piece_bytes);
+        r.pieces = (r.run_bytes + r.piece - 1) / r.piece;
+        p.split = split_units(r.outer.volume * r.pieces, r.piece, machine);
+    }
+    p.detail = std::move(r);
+}
+
+void plan_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e, const isa_kernels &k,
+                    const machine_facts &machine) {
+    transpose_program t;
+    const auto k_dim = static_cast<std::size_t>(source_contiguous_dim(plan));
+    const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims.back();
+    const std::size_t size_class = element_size_class(static_cast<std::size_t>(e));
+    const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
+    p.stream = total >= machine.transpose_streaming_bytes;
+    // Streamed walks keep short runs per destination row; moves the caches
+    // hold take longer ones (row_reach).
+    t.reach = !p.stream ? in_cache : row_dim.dst_stride * e >= far_row_bytes ? far_rows : near_rows;
+    t.walk = k.walk[t.reach][size_class];
+    // Streamed transposes of exactly one tile's rows (ABcd16a16b, nChw16c)
+    // walk tile by tile where the level measured that faster.
+    if (p.stream && row_dim.size == tile_bytes / e && k.one_tile_rows_tile_by_tile) t.walk = tile_walk{1, 1};
+    // Moves the caches hold are read from them: prefetching only costs there.
+    t.walk.prefetch_ahead = t.walk.prefetch_ahead && p.stream;
+    t.tile = k.tile[size_class];
+    if (t.walk.wide > 1) {
+        t.wide = k.wide_tile[t.reach][size_class];
+        t.half_wide = k.half_wide_tile[t.reach][size_class];
+    }
+    t.partial = k.tile_partial[size_class];
+    t.copy = k.copy;
+    t.e = e;
+    t.t = tile_bytes / e;
+    t.rows = row_dim.size;
+    t.cols = col_dim.size;
+    t.src_pitch = col_dim.src_stride * e;
+    t.dst_pitch = row_dim.dst_stride * e;
+    t.outer = outer_of(plan, k_dim, e);
+    // Strips as the level walks: a fixed number of tiles, or the rows whose
+    // column block fits block_kib (at least a tile, at most every row).
+    t.strip_rows = t.walk.strip_tiles * t.t;
+    if (t.walk.strip_tiles == 0) {
+        const dim_t fit = (dim_t{t.walk.block_kib} << 10) / (t.walk.wide * t.t * e);
+        t.strip_rows = std::min(std::max(t.t, fit / t.t * t.t), (t.rows + t.t - 1) / t.t * t.t);
+    }
+    // A blocked format's inner block (nchw into nChw16c): destination rows
+    // of at most a line with nothing between them, one run per outer
+    // position, written by tall strips through the level's block-row
+    // kernel where it has one for that width.
+    const bool block_rows = t.dst_pitch == t.cols * e && t.cols <= t.t;
+    if (block_rows) {
+        const int kind = block_row_kind(static_cast<std::size_t>(t.dst_pitch));
+        if (kind >= 0) t.block_rows = k.block_rows[kind][size_class];
+        t.strip_rows = std::max<dim_t>(1, block_strip_bytes / t.dst_pitch / t.t) * t.t;
+    }
+    t.row_tiles = (t.rows + t.strip_rows - 1) / t.strip_rows;
+    const dim_t col_tiles = (t.cols + t.t - 1) / t.t;
+    // Strips are cut along the columns only when too few to share.
+    const std::size_t strips = t.outer.volume * static_cast<std::size_t>(t.row_tiles);
+    const std::size_t wanted = total < parallel_threshold_bytes ? 1 : 8 * static_cast<std::size_t>(machine.threads);
+    t.pieces = strips >= wanted ? 1
+                                : std::min<dim_t>(col_tiles, static_cast<dim_t>((wanted + strips - 1) / strips));
+    t.piece_cols = (col_tiles + t.pieces - 1) / t.pieces * t.t;
+    p.src_offset = plan.src_offset * e;
+    p.dst_offset = plan.dst_offset * e;
+    p.split = split_units(strips * static_cast<std::size_t>(t.pieces),
+                          static_cast<std::size_t>(t.piece_cols * t.strip_rows * e), machine);
+    p.detail = std::move(t);
+}
+
+void plan_row_groups(movement_program &p, const copy_plan &plan, std::ptrdiff_t e, const isa_kernels &k,
+                     const machine_facts &machine) {
+    row_groups_program g;
+    const std::size_t inner = plan.dims.size() - 1, k_dim = static_cast<std::size_t>(source_contiguous_dim(plan));
+    g.split = p.path == fast_path::split_rows;
+    // The R rows' dim, and the dim along them (the columns).
+    const copy_dim &rows = plan.dims[g.split ? k_dim : inner], &cols = plan.dims[g.split ? inner : k_dim];
+    const auto &table = g.split ? k.split_rows : k.join_rows;
+    const auto size_class = element_size_class(static_cast<std::size_t>(e));
+    g.inner_rows = composed_inner_rows(rows.size, static_cast<std::size_t>(e), !g.split);
+    if (g.inner_rows == 0) {
+        g.outer_kernel = table[rows.size][size_class];
+    } else {
+        g.outer_rows = rows.size / g.inner_rows;
+        g.outer_kernel = table[g.outer_rows][element_size_class(static_cast<std::size_t>(g.inner_rows * e))];
+        g.inner_kernel = table[g.inner_rows][size_class];
+    }
+    g.copy = k.copy;
+    g.e = e;
+    g.outer = outer_of(plan, k_dim, e);
+    g.pitch = (g.split ? rows.dst_stride : rows.src_stride) * e;
+    g.src_step = cols.src_stride * e;
+    g.dst_step = cols.dst_stride * e;
+    g.group_bytes = rows.size * e;
+    g.cols = cols.size;
+    g.piece_cols = std::max<dim_t>(1, static_cast<dim_t>(parallel_task_bytes) / g.group_bytes);
+    g.pieces = (g.cols + g.piece_cols - 1) / g.piece_cols;
+    // Joined rows write one run per piece: streamed through L1 when large.
+    // Split rows write R runs, which lost that way.
+    const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
+    p.stream = !g.split && total >= machine.transpose_streaming_bytes;
+    g.stream_cols = std::max<dim_t>(1, joined_rows_stage_bytes / g.group_bytes);
+    p.src_offset = plan.src_offset * e;
+    p.dst_offset = plan.dst_offset * e;
+    p.split = split_units(g.outer.volume * static_cast<std::size_t>(g.pieces),
+                          static_cast<std::size_t>(g.piece_cols * g.group_bytes), machine);
+    p.detail = std::move(g);
+}
+
+void plan_packed_transpose(movement_program &p, const copy_plan &plan, int bits, const isa_kernels &k,
+                           const machine_facts &machine) {
+    packed_transpose_program t;
+    const auto per_byte = static_cast<dim_t>(elements_per_byte(static_cast<std::size_t>(bits)));
+    const std::size_t inner = plan.dims.size() - 1, k_dim = static_cast<std::size_t>(source_contiguous_dim(plan));
+    const copy_dim &row_dim = plan.dims[k_dim], &col_dim = plan.dims[inner];
+    t.bits = bits;
+    t.kernels = &k;
+    // Byte strides: every stride but the two unit ones is a multiple of
+    // per_byte (checked by choose_packed_fast_path), so dividing is exact.
+    for (std::size_t d = 0; d < inner; ++d)
+        if (d != k_dim)
+            t.outer.add(copy_dim{plan.dims[d].size, plan.dims[d].src_stride / per_byte,
+                                 plan.dims[d].dst_stride / per_byte},
+                        1);
+    t.src_pitch = col_dim.src_stride / per_byte;
+    t.dst_pitch = row_dim.dst_stride / per_byte;
+    t.rows = row_dim.size;
+    t.cols = col_dim.size;
+    // A strip: the elements of 64 source bytes per source row, 128 for
+    // 4-bit (two byte tiles high).
+    t.strip_rows = per_byte * tile_bytes * (bits == 4 ? 2 : 1);
+    t.row_tiles = (t.rows + t.strip_rows - 1) / t.strip_rows;
+    const std::size_t strips = t.outer.volume * static_cast<std::size_t>(t.row_tiles);
+    const auto strip_bytes = static_cast<std::size_t>(t.strip_rows * t.cols / per_byte);
+    p.src_offset = plan.src_offset / per_byte;
+    p.dst_offset = plan.dst_offset / per_byte;
+    // 2-bit tiles keep ordinary stores (streamed they ran slower).
+    p.stream = bits == 4 && strips * strip_bytes >= machine.transpose_streaming_bytes;
+    p.split = split_units(strips, strip_bytes, machine);
+    p.detail = std::move(t);
+}
+
+void plan_element_walk(movement_program &p, const copy_plan &plan, std::size_t bits, bool strings) {
+    const element_walk_kind kind = element_walk_kind_of(bits, strings);
+    element_walk_program w;
+    w.walk = kind.walk;
+    w.per_byte = kind.per_byte;
+    const bool packed = kind.per_byte > 1;
+    // Transpose-like walks go tile by tile. For packed types only when the
+    // tiles' rows own their bytes: a tiled walk does not increase along the
+    // destination, so it could not be cut into tasks otherwise.
+    std::vector<copy_plan> parts;
+    if (plan.volume > kind.grain) {
+        parts = tiled_parts(plan, kind.tile);
+        if (!parts.empty() && packed && !rows_own_their_bytes(parts.front(), kind.per_byte)) parts.clear();
+    }
+    if (parts.empty()) parts.push_back(plan);
+    for (copy_plan &part : parts) {
+        element_walk_part piece;
+        // Packed destinations: tasks must not share a byte. Whole-byte rows
+        // allow a cut at any multiple of per_byte; an increasing walk
+        // allows byte-safe cuts; any other walk stays on one task.
+        const bool even_cuts = packed && rows_own_their_bytes(part, kind.per_byte);
+        piece.byte_safe_cuts = packed && !even_cuts && part.dst_increasing;
+        const bool one_task = part.volume <= kind.grain || (packed && !even_cuts && !piece.byte_safe_cuts);
+        if (!one_task) {
+            // Tasks of whole rows when rows are short; multiples of per_byte
+            // for packed types, as grain and (with even cuts) rows are.
+            const dim_t row = part.dims.back().size;
+            piece.chunk = row < kind.grain ? kind.grain / row * row : kind.grain;
+        }
+        piece.plan = std::move(part);
+        w.parts.push_back(std::move(piece));
+    }
+    p.detail = std::move(w);
+}
+
+std::string bytes_text(std::size_t bytes) {
+    if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0)
+        return std::to_string(bytes >> 20) + " MiB";
+    if (bytes >= (std::size_t{1} << 10) && bytes % (std::size_t{1} << 10) == 0)
+        return std::to_string(bytes >> 10) + " KiB";
+    return std::to_string(bytes) + " B";
+}
+
+std::string threads_text(const movement_program &p) {
+    if (!p.split.parallel) return "one thread";
+    return std::to_string(p.split.units) + " units of " + bytes_text(p.split.unit_bytes) + " over threads, " +
+           std::to_string(p.split.grain) + " a task";
+}
+
+} // namespace
+
+void outer_dims::add(const copy_dim &d, std::ptrdiff_t element_bytes) {
+    sizes.push_back(d.size);
+    src.push_back(d.src_stride * element_bytes);
+    dst.push_back(d.dst_stride * element_bytes);
+    volume *= static_cast<std::size_t>(d.size);
+}
+
+std::string_view to_string(fast_path p) {
+    switch (p) {
+    case fast_path::none: return "element walk";
+    case fast_path::run_copy: return "run copy";
+    case fast_path::transpose: return "tiled transpose";
+    case fast_path::split_rows: return "split rows";
+    case fast_path::join_rows: return "joined rows";
+    case fast_path::packed_transpose: return "tiled packed transpose";
+    case fast_path::grouped_transpose: return "grouped transpose";
+    }
+    return "element walk";
+}
+
+machine_facts current_machine() {
+    machine_facts m;
+    m.isa = active_cpu_isa();
+    m.threads = oneapi::tbb::this_task_arena::max_concurrency();
+    m.copy_streaming_bytes = streaming_threshold_bytes();
+    m.transpose_streaming_bytes = transpose_streaming_threshold_bytes();
+    return m;
+}
+
+fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
+    if (!has_element_size_class(element_bytes) || plan.volume == 0) return fast_path::none;
+    const copy_dim &inner = plan.dims.back();
+    if (inner.dst_stride != 1) return fast_path::none;
+    if (inner.src_stride == 1)
+        return grouped_transpose_pays(plan, element_bytes, inner.size, inner.size) ? fast_path::grouped_transpose
+                                                                                   : fast_path::run_copy;
+    const int k = source_contiguous_dim(plan);
+    if (k < 0) return fast_path::none;
+    const copy_dim &rows = plan.dims[static_cast<std::size_t>(k)];
+    if (has_row_groups(rows.size, element_bytes) && inner.src_stride == rows.size &&
+        inner.size >= min_split_columns)
+        return fast_path::split_rows;
+    // Groups of 16, 32 or 64 bytes that the transpose takes keep it: its
+    // block rows write them a register block at a time.
+    const std::size_t group_bytes = static_cast<std::size_t>(inner.size) * element_bytes;
+    const bool block_rows = inner.size >= min_transpose_side && block_row_kind(group_bytes) >= 0;
+    if (has_row_groups(inner.size, element_bytes, true) && rows.dst_stride == inner.size &&
+        rows.size >= min_split_columns && !block_rows)
+        return fast_path::join_rows;
+    if (grouped_transpose_pays(plan, element_bytes, rows.size, inner.size)) return fast_path::grouped_transpose;
+    if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;
+    return fast_path::transpose;
+}
+
+fast_path choose_packed_fast_path(const copy_plan &plan, std::size_t bits) {
+    if ((bits != 2 && bits != 4) || plan.volume == 0) return fast_path::none;
+    const auto per_byte = static_cast<dim_t>(elements_per_byte(bits));
+    if (whole_byte_plan(plan, per_byte)) return fast_path::run_copy;
+    const copy_dim &inner = plan.dims.back();
+    const int k = source_contiguous_dim(plan);
+    if (inner.dst_stride != 1 || k < 0 || plan.dims[static_cast<std::size_t>(k)].size < min_transpose_side ||
+        inner.size < min_transpose_side)
+        return fast_path::none;
+    // Every row of both tensors starts on a byte and holds whole bytes.
+    if (plan.src_offset % per_byte != 0 || plan.dst_offset % per_byte != 0 ||
+        plan.dims[static_cast<std::size_t>(k)].size % per_byte != 0 || inner.size % per_byte != 0)
+        return fast_path::none;
+    for (std::size_t d = 0; d < plan.dims.size(); ++d) {
+        if (static_cast<int>(d) != k && plan.dims[d].src_stride % per_byte != 0) return fast_path::none;
+        if (d + 1 != plan.dims.size() && plan.dims[d].dst_stride % per_byte != 0) return fast_path::none;
+    }
+    return fast_path::packed_transpose;
+}
+
+namespace {
+
+movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool strings, const machine_facts &machine) {
+    movement_program p;
+    p.element_bits = strings ? 0 : bits;
+    p.isa = machine.isa;
+    const isa_kernels &k = kernels_for(machine.isa);
+    if (!strings && bits < 8) {
+        p.path = choose_packed_fast_path(plan, bits);
+        if (p.path == fast_path::run_copy)
+            plan_run_copy(p, *whole_byte_plan(plan, static_cast<dim_t>(elements_per_byte(bits))), 1, k, machine);
+        else if (p.path == fast_path::packed_transpose)
+            plan_packed_transpose(p, plan, static_cast<int>(bits), k, machine);
+    } else if (!strings && bits % 8 == 0) {
+        p.path = choose_fast_path(plan, bits / 8);
+        const auto e = static_cast<std::ptrdiff_t>(bits / 8);
+        switch (p.path) {
+        case fast_path::run_copy: plan_run_copy(p, plan, e, k, machine); break;
+        case fast_path::transpose: plan_transpose(p, plan, e, k, machine); break;
+        case fast_path::split_rows:
+        case fast_path::join_rows: plan_row_groups(p, plan, e, k, machine); break;
+        case fast_path::grouped_transpose: {
+            // The grouped transpose's own plan, made here once; its streaming
+            // follows the machine's transpose threshold like the tiles'.
+            grouped_transpose_plan g =
+                *plan_grouped_transpose(plan, bits / 8, machine.isa, machine.transpose_streaming_bytes);
+            p.stream = g.stream;
+            p.detail = std::move(g);
+            break;
+        }
+        case fast_path::packed_transpose:
+        case fast_path::none: break;
+        }
+    }
+    if (p.path == fast_path::none) plan_element_walk(p, plan, bits, strings);
+    return p;
+}
+
+} // namespace
+
+movement_program plan_movement(const copy_plan &plan, std::size_t element_bits, const machine_facts &machine) {
+    return plan_elements(plan, element_bits, false, machine);
+}
+
+std::size_t movable_element_bits(data_type type) {
+    const std::size_t bits = element_bits(type);
+    if (bits == 0)
+        fail(rule::input_dtype_known,
+                    "strided copy needs a defined dtype, got " + std::string(to_string(type)));
+    return bits;
+}
+
+movement_program plan_movement(const copy_plan &plan, data_type type, const machine_facts &machine) {
+    return plan_elements(plan, movable_element_bits(type), type == data_type::string, machine);
+}
+
+std::string describe(const movement_program &p) {
+    std::string text(to_string(p.path));
+    const std::string stores = p.stream ? "streaming stores" : "ordinary stores";
+    if (const auto *r = std::get_if<run_copy_program>(&p.detail)) {
+        text += ": runs of " + bytes_text(r->run_bytes);
+        if (r->short_runs) text += ", " + std::to_string(r->per_unit) + " a call in the source's order";
+        else if (r->pieces > 1) text += " in " + std::to_string(r->pieces) + " pieces";
+    } else if (const auto *t = std::get_if<transpose_program>(&p.detail)) {
+        text += ": " + std::to_string(t->t) + "x" + std::to_string(t->t) + " tiles of " + std::to_string(t->e) + "-byte elements";
+        if (t->block_rows) text += ", block rows of " + bytes_text(static_cast<std::size_t>(t->dst_pitch));
+        else if (t->walk.wide > 1 && t->wide) text += ", " + std::to_string(t->walk.wide) + " side by side";
+        if (t->walk.strip_tiles == 0 && !t->block_rows) text += " in " + std::to_string(t->walk.block_kib) + " KiB column blocks";
+        if (t->walk.prefetch_ahead) text += " with prefetch";
+        text += ", strips of " + std::to_string(t->strip_rows) + " rows";
+        if (t->pieces > 1) text += " in " + std::to_string(t->pieces) + " pieces";
+    } else if (const auto *g = std::get_if<row_groups_program>(&p.detail)) {
+        text += ": groups of " + bytes_text(static_cast<std::size_t>(g->group_bytes));
+        if (g->inner_kernel) text += " (" + std::to_string(g->outer_rows) + " x " + std::to_string(g->inner_rows) + " rows composed)";
+    } else if (const auto *q = std::get_if<packed_transpose_program>(&p.detail)) {
+        text += ": " + std::to_string(q->bits) + "-bit elements, 64x64-byte tiles, strips of " +
+                std::to_string(q->strip_rows) + " rows";
+    } else if (const auto *g = std::get_if<grouped_transpose_plan>(&p.detail)) {
+        // Its tiles share threads by themselves (run_grouped_transpose).
+        text += ": tiles of " + std::to_string(g->tile) + " elements, runs of " + std::to_string(g->source_run) +
+                " from the source and " + std::to_string(g->destination_run) + " to the destination" +
+                (g->micro_lanes > 0 ? ", " + std::to_string(g->micro_lanes) + "x" + std::to_string(g->micro_lanes) +
+                                          " register blocks"
+                                    : std::string(", table gathers"));
+        return text + ", " + std::string(to_string(p.isa)) + ", " + std::to_string(g->tiles) + " tiles, " + stores;
+    } else if (const auto *w = std::get_if<element_walk_program>(&p.detail)) {
+        const std::size_t parts = w->parts.size();
+        const bool parallel = std::any_of(w->parts.begin(), w->parts.end(),
+                                          [](const element_walk_part &x) { return x.chunk > 0; });
+        text += parts > 1 ? ": " + std::to_string(parts) + " tiled parts" : std::string();
+        return text + (parallel ? ", chunks over threads" : ", one thread");
+    }
+    return text + ", " + std::string(to_string(p.isa)) + ", " + threads_text(p) + ", " + stores;
+}
+
+} // namespace reshaper::impl

@@ -1,0 +1,391 @@
+// The grouped transpose (kernels/grouped_transpose.hpp): which blocks the
+// planner takes for which copies, and its moves against the reference
+// (layout/reference.hpp, as the strided-copy tests) bit for bit: random
+// permutations of rank 12-24 tensors of 2s, 3s and 4s, every element size
+// (1, 2, 4, 8, 16 bytes), every SIMD level this CPU has, streamed and
+// not, split across threads and not, with offsets and padded dims.
+// Bytes the destination does not cover must come out untouched.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/logical_tensor.hpp"
+#include "kernels/copy_plan.hpp"
+#include "kernels/cpu_isa.hpp"
+#include "kernels/grouped_transpose.hpp"
+#include "kernels/movement_program.hpp"
+#include "layout/reference.hpp"
+#include "element_copy_reference.hpp"
+
+using namespace reshaper::impl;
+using reshaper::impl::testing::element_copy_reference;
+
+namespace {
+
+std::vector<cpu_isa> levels_here() {
+    std::vector<cpu_isa> levels;
+    for (cpu_isa l : {cpu_isa::scalar, cpu_isa::avx2, cpu_isa::avx512})
+        if (l <= detected_cpu_isa()) levels.push_back(l);
+    return levels;
+}
+
+// The grouped transpose's plan at `isa` (the detected level unless given),
+// streaming as the machine's threshold says (the suites lower it).
+std::optional<grouped_transpose_plan> grouped_plan(const copy_plan &plan, std::size_t e,
+                                                   cpu_isa isa = detected_cpu_isa()) {
+    return plan_grouped_transpose(plan, e, isa, transpose_streaming_threshold_bytes());
+}
+
+data_type type_of(std::size_t bytes) {
+    switch (bytes) {
+    case 1: return data_type::u8;
+    case 2: return data_type::bf16;
+    case 4: return data_type::f32;
+    case 8: return data_type::c64;
+    default: return data_type::c128;
+    }
+}
+
+// Strides of `dims` laid out in `order` (outermost first), dim k padded by
+// pad[k] elements; `extent` receives the elements the layout spans.
+dims_t strides_in_order(const dims_t &dims, const std::vector<std::size_t> &order, const dims_t &pad,
+                        dim_t &extent) {
+    dims_t strides(dims.size());
+    dim_t stride = 1;
+    for (std::size_t i = order.size(); i-- > 0;) {
+        strides[order[i]] = stride;
+        stride *= dims[order[i]] + pad[order[i]];
+    }
+    extent = stride;
+    return strides;
+}
+
+// numpy's ascontiguousarray(a.transpose(perm)) of a dense `dims`: the
+// output's dims, the source's strides over them and dense destination ones.
+struct permutation {
+    dims_t dims, src_strides, dst_strides;
+};
+permutation numpy_permutation(const dims_t &dims, const std::vector<std::size_t> &perm) {
+    dim_t unused = 0;
+    std::vector<std::size_t> identity(dims.size());
+    std::iota(identity.begin(), identity.end(), 0);
+    const dims_t dense = strides_in_order(dims, identity, dims_t(dims.size(), 0), unused);
+    permutation p;
+    for (std::size_t k : perm) {
+        p.dims.push_back(dims[k]);
+        p.src_strides.push_back(dense[k]);
+    }
+    std::vector<std::size_t> out_identity(p.dims.size());
+    std::iota(out_identity.begin(), out_identity.end(), 0);
+    p.dst_strides = strides_in_order(p.dims, out_identity, dims_t(p.dims.size(), 0), unused);
+    return p;
+}
+
+logical_tensor descriptor(data_type t, const dims_t &dims, const dims_t &strides) {
+    logical_tensor lt;
+    lt.dtype = t;
+    lt.shape = dims;
+    lt.strides = strides;
+    return lt;
+}
+
+// Moves dims from src_strides (+src_offset) to dst_strides (+dst_offset)
+// through the grouped transpose at `isa`, and through the reference into
+// an equal buffer; every byte of both destination buffers must agree.
+void expect_grouped_matches_reference(std::size_t e, const dims_t &dims, const dims_t &src_strides, dim_t src_offset,
+                                      dim_t src_elements, const dims_t &dst_strides, dim_t dst_offset,
+                                      dim_t dst_elements, cpu_isa isa, std::mt19937 &rng, const std::string &what) {
+    const data_type t = type_of(e);
+    std::vector<std::uint8_t> src(static_cast<std::size_t>(src_elements) * e);
+    std::vector<std::uint8_t> dst(static_cast<std::size_t>(dst_elements) * e);
+    for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+    for (auto &b : dst) b = static_cast<std::uint8_t>(rng());
+    std::vector<std::uint8_t> expected = dst;
+    if (dims.size() <= 12) {
+        reference_reshape(descriptor(t, dims, src_strides), src.data(), src_offset, descriptor(t, dims, dst_strides),
+                          expected.data(), dst_offset);
+    } else {
+        element_copy_reference(dims, e, src.data(), src_strides, src_offset, expected.data(), dst_strides, dst_offset);
+    }
+    const copy_plan plan = make_copy_plan(dims, src_strides, src_offset, dst_strides, dst_offset);
+    const std::optional<grouped_transpose_plan> g = grouped_plan(plan, e, isa);
+    ASSERT_TRUE(g.has_value()) << what;
+    run_grouped_transpose(*g, src.data(), dst.data());
+    const auto wrong = std::mismatch(dst.begin(), dst.end(), expected.begin());
+    EXPECT_TRUE(wrong.first == dst.end()) << what << ", " << e << "-byte elements, " << to_string(isa)
+                                          << ": first wrong byte at " << (wrong.first - dst.begin()) << " of "
+                                          << dst.size();
+}
+
+// A random rank-`rank` shape of dims in [lo, hi] whose volume stays at or
+// under `max_volume`: dims from the front become 1 until it does (a rank-24
+// tensor of 2s is 16M elements; the plan drops dims of 1, so the copies
+// keep 13-15 dims of 2-4 for the kernel, their rank for the callers).
+dims_t random_dims(std::size_t rank, dim_t lo, dim_t hi, dim_t max_volume, std::mt19937 &rng) {
+    dims_t dims(rank);
+    for (auto &d : dims) d = lo + static_cast<dim_t>(rng() % static_cast<unsigned>(hi - lo + 1));
+    for (std::size_t k = 0; k < rank && std::accumulate(dims.begin(), dims.end(), dim_t{1}, std::multiplies<>()) > max_volume; ++k)
+        dims[k] = 1;
+    return dims;
+}
+
+std::string text(const dims_t &dims, const std::vector<std::size_t> &perm) {
+    std::string s = "dims " + dims_to_string(dims) + " perm [";
+    for (std::size_t k = 0; k < perm.size(); ++k) {
+        if (k > 0) s += ',';
+        s += std::to_string(perm[k]);
+    }
+    return s + "]";
+}
+
+} // namespace
+
+// Streams from 256 KiB here (transposes from half of it), so that test-
+// sized moves take both the streamed and the cached stores.
+class grouped_transpose : public ::testing::Test {
+protected:
+    void SetUp() override { override_streaming_threshold_for_testing(std::size_t{256} << 10); }
+    void TearDown() override { override_streaming_threshold_for_testing(std::nullopt); }
+};
+
+// A hand-made copy whose blocks are plain to see: four dims of 4, the
+// source dense in the order (1, 3, 0, 2) from the inside out, the
+// destination in the order (3, 2, 1, 0); no two neighbours coalesce. For
+// The level's kernels are chosen with the plan, not at each run: the
+// portable gather at the scalar level, which has no micro kernel; at AVX2
+// its own gather and, for micro blocks, its micro kernel.
+TEST_F(grouped_transpose, planner_chooses_the_levels_kernels) {
+    const dims_t dims{4, 4, 4, 4};
+    const copy_plan plan = make_copy_plan(dims, {16, 1, 64, 4}, 0, {64, 16, 4, 1}, 0);
+    const auto scalar = grouped_plan(plan, 4, cpu_isa::scalar);
+    ASSERT_TRUE(scalar.has_value());
+    EXPECT_EQ(scalar->isa, cpu_isa::scalar);
+    EXPECT_EQ(scalar->gather_kernel, grouped_gather_kernel(cpu_isa::scalar, 2));
+    EXPECT_NE(scalar->gather_kernel, nullptr);
+    EXPECT_EQ(scalar->micro_kernel, nullptr);
+    if (detected_cpu_isa() < cpu_isa::avx2) GTEST_SKIP() << "no AVX2 here";
+    const auto avx2 = grouped_plan(plan, 4, cpu_isa::avx2);
+    ASSERT_TRUE(avx2.has_value());
+    ASSERT_GT(avx2->micro_lanes, 0);
+    EXPECT_EQ(avx2->gather_kernel, grouped_gather_kernel(cpu_isa::avx2, 2));
+    EXPECT_NE(avx2->gather_kernel, scalar->gather_kernel);
+    EXPECT_EQ(avx2->micro_kernel, grouped_micro_kernel(cpu_isa::avx2, 2, avx2->micro_lanes));
+    EXPECT_NE(avx2->micro_kernel, nullptr);
+}
+
+// f32 the blocks grow to a line (16 elements) each: the destination's
+// dims 3 and 2, the source's 1 and 3 (dim 3 in both); then the
+// destination's run to 256 bytes by dim 1 (in the source block: the tile
+// stays 64 elements) and the source's by dim 0 (the tile: 256), and no
+// further (1 KiB runs exceed the 512- and 256-byte caps).
+TEST_F(grouped_transpose, planner_groups_small_dims_into_line_sized_blocks) {
+    const dims_t dims{4, 4, 4, 4};
+    const dims_t src{16, 1, 64, 4}, dst{64, 16, 4, 1};
+    const copy_plan plan = make_copy_plan(dims, src, 0, dst, 0);
+    ASSERT_EQ(plan.dims.size(), 4u); // nothing coalesces: plan dim k is dim k (destination order)
+    const auto g = grouped_plan(plan, 4);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->destination_block, (std::vector<std::size_t>{3, 2, 1}));
+    EXPECT_EQ(g->source_block, (std::vector<std::size_t>{1, 3, 0}));
+    EXPECT_EQ(g->destination_run, 64);
+    EXPECT_EQ(g->source_run, 64);
+    EXPECT_EQ(g->tile, 256);
+    EXPECT_EQ(g->tiles, 1u);
+    // Four source runs (dim 2's values, source stride 64 elements) and
+    // four destination runs (dim 0's values, destination stride 64).
+    EXPECT_EQ(g->source_run_offset, (std::vector<std::ptrdiff_t>{0, 256, 512, 768}));
+    EXPECT_EQ(g->destination_run_offset, (std::vector<std::ptrdiff_t>{0, 256, 512, 768}));
+    // Destination element j = (i1, i2, i3) over dims 1, 2, 3 (destination
+    // strides 16, 4, 1) comes from buffer element (source-run offset i1 +
+    // 4 * i3) + 64 * i2 (its row: dim 2 is outside the source block).
+    ASSERT_EQ(g->gather.size(), 64u);
+    for (int j = 0; j < 64; ++j) {
+        const int i1 = j / 16, i2 = j / 4 % 4, i3 = j % 4;
+        EXPECT_EQ(g->gather[static_cast<std::size_t>(j)], i1 + 4 * i3 + 64 * i2) << j;
+    }
+    // Run i0 (dim 0, outside the destination block) starts at buffer
+    // element i0 * 16, its source stride.
+    EXPECT_EQ(g->destination_run_base, (std::vector<std::int32_t>{0, 16, 32, 48}));
+    // Micro blocks of 4 x 4, not 8 x 8: the first 8 source elements (dim
+    // 1, half of dim 3) and the first 8 destination ones (dim 3, half of
+    // dim 2) share dim 3; the first 4 (dim 1; dim 3) do not.
+    EXPECT_EQ(g->micro_lanes, 4);
+    EXPECT_EQ(g->micro_load, (std::vector<std::ptrdiff_t>{0, 4 * 4, 8 * 4, 12 * 4})); // dim 3's source stride 4
+    EXPECT_EQ(g->micro_store, (std::vector<std::ptrdiff_t>{0, 16 * 4, 32 * 4, 48 * 4})); // dim 1's destination stride 16
+
+    // 1-byte elements need 64 of them per block: dims 3, 2, 1 and 1, 3,
+    // 0, then the last dim on each side (runs of 256 bytes; the tile is
+    // every element already).
+    const auto bytes = grouped_plan(plan, 1);
+    ASSERT_TRUE(bytes.has_value());
+    EXPECT_EQ(bytes->destination_block, (std::vector<std::size_t>{3, 2, 1, 0}));
+    EXPECT_EQ(bytes->source_block, (std::vector<std::size_t>{1, 3, 0, 2}));
+    EXPECT_EQ(bytes->tile, 256);
+    // 16-byte elements: a line is 4 of them, so one dim each, then runs to
+    // 256 bytes (16 elements) on both sides: dims 3, 2 and 1, 3.
+    const auto wide = grouped_plan(plan, 16);
+    ASSERT_TRUE(wide.has_value());
+    EXPECT_EQ(wide->destination_block, (std::vector<std::size_t>{3, 2}));
+    EXPECT_EQ(wide->source_block, (std::vector<std::size_t>{1, 3}));
+    EXPECT_EQ(wide->tile, 64);
+    EXPECT_EQ(wide->tiles, 4u);
+    EXPECT_EQ(wide->outer_sizes, (dims_t{4}));
+}
+
+// Dims outside both blocks are walked outside the tile, the smallest
+// source stride innermost; a padded dim ends a block.
+TEST_F(grouped_transpose, planner_walks_the_other_dims_in_source_order) {
+    // Seven dims of 4; the source dense (dim 6 innermost), the destination
+    // in the reverse order (dim 0 innermost) with dim 1 padded by one.
+    const dims_t dims(7, 4);
+    dim_t src_extent = 0, dst_extent = 0;
+    const dims_t src = strides_in_order(dims, {0, 1, 2, 3, 4, 5, 6}, dims_t(7, 0), src_extent);
+    const dims_t dst = strides_in_order(dims, {6, 5, 4, 3, 2, 1, 0}, {0, 1, 0, 0, 0, 0, 0}, dst_extent);
+    const copy_plan plan = make_copy_plan(dims, src, 0, dst, 0);
+    const auto g = grouped_plan(plan, 4);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->destination_run, 16); // dims 0 and 1: dim 2's stride is 20, not 16
+    EXPECT_EQ(g->source_run, 64);      // dims 6, 5, 4: 256 bytes
+    EXPECT_EQ(g->tile, 1024);
+    // Dims 2 and 3 outside, dim 3 (source stride 64 elements) innermost.
+    EXPECT_EQ(g->outer_sizes, (dims_t{4, 4}));
+    EXPECT_EQ(g->outer_src_stride, (std::vector<std::ptrdiff_t>{256 * 4, 64 * 4})); // bytes
+    EXPECT_EQ(g->tiles, 16u);
+    // Micro blocks of 8 x 8: the first 8 source elements are dim 6 and
+    // half of dim 5, the first 8 destination ones dim 0 and half of dim 1.
+    EXPECT_EQ(g->micro_lanes, 8);
+    EXPECT_EQ(g->micro_load, (std::vector<std::ptrdiff_t>{0, 4096 * 4, 8192 * 4, 12288 * 4, 1024 * 4, 5120 * 4,
+                                                          9216 * 4, 13312 * 4}));
+    EXPECT_EQ(g->micro_block_source.size(), 1024u / 64);
+    std::mt19937 rng(3);
+    for (cpu_isa isa : levels_here())
+        expect_grouped_matches_reference(4, dims, src, 0, src_extent, dst, 0, dst_extent, isa, rng, "padded dim 1");
+}
+
+// Which fast path takes which copy: high-rank permutations of small dims
+// go grouped; wide transposes keep their tiles, small moves the walk.
+TEST_F(grouped_transpose, fast_path_choice_takes_it_for_small_dims_only) {
+    auto path = [](const dims_t &dims, const std::vector<std::size_t> &perm, std::size_t e) {
+        const permutation p = numpy_permutation(dims, perm);
+        return choose_fast_path(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), e);
+    };
+    const std::vector<std::size_t> rank12{7, 11, 0, 8, 5, 6, 3, 10, 4, 1, 9, 2};
+    EXPECT_EQ(path(dims_t(12, 4), rank12, 4), fast_path::grouped_transpose);
+    EXPECT_EQ(path(dims_t(12, 2), rank12, 2), fast_path::grouped_transpose);
+    EXPECT_EQ(path(dims_t(12, 3), rank12, 8), fast_path::grouped_transpose);
+    EXPECT_EQ(path({256, 256}, {1, 0}, 4), fast_path::transpose);
+    EXPECT_EQ(path({8, 64, 64}, {0, 2, 1}, 4), fast_path::transpose);
+    EXPECT_EQ(path({2, 2, 2, 2}, {3, 2, 1, 0}, 4), fast_path::none); // 64 bytes: the walk
+    EXPECT_EQ(path(dims_t(12, 4), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 4), fast_path::run_copy);
+    // The innermost dim kept in place: contiguous runs on both sides, but
+    // of 4 elements (bf16: 8 bytes; the run copy moved them at 0.05x a
+    // streaming copy). Runs of a line or more stay with the run copy.
+    EXPECT_EQ(path(dims_t(12, 4), {7, 10, 0, 8, 5, 6, 3, 9, 4, 1, 2, 11}, 2), fast_path::grouped_transpose);
+    EXPECT_EQ(path({64, 64, 32}, {1, 0, 2}, 2), fast_path::run_copy);
+}
+
+// Random permutations of rank 12-24 tensors of dims 2-4 (numpy's
+// transpose of a dense tensor), every element size, every level.
+TEST_F(grouped_transpose, random_high_rank_permutations_match_the_reference) {
+    std::mt19937 rng(27);
+    int grouped = 0, micro = 0;
+    for (int trial = 0; trial < 48; ++trial) {
+        const std::size_t rank = 12 + rng() % 13;
+        const std::size_t e = std::size_t{1} << (trial % 5);
+        const dim_t lo = trial % 3 == 0 ? 3 : 2, hi = trial % 4 == 0 ? 2 : 4;
+        const dims_t dims = random_dims(rank, std::min(lo, hi), hi, dim_t{1} << 15, rng);
+        std::vector<std::size_t> perm(rank);
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        const permutation p = numpy_permutation(dims, perm);
+        const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+        const auto g = grouped_plan(plan, e);
+        if (!g) continue;
+        ++grouped;
+        micro += g->micro_lanes > 0 ? 1 : 0;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0, plan.volume,
+                                             isa, rng, text(dims, perm));
+    }
+    EXPECT_GE(grouped, 40); // the planner takes nearly all of them
+    EXPECT_GE(micro, 4);    // some take micro blocks (2-, 4- and 8-byte elements, no dims of 3 inside)
+}
+
+// Dims of 2 and 4 only, 2-, 4- and 8-byte elements: the micro blocks
+// (8 x 8, 4 x 4 for 8 bytes), staged and streamed or stored directly.
+TEST_F(grouped_transpose, micro_blocks_match_the_reference) {
+    std::mt19937 rng(30);
+    int micro = 0;
+    for (int trial = 0; trial < 24; ++trial) {
+        const std::size_t rank = 12 + rng() % 13;
+        const std::size_t e = std::size_t{2} << (trial % 3);
+        dims_t dims = random_dims(rank, 2, 4, dim_t{1} << 16, rng);
+        for (auto &d : dims) d = d == 3 ? 2 : d;
+        std::vector<std::size_t> perm(rank);
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        const permutation p = numpy_permutation(dims, perm);
+        const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+        const auto g = grouped_plan(plan, e);
+        if (!g || g->micro_lanes == 0) continue;
+        ++micro;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0, plan.volume,
+                                             isa, rng, text(dims, perm));
+    }
+    EXPECT_GE(micro, 12);
+}
+
+// Offsets, padded dims (gaps the move must leave alone) and guards around
+// the destination, on both sides, for every element size.
+TEST_F(grouped_transpose, offsets_and_padded_layouts_leave_other_bytes_alone) {
+    std::mt19937 rng(28);
+    for (int trial = 0; trial < 20; ++trial) {
+        const std::size_t rank = 12 + rng() % 5;
+        const std::size_t e = std::size_t{1} << (trial % 5);
+        const dims_t dims = random_dims(rank, 2, 3, dim_t{1} << 13, rng);
+        std::vector<std::size_t> src_order(rank), dst_order(rank);
+        std::iota(src_order.begin(), src_order.end(), 0);
+        std::iota(dst_order.begin(), dst_order.end(), 0);
+        std::shuffle(src_order.begin(), src_order.end(), rng);
+        std::shuffle(dst_order.begin(), dst_order.end(), rng);
+        dims_t src_pad(rank, 0), dst_pad(rank, 0);
+        src_pad[rng() % rank] = 1;
+        dst_pad[rng() % rank] = 1;
+        dim_t src_extent = 0, dst_extent = 0;
+        const dims_t ss = strides_in_order(dims, src_order, src_pad, src_extent);
+        const dims_t ds = strides_in_order(dims, dst_order, dst_pad, dst_extent);
+        const dim_t so = static_cast<dim_t>(rng() % 7), dof = static_cast<dim_t>(rng() % 7);
+        const copy_plan plan = make_copy_plan(dims, ss, so, ds, dof);
+        if (!grouped_plan(plan, e)) continue;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(e, dims, ss, so, src_extent + so + 3, ds, dof, dst_extent + dof + 5, isa,
+                                             rng, "padded trial " + std::to_string(trial));
+    }
+}
+
+// Large enough to split across threads (tasks of whole tiles) and to
+// stream: 2^19 elements of f32 and bf16 (2 and 1 MiB), every level.
+TEST_F(grouped_transpose, large_moves_split_across_threads_and_stream) {
+    std::mt19937 rng(29);
+    const dims_t dims(19, 2);
+    std::vector<std::size_t> perm(dims.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const permutation p = numpy_permutation(dims, perm);
+    const dim_t volume = dim_t{1} << 19;
+    for (std::size_t e : {2, 4}) {
+        const auto g = grouped_plan(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), e);
+        ASSERT_TRUE(g.has_value());
+        EXPECT_TRUE(g->stream);
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, volume, p.dst_strides, 0, volume, isa, rng,
+                                             text(dims, perm));
+    }
+}
