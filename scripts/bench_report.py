@@ -206,6 +206,37 @@ Measured by hand while tuning (not by `scripts/bench.sh`), kept as written; each
 - **The grouped transpose's prefetch** (`run_grouped_transpose`, `kernels/fast_path_grouped_transpose.cpp`). The next tile's source lines are prefetched while this tile's destination runs are written, a share per slice of units, so that its reads come from the cache: 64 runs of 4 lines each from as many pages, read on demand, took as long as the whole streaming copy. Measured with micro blocks (high_rank_bench, f32, one thread, thread CPU time, 2 interleaved rounds against the streaming copy, Zen 3 EPYC at avx2): rank 22 of 2s 0.28-0.35x without the prefetch, 0.52-0.53x into L1, 0.52-0.54x into L2; rank 12 of 4s 0.35-0.37x without, 0.50-0.52x into either. Tiles of 8 or 32 KiB instead of 16 measured within those rounds' spread (0.43-0.57x).
 """
 
+# Measured by hand (benchmarks/model_chains_bench.py), kept as written.
+REAL_MODEL_CHAINS_SECTION = """## Real-model chains from Python
+
+Measured by hand on 2026-11-27 (not by `scripts/bench.sh`) with `benchmarks/model_chains_bench.py` (under 2 minutes: 30 s to record, cached in build/ for reruns, then the timing), on the Zen 3 EPYC (2 cores, kernels at avx2, L3 32 MiB) at real-time priority (chrt -f 10) while other developers' builds ran (load average 4-10: absolute times are well above an idle machine's, and a chain's ratio moved by up to 0.5 between the four runs of that hour; the counts and medians moved less). The chains are those reshaper.torch finds in torchvision's swin_t, convnext_tiny, vit_b_16, maxvit_t and shufflenet_v2_x1_0 (`weights=None`, 3x224x224, batch 1 and 8): 1996 chains, none left to PyTorch, 1538 of them aliases (views; all of convnext_tiny's, whose permutes feed ops that read strided input, and of vit_b_16's, whose attention runs fused in `_native_multi_head_attention` under no_grad, so its head splits and merges are no chains), 458 that move data, 104 distinct movements (all f32, 784 B to 9.6 MB of output). Per distinct movement, from Python, medians of 15 interleaved rounds in one process: reshaper's native execute into an output allocated once, against the chain's own ATen calls + `.contiguous()` at 1 and 2 threads (the faster counts; 2 threads won on 31) and numpy's `ascontiguousarray` of the chain's last view of its input (98 chains, where that is reshaper's output bit for bit); "with the read" follows each move with a sum over its output.
+
+| model | batch | distinct movements (occurrences) | faster than PyTorch | median reshaper / PyTorch | with the read: faster | median | faster than numpy | median reshaper / numpy |
+|---|---|---|---|---|---|---|---|---|
+| swin_t | 1 | 29 (79) | 29 | 0.47 | 29 | 0.56 | 20 of 29 | 0.87 |
+| swin_t | 8 | 32 (85) | 28 | 0.73 | 28 | 0.76 | 26 of 32 | 0.78 |
+| maxvit_t | 1 | 23 (125) | 20 | 0.44 | 21 | 0.46 | 13 of 20 | 0.77 |
+| maxvit_t | 8 | 25 (137) | 18 | 0.62 | 20 | 0.66 | 15 of 22 | 0.70 |
+| shufflenet_v2_x1_0 | 1 | 3 (16) | 3 | 0.18 | 3 | 0.31 | 3 of 3 | 0.85 |
+| shufflenet_v2_x1_0 | 8 | 3 (16) | 3 | 0.68 | 3 | 0.72 | 2 of 3 | 0.88 |
+
+Over all 104: reshaper is faster than PyTorch on 90 (386 of the 458 occurrences), 93 with the read, and more than 1.2x slower on 9; median reshaper / PyTorch 0.58 (with the read 0.65); faster than numpy on 68 of 98, median 0.85 (with the read 0.94). Below 1 MiB of output 49 of 52 are faster (median 0.37); from 1 to 16 MiB 41 of 52 (median 0.75), and 7 of the 9 more than 1.2x slower lie there. The three runs before (the same chains, rows split by steps: 111) had 96, 98 and 96 of 111 faster, median 0.62 each time. The worst of the last run, in us, with the ratio's range over the four runs:
+
+| chain (model, batch, occurrences) | reshaper's plan | MB | reshaper | PyTorch | numpy | reshaper / PyTorch (4 runs) | with the read | reshaper / numpy (4 runs) |
+|---|---|---|---|---|---|---|---|---|
+| head split, [8,64,49,64] strides (602112,9408,192,1) -> [1024,49,32] (maxvit_t, 8, x8) | run copy, 128-byte runs | 6.4 | 3101 | 1452 (2 threads) | 1759 | 2.14 (0.94-2.14) | 1.14 | 1.76 (1.18-1.76) |
+| grid -> window, [8,16,49,128] -> the same, strides (100352,128,2048,1) (maxvit_t, 8, x2) | 2 tiled transposes via a dense temporary | 3.2 | 3933 | 2319 (2 threads) | n/a | 1.70 (1.25-1.70) | 1.43 | n/a |
+| window partition, [1,64,56,56] -> [1,64,49,64] (maxvit_t, 1, x2) | tiled transpose [8,8,7,7,64] | 0.8 | 450 | 281 | 179 | 1.60 (1.35-1.60) | 1.19 | 2.51 (2.46-2.89) |
+| window partition, [8,128,28,28] -> [8,16,49,128] (maxvit_t, 8, x2) | tiled transpose | 3.2 | 1356 | 953 (2 threads) | 878 | 1.42 (0.90-1.42) | 1.08 | 1.55 (1.32-1.59) |
+| window partition, [8,64,56,56] -> [8,64,49,64] (maxvit_t, 8, x2) | tiled transpose | 6.4 | 2734 | 2081 (2 threads) | 2380 | 1.31 (0.76-1.42) | 0.88 | 1.15 (1.09-1.25) |
+| window partition, [8,256,14,14] -> [8,4,49,256] (maxvit_t, 8, x5) | tiled transpose [8,2,2,7,7,256] | 1.6 | 749 | 602 | 269 | 1.24 (0.89-1.55) | 1.39 | 2.78 (1.76-2.81) |
+| window partition, [1,128,28,28] -> [1,16,49,128] (maxvit_t, 1, x2) | tiled transpose | 0.4 | 228 | 184 | 96 | 1.23 (1.11-1.45) | 1.01 | 2.38 (1.94-2.38) |
+| qkv head slice, [32,12,49,32] strides (56448,32,1152,1) -> [384,49,32] (swin_t, 8, x6) | run copy, 128-byte runs | 2.4 | 376 | 306 | 247 | 1.23 (0.95-1.23) | 1.08 | 1.52 (0.79-1.52) |
+| window partition, [8,28,28,192] -> [128,49,192] (swin_t, 8, x1) | run copy | 4.8 | 554 | 456 (2 threads) | 489 | 1.21 (0.76-1.21) | 0.88 | 1.13 (0.69-1.13) |
+
+So maxvit_t's window partitions ([N,C,H,W] -> [N,windows,49,C]: tiled transposes whose source runs are 7 floats, 28 bytes, long) are reshaper's steadiest loss, to numpy above all: those of 0.4-1.6 MB took 1.8-2.9x numpy's time in every run, those of 3.2-6.4 MB 1.1-1.6x; then the strided copies of attention heads (runs of 32 floats, 192-1152 floats apart), and the one chain reshaper lowers to two transposes through a temporary.
+"""
+
 # Measured by hand (benchmarks/llc_stream_bench, benchmarks/llc_chain_bench.py), kept as written.
 STREAMING_LLC_SECTION = """## Streaming stores and the last-level cache
 
@@ -426,6 +457,8 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
         "`src/backend/mover_choice.hpp` encodes when the kernel is chosen over oneDNN's reorder." + PROFILE_NOTE)
     add("")
     lines.extend(STREAMING_LLC_SECTION.rstrip("\n").split("\n"))
+    lines.append("")
+    lines.extend(REAL_MODEL_CHAINS_SECTION.rstrip("\n").split("\n"))
     lines.append("")
     lines.extend(KERNEL_TUNING_SECTION.rstrip("\n").split("\n"))
     with open(path, "w") as f:

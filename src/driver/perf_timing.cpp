@@ -31,7 +31,7 @@ std::size_t runs_per_sample(double one_run_ns) {
     return std::min(max_runs_per_sample, static_cast<std::size_t>(runs));
 }
 
-std::vector<timed> time_in_turn(int samples, const std::vector<std::function<void()>> &runs) {
+std::vector<timed> time_in_turn(int samples, const std::vector<std::function<void()>> &runs, sample_start start) {
     std::vector<timed> out(runs.size());
     // Warm-up: two runs of each in turn, then one timed alone (the least of
     // three) to size its batch.
@@ -44,8 +44,10 @@ std::vector<timed> time_in_turn(int samples, const std::vector<std::function<voi
     }
     std::vector<std::vector<double>> per_run(runs.size());
     for (int s = 0; s < std::max(samples, 1); ++s)
-        for (std::size_t k = 0; k < runs.size(); ++k)
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+            if (start == sample_start::in_cache) runs[k]();
             per_run[k].push_back(elapsed_ns(runs[k], out[k].batch) / static_cast<double>(out[k].batch));
+        }
     for (std::size_t k = 0; k < runs.size(); ++k) out[k].ms = median(std::move(per_run[k])) / 1e6;
     return out;
 }

@@ -26,10 +26,19 @@ struct timed {
     std::size_t batch = 1;  // runs per timed sample
 };
 
+// Whether each timed sample is preceded by an untimed run of the same.
+// Runs in turn disturb each other's caches: a streaming copy timed before
+// an execute evicts the lines the execute writes, so a move the caches
+// would hold starts cold, while the memcpy after it finds them warm.
+// With `in_cache`, each run is timed in the cache state its own previous
+// run leaves, as in a loop of it alone.
+enum class sample_start { as_left, in_cache };
+
 // `runs` timed in turn, sample by sample (so that a noisy neighbour slows
 // them all alike), `samples` samples each, after a warm-up that also
 // measures one run of each to size its batch (runs_per_sample). Returns
 // each one's median time per run.
-std::vector<timed> time_in_turn(int samples, const std::vector<std::function<void()>> &runs);
+std::vector<timed> time_in_turn(int samples, const std::vector<std::function<void()>> &runs,
+                                sample_start start = sample_start::as_left);
 
 } // namespace reshaper::driver

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "driver/perf_timing.hpp"
 
@@ -39,6 +41,31 @@ TEST(DriverPerfTiming, EverySampleRunsItsBatchAndReportsPerRun) {
     // Per run: a sleeping run takes at least its sleep, also when batched.
     EXPECT_GE(t[1].ms, 2 * batch_below_ns / 1e6);
     EXPECT_GE(t[0].ms, 0.0);
+}
+
+// In the cache state a run leaves itself: each sample follows an untimed
+// run of the same, so the sequence is a a-batch b b-batch ..., never a
+// timed run straight after another one.
+TEST(DriverPerfTiming, InCacheSamplesFollowARunOfTheirOwn) {
+    std::vector<char> order;
+    constexpr int samples = 2;
+    const std::vector<timed> t = time_in_turn(
+        samples,
+        {[&] {
+             order.push_back('a');
+             std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<long>(2 * batch_below_ns)));
+         },
+         [&] {
+             order.push_back('b');
+             std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<long>(2 * batch_below_ns)));
+         }},
+        sample_start::in_cache);
+    ASSERT_EQ(t.size(), 2u);
+    ASSERT_EQ(t[0].batch, 1u);
+    ASSERT_EQ(t[1].batch, 1u);
+    // Warm-up a b a b, sizing a a a b b b, then per sample a a b b.
+    const std::string expected = std::string("ababaaabbb") + "aabb" + "aabb";
+    EXPECT_EQ(std::string(order.begin(), order.end()), expected);
 }
 
 } // namespace

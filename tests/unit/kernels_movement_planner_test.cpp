@@ -106,9 +106,8 @@ TEST(movement_planner, nhwc_as_nchw_is_a_tiled_transpose_with_the_levels_walk) {
     EXPECT_GT(streamed.split.units, 1u);
 
     // Rows under a page apart take the near-rows walk.
-    const auto &near = std::get<transpose_program>(
-        plan_movement(nhwc_as_nchw(256, 256, 256), data_type::f32, m).detail);
-    EXPECT_EQ(near.reach, near_rows);
+    const movement_program near = plan_movement(nhwc_as_nchw(256, 256, 256), data_type::f32, m);
+    EXPECT_EQ(std::get<transpose_program>(near.detail).reach, near_rows);
 
     // Other element sizes: tiles of 64 bytes a side.
     for (data_type type : {data_type::s8, data_type::bf16, data_type::f64, data_type::c128}) {
@@ -123,11 +122,13 @@ TEST(movement_planner, too_few_strips_are_cut_into_column_pieces_only_when_large
     const machine_facts m = machine(2);
     // [1, 16, 1 << 15] f32, 2 MiB: one strip of 16 rows; cut into pieces so
     // that the threads share it.
-    const auto &wide = std::get<transpose_program>(plan_movement(nhwc_as_nchw(1, 16, 1 << 15), data_type::f32, m).detail);
+    const movement_program wide_program = plan_movement(nhwc_as_nchw(1, 16, 1 << 15), data_type::f32, m);
+    const auto &wide = std::get<transpose_program>(wide_program.detail);
     EXPECT_GT(wide.pieces, 1);
     EXPECT_EQ(wide.piece_cols % wide.t, 0);
     // [1, 16, 1024], 64 KiB: under the parallel threshold, one piece.
-    const auto &small = std::get<transpose_program>(plan_movement(nhwc_as_nchw(1, 16, 1024), data_type::f32, m).detail);
+    const movement_program small_program = plan_movement(nhwc_as_nchw(1, 16, 1024), data_type::f32, m);
+    const auto &small = std::get<transpose_program>(small_program.detail);
     EXPECT_EQ(small.pieces, 1);
 }
 
@@ -158,7 +159,8 @@ TEST(movement_planner, few_channels_split_or_join_rows) {
     EXPECT_NE(g.outer_kernel, nullptr);
     EXPECT_EQ(g.inner_kernel, nullptr);
     // 12 channels of s8: two kernels composed (3 x 4).
-    const auto &composed = std::get<row_groups_program>(plan_movement(nhwc_as_nchw(1, 12, 4096), data_type::s8, m).detail);
+    const movement_program composed_program = plan_movement(nhwc_as_nchw(1, 12, 4096), data_type::s8, m);
+    const auto &composed = std::get<row_groups_program>(composed_program.detail);
     EXPECT_NE(composed.inner_kernel, nullptr);
     EXPECT_EQ(composed.outer_rows * composed.inner_rows, 12);
     // NCHW of 3 channels as NHWC: joined rows.
