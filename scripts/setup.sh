@@ -15,10 +15,12 @@ cd "$(dirname "$0")/.."
 # libonnx-dev's include but does not pull in); their tests: libonnx-testdata
 # (ONNX's node tests), python3-onnx, python3-torch and python3-torchvision
 # (torchvision models exported with torch.onnx.export, scripts/run_model.sh).
+# dims_t (src/core/dims.hpp) is absl::InlinedVector: libabsl-dev.
 PACKAGES="g++ make cmake ninja-build pkg-config git ca-certificates \
 libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev rapidjson-dev libgtest-dev libbenchmark-dev \
 clang libclang-rt-14-dev python3-dev pybind11-dev python3-numpy python3-pytest \
-libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-torch python3-torchvision"
+libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-torch python3-torchvision \
+libabsl-dev"
 
 missing=""
 for p in $PACKAGES; do

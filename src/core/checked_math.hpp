@@ -6,10 +6,9 @@
 #include <optional>
 #include <vector>
 
-namespace reshaper::impl {
+#include "core/dims.hpp"
 
-using dim_t = std::int64_t;
-using dims_t = std::vector<dim_t>;
+namespace reshaper::impl {
 
 // Marks an unknown dimension in a logical tensor's shape.
 inline constexpr dim_t unknown_dim = -1;

@@ -9,7 +9,7 @@
 
 namespace reshaper::impl {
 
-enum class data_type {
+enum class data_type : std::uint8_t {
     undef,
     // oneDNN's
     f32, f16, bf16, s8, u8, s32, boolean, f8_e5m2, f8_e4m3, s4, u4,

@@ -10,13 +10,14 @@
 
 #include "core/checked_math.hpp"
 #include "core/data_type.hpp"
+#include "core/heap_optional.hpp"
 
 namespace reshaper::impl {
 
 using tensor_id = std::int64_t;
 
-enum class layout_type { undef, any, strided, opaque };
-enum class property_type { undef, variable, constant };
+enum class layout_type : std::uint8_t { undef, any, strided, opaque };
+enum class property_type : std::uint8_t { undef, variable, constant };
 
 std::string_view to_string(layout_type l);
 std::optional<layout_type> layout_type_from_string(std::string_view s);
@@ -40,23 +41,28 @@ struct tensor_values {
 // for a u64 value above INT64_MAX.
 std::vector<std::int64_t> values_as_int64(const tensor_values &v);
 
+// A graph holds one per edge (200,000 in a 100,000-op file), so its size is
+// the graph's: the fields are ordered to leave no padding, shapes and strides
+// up to rank 6 live inside it (dims_t) and the rarely given values on the
+// heap (192 bytes plus a heap block per shape and stride list before; 168
+// now, heap blocks only above rank 6).
 struct logical_tensor {
     tensor_id id = -1;
     data_type dtype = data_type::undef;
-    // Empty: a scalar. unknown_dim (-1) marks an unknown dimension.
-    dims_t shape;
-    // Element strides; meaningful only for layout strided. Empty means dense
-    // row-major (see effective_strides).
-    dims_t strides;
     layout_type layout = layout_type::strided;
-    std::string format; // oneDNN format tag, for layout opaque
     property_type property = property_type::undef;
-    std::optional<tensor_values> values;
     // False for a tensor whose rank nobody could tell (an ONNX model's
     // tensor that shape inference left without a shape): `shape` is then
     // empty without meaning a scalar, and no op of the family touching it is
     // verified or claimed (written as "ndims": -1, as oneDNN's unknown ndims).
     bool rank_known = true;
+    // Empty: a scalar. unknown_dim (-1) marks an unknown dimension.
+    dims_t shape;
+    // Element strides; meaningful only for layout strided. Empty means dense
+    // row-major (see effective_strides).
+    dims_t strides;
+    std::string format; // oneDNN format tag, for layout opaque
+    heap_optional<tensor_values> values;
 
     bool operator==(const logical_tensor &) const = default;
 
