@@ -87,6 +87,14 @@ permutation numpy_permutation(const dims_t &dims, const std::vector<std::size_t>
     return p;
 }
 
+// A random order of `rank` axes.
+std::vector<std::size_t> random_axis_order(std::size_t rank, std::mt19937 &rng) {
+    std::vector<std::size_t> order(rank);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    return order;
+}
+
 logical_tensor descriptor(data_type t, const dims_t &dims, const dims_t &strides) {
     logical_tensor lt;
     lt.dtype = t;
@@ -300,9 +308,7 @@ TEST_F(grouped_transpose, random_high_rank_permutations_match_the_reference) {
         const std::size_t e = std::size_t{1} << (trial % 5);
         const dim_t lo = trial % 3 == 0 ? 3 : 2, hi = trial % 4 == 0 ? 2 : 4;
         const dims_t dims = random_dims(rank, std::min(lo, hi), hi, dim_t{1} << 15, rng);
-        std::vector<std::size_t> perm(rank);
-        std::iota(perm.begin(), perm.end(), 0);
-        std::shuffle(perm.begin(), perm.end(), rng);
+        const std::vector<std::size_t> perm = random_axis_order(rank, rng);
         const permutation p = numpy_permutation(dims, perm);
         const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
         const auto g = grouped_plan(plan, e);
@@ -328,9 +334,7 @@ TEST_F(grouped_transpose, micro_blocks_match_the_reference) {
         const std::size_t e = std::size_t{1} << (trial % 5);
         dims_t dims = random_dims(rank, 2, 4, dim_t{1} << 16, rng);
         for (auto &d : dims) d = d == 3 ? 2 : d;
-        std::vector<std::size_t> perm(rank);
-        std::iota(perm.begin(), perm.end(), 0);
-        std::shuffle(perm.begin(), perm.end(), rng);
+        const std::vector<std::size_t> perm = random_axis_order(rank, rng);
         const permutation p = numpy_permutation(dims, perm);
         const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
         const auto g = grouped_plan(plan, e);
@@ -376,9 +380,7 @@ TEST_F(grouped_transpose, offsets_and_padded_layouts_leave_other_bytes_alone) {
 TEST_F(grouped_transpose, large_moves_split_across_threads_and_stream) {
     std::mt19937 rng(29);
     const dims_t dims(19, 2);
-    std::vector<std::size_t> perm(dims.size());
-    std::iota(perm.begin(), perm.end(), 0);
-    std::shuffle(perm.begin(), perm.end(), rng);
+    const std::vector<std::size_t> perm = random_axis_order(dims.size(), rng);
     const permutation p = numpy_permutation(dims, perm);
     const dim_t volume = dim_t{1} << 19;
     for (std::size_t e : {2, 4}) {
