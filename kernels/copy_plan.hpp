@@ -71,4 +71,14 @@ dim_t byte_safe_cut(const copy_plan &plan, dim_t p, dim_t per_byte);
 // otherwise.
 std::optional<copy_plan> whole_byte_plan(const copy_plan &plan, dim_t per_byte);
 
+// The dims outside the ones a fast path loops over (the grouped
+// transpose's: outside its tile), with byte strides, walked in row-major order by outer_walk (movement_units.hpp).
+struct outer_dims {
+    std::vector<dim_t> sizes;
+    std::vector<std::ptrdiff_t> src, dst;
+    std::size_t volume = 1;
+
+    void add(const copy_dim &d, std::ptrdiff_t element_bytes);
+};
+
 } // namespace reshaper::impl

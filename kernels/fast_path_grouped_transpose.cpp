@@ -12,11 +12,11 @@
 
 #include "kernels/isa_kernels.hpp"
 #include "kernels/movement_program.hpp"
+#include "kernels/movement_units.hpp"
 
 namespace reshaper::impl {
 namespace {
 
-using byte = std::uint8_t;
 // The next tile's source lines go to every cache level (docs/performance.md).
 constexpr int prefetch_level = 3;
 
@@ -87,21 +87,11 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
     const std::size_t run_bytes = static_cast<std::size_t>(g.source_run) * g.element_bytes;
     const std::size_t destination_run_bytes = static_cast<std::size_t>(g.destination_run) * g.element_bytes;
     const isa_kernels &k = kernels_for(g.isa);
-    const std::size_t outer = g.outer_sizes.size();
-    // Tiles [begin, end) of the outer walk, with an odometer.
+    // Tiles [begin, end) of the outer walk.
     auto move_tiles = [&](std::size_t begin, std::size_t end) {
         // The tile's buffer, with room for the gathers' overreach.
         alignas(64) byte buffer[max_grouped_buffer_bytes + 64];
-        std::vector<dim_t> index(outer, 0);
-        std::ptrdiff_t s = 0, d = 0;
-        std::size_t position = begin;
-        for (std::size_t k = outer; k-- > 0;) {
-            const auto size = static_cast<std::size_t>(g.outer_sizes[k]);
-            index[k] = static_cast<dim_t>(position % size);
-            position /= size;
-            s += index[k] * g.outer_src_stride[k];
-            d += index[k] * g.outer_dst_stride[k];
-        }
+        outer_walk walk(g.outer, begin);
         // The next tile's source lines are prefetched while this tile's
         // destination runs are written, a share per slice of units, so its
         // reads come from the cache (docs/performance.md, "The grouped
@@ -114,20 +104,13 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         const dim_t units_per_slice = (units + slices - 1) / slices;
         const std::size_t runs_ahead_per_slice = (source_runs + static_cast<std::size_t>(slices) - 1) / static_cast<std::size_t>(slices);
         for (std::size_t t = begin; t < end; ++t) {
-            const std::ptrdiff_t here_src = s, here_dst = d;
-            for (std::size_t k = outer; k-- > 0;) {
-                s += g.outer_src_stride[k];
-                d += g.outer_dst_stride[k];
-                if (++index[k] < g.outer_sizes[k]) break;
-                s -= g.outer_sizes[k] * g.outer_src_stride[k];
-                d -= g.outer_sizes[k] * g.outer_dst_stride[k];
-                index[k] = 0;
-            }
+            const std::ptrdiff_t here_src = walk.src(), here_dst = walk.dst();
+            walk.next();
             if (!micro) read_runs(from + here_src, g.source_run_offset.data(), source_runs, run_bytes, buffer);
             const bool ahead = t + 1 < end;
             // Integer addresses: a prefetch never faults, but a pointer
             // formed past the tensor would be undefined.
-            const auto next = reinterpret_cast<std::uintptr_t>(from) + static_cast<std::uintptr_t>(s);
+            const auto next = reinterpret_cast<std::uintptr_t>(from) + static_cast<std::uintptr_t>(walk.src());
             std::size_t prefetched = 0;
             for (dim_t r = 0; r < units; r += units_per_slice) {
                 if (micro && g.stream)
@@ -155,13 +138,13 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         }
         if (g.stream) store_fence();
     };
-    const std::size_t total = g.tiles * tile_bytes_total;
-    if (total < parallel_threshold_bytes || g.tiles == 1 || oneapi::tbb::this_task_arena::max_concurrency() == 1) {
-        move_tiles(0, g.tiles);
+    const std::size_t total = g.outer.volume * tile_bytes_total;
+    if (total < parallel_threshold_bytes || g.outer.volume == 1 || oneapi::tbb::this_task_arena::max_concurrency() == 1) {
+        move_tiles(0, g.outer.volume);
         return;
     }
     const std::size_t grain = std::max<std::size_t>(1, parallel_task_bytes / tile_bytes_total);
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, g.tiles, grain),
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, g.outer.volume, grain),
                               [&](const oneapi::tbb::blocked_range<std::size_t> &r) { move_tiles(r.begin(), r.end()); });
 }
 

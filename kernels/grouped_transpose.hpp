@@ -75,10 +75,9 @@ struct grouped_transpose_plan {
     // Per element of a destination run: its buffer element, relative to
     // the run's base.
     std::vector<std::int32_t> gather;
-    // The dims outside the tile, outermost first, with byte strides.
-    std::vector<dim_t> outer_sizes;
-    std::vector<std::ptrdiff_t> outer_src_stride, outer_dst_stride;
-    std::size_t tiles = 1;              // the outer dims' volume
+    // The dims outside the tile, outermost first, with byte strides; its
+    // volume is the number of tiles.
+    outer_dims outer;
     std::ptrdiff_t src_offset = 0;      // bytes
     std::ptrdiff_t dst_offset = 0;
     bool stream = false;                // streaming stores for the destination runs

@@ -307,12 +307,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     std::stable_sort(outer_dims.begin(), outer_dims.end(), [&](std::size_t a, std::size_t b) {
             return plan.dims[a].src_stride > plan.dims[b].src_stride;
         });
-    for (std::size_t d : outer_dims) {
-        g.outer_sizes.push_back(plan.dims[d].size);
-        g.outer_src_stride.push_back(plan.dims[d].src_stride * e);
-        g.outer_dst_stride.push_back(plan.dims[d].dst_stride * e);
-        g.tiles *= static_cast<std::size_t>(plan.dims[d].size);
-    }
+    for (std::size_t d : outer_dims) g.outer.add(plan.dims[d], e);
     g.src_offset = plan.src_offset * e;
     g.dst_offset = plan.dst_offset * e;
     g.stream = static_cast<std::size_t>(plan.volume) * element_bytes >= streaming_bytes;

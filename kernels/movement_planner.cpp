@@ -440,7 +440,7 @@ std::string describe(const movement_program &p) {
                 (g->micro_lanes > 0 ? ", " + std::to_string(g->micro_lanes) + "x" + std::to_string(g->micro_lanes) +
                                           " register blocks"
                                     : std::string(", table gathers"));
-        return text + ", " + std::string(to_string(p.isa)) + ", " + std::to_string(g->tiles) + " tiles, " + stores;
+        return text + ", " + std::string(to_string(p.isa)) + ", " + std::to_string(g->outer.volume) + " tiles, " + stores;
     } else if (const auto *w = std::get_if<element_walk_program>(&p.detail)) {
         const std::size_t parts = w->parts.size();
         const bool parallel = std::any_of(w->parts.begin(), w->parts.end(),

@@ -51,16 +51,6 @@ inline constexpr std::size_t parallel_task_bytes = std::size_t{256} << 10;
 // "Why the kernels are tuned as they are").
 inline constexpr std::size_t parallel_threshold_bytes = 2 * parallel_task_bytes;
 
-// The dims outside the two a fast path loops over, with byte strides,
-// walked in row-major order by outer_walk (movement_units.hpp).
-struct outer_dims {
-    std::vector<dim_t> sizes;
-    std::vector<std::ptrdiff_t> src, dst;
-    std::size_t volume = 1;
-
-    void add(const copy_dim &d, std::ptrdiff_t element_bytes);
-};
-
 // How a move's units (strips, pieces, runs: each fast path's own) are
 // shared: all on the calling thread, or oneTBB tasks of `grain` units.
 struct unit_split {

@@ -204,7 +204,7 @@ TEST_F(grouped_transpose, planner_groups_small_dims_into_line_sized_blocks) {
     EXPECT_EQ(g->destination_run, 64);
     EXPECT_EQ(g->source_run, 64);
     EXPECT_EQ(g->tile, 256);
-    EXPECT_EQ(g->tiles, 1u);
+    EXPECT_EQ(g->outer.volume, 1u);
     // Four source runs (dim 2's values, source stride 64 elements) and
     // four destination runs (dim 0's values, destination stride 64).
     EXPECT_EQ(g->source_run_offset, (std::vector<std::ptrdiff_t>{0, 256, 512, 768}));
@@ -242,8 +242,8 @@ TEST_F(grouped_transpose, planner_groups_small_dims_into_line_sized_blocks) {
     EXPECT_EQ(wide->destination_block, (std::vector<std::size_t>{3, 2}));
     EXPECT_EQ(wide->source_block, (std::vector<std::size_t>{1, 3}));
     EXPECT_EQ(wide->tile, 64);
-    EXPECT_EQ(wide->tiles, 4u);
-    EXPECT_EQ(wide->outer_sizes, (dims_t{4}));
+    EXPECT_EQ(wide->outer.volume, 4u);
+    EXPECT_EQ(wide->outer.sizes, (dims_t{4}));
 }
 
 // Dims outside both blocks are walked outside the tile, the smallest
@@ -262,9 +262,9 @@ TEST_F(grouped_transpose, planner_walks_the_other_dims_in_source_order) {
     EXPECT_EQ(g->source_run, 64);      // dims 6, 5, 4: 256 bytes
     EXPECT_EQ(g->tile, 1024);
     // Dims 2 and 3 outside, dim 3 (source stride 64 elements) innermost.
-    EXPECT_EQ(g->outer_sizes, (dims_t{4, 4}));
-    EXPECT_EQ(g->outer_src_stride, (std::vector<std::ptrdiff_t>{256 * 4, 64 * 4})); // bytes
-    EXPECT_EQ(g->tiles, 16u);
+    EXPECT_EQ(g->outer.sizes, (dims_t{4, 4}));
+    EXPECT_EQ(g->outer.src, (std::vector<std::ptrdiff_t>{256 * 4, 64 * 4})); // bytes
+    EXPECT_EQ(g->outer.volume, 16u);
     // Micro blocks of 8 x 8: the first 8 source elements are dim 6 and
     // half of dim 5, the first 8 destination ones dim 0 and half of dim 1.
     EXPECT_EQ(g->micro_lanes, 8);

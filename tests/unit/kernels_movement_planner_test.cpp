@@ -231,7 +231,7 @@ TEST(movement_planner, a_rank_22_permutation_of_twos_is_a_grouped_transpose_plan
     EXPECT_EQ(g.element_bytes, 4u);
     EXPECT_GE(static_cast<std::size_t>(g.source_run) * 4, min_grouped_run_bytes);
     EXPECT_GE(static_cast<std::size_t>(g.destination_run) * 4, min_grouped_run_bytes);
-    EXPECT_EQ(g.tiles * static_cast<std::size_t>(g.tile), std::size_t{1} << rank);
+    EXPECT_EQ(g.outer.volume * static_cast<std::size_t>(g.tile), std::size_t{1} << rank);
     EXPECT_TRUE(p.stream); // 16 MiB, past the machine's 4 MiB
     const std::string text = describe(p);
     EXPECT_NE(text.find("grouped transpose"), std::string::npos) << text;
