@@ -150,14 +150,7 @@ TEST(backend_runtime_shape_compile, unknown_output_shape_is_resolved_at_execute)
     g.tensors[0] = strided_lt(0, data_type::f32, {4, 6});
     g.tensors[1] = strided_lt(1, data_type::s32, {2});
     g.tensors[2] = strided_lt(2, data_type::f32, {-1, -1});
-    op o;
-    o.id = 3;
-    o.name = "dyn";
-    o.kind = "DynamicReshape";
-    o.attrs["special_zero"] = false;
-    o.inputs = {0, 1};
-    o.outputs = {2};
-    g.ops.push_back(o);
+    g.ops.push_back(dynamic_reshape(3, "dyn", 0, 1, 2));
     const auto cp = compile(g, whole_graph(g), {g.tensor(0), g.tensor(1)}, {g.tensor(2)}, cpu_engine());
     EXPECT_EQ(cp->outputs()[0].shape, (dims_t{-1, -1}));
     EXPECT_EQ(cp->output_buffer_bytes(), std::vector<std::size_t>{24 * sizeof(float)});
@@ -201,14 +194,7 @@ TEST(backend_runtime_shape_compile, shape_input_inside_a_chain) {
     g.tensors[3] = strided_lt(3, data_type::f32, {2, 3, 4});
     g.tensors[4] = strided_lt(4, data_type::f32, {6, 4});
     g.ops.push_back(static_reshape(0, 0, 1, {24}));
-    op dynamic;
-    dynamic.id = 1;
-    dynamic.name = "middle";
-    dynamic.kind = "DynamicReshape";
-    dynamic.attrs["special_zero"] = false;
-    dynamic.inputs = {1, 2};
-    dynamic.outputs = {3};
-    g.ops.push_back(dynamic);
+    g.ops.push_back(dynamic_reshape(1, "middle", 1, 2, 3));
     g.ops.push_back(static_reshape(2, 3, 4, {6, 4}));
     const partition p = whole_graph(g);
     ASSERT_EQ(p.inputs, (std::vector<tensor_id>{0, 2}));
@@ -240,14 +226,7 @@ TEST(backend_runtime_shape_compile, plan_text_names_the_data_input_wherever_it_s
     shape.property = property_type::variable;
     g.tensors[1] = shape;
     g.tensors[2] = strided_lt(2, data_type::f32, {3, 1, 1});
-    op o;
-    o.id = 0;
-    o.name = "dyn";
-    o.kind = "DynamicReshape";
-    o.attrs["special_zero"] = false;
-    o.inputs = {0, 1};
-    o.outputs = {2};
-    g.ops.push_back(o);
+    g.ops.push_back(dynamic_reshape(0, "dyn", 0, 1, 2));
     partition p = whole_graph(g);
     p.inputs = {1, 0}; // the shape input first
     const auto cp = compile(g, p, {g.tensor(1), g.tensor(0)}, {g.tensor(2)}, cpu_engine());

@@ -17,6 +17,7 @@
 #include "core/graph.hpp"
 #include "core/status.hpp"
 #include "layout/reference.hpp"
+#include "reshape_op_support.hpp"
 
 namespace reshaper::impl::testing {
 
@@ -46,19 +47,6 @@ inline logical_tensor opaque_lt(tensor_id id, data_type t, dims_t shape, std::st
     lt.layout = layout_type::opaque;
     lt.format = std::move(format);
     return lt;
-}
-
-inline op static_reshape(std::int64_t id, tensor_id in, tensor_id out, std::vector<std::int64_t> target,
-                         bool special_zero = false) {
-    op o;
-    o.id = id;
-    o.name = "reshape_" + std::to_string(id);
-    o.kind = "StaticReshape";
-    o.attrs["shape"] = std::move(target);
-    o.attrs["special_zero"] = special_zero;
-    o.inputs = {in};
-    o.outputs = {out};
-    return o;
 }
 
 // A chain of StaticReshapes: tensor 0 -> 1 -> ... -> targets.size(). The

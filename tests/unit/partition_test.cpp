@@ -6,8 +6,11 @@
 
 #include "ops/graph_inference.hpp"
 #include "partition/partitioner.hpp"
+#include "reshape_op_support.hpp"
 
 using namespace reshaper::impl;
+using reshaper::impl::testing::dynamic_reshape;
+using reshaper::impl::testing::static_reshape;
 
 namespace {
 
@@ -27,15 +30,8 @@ struct graph_builder {
     }
     tensor_id reshape(tensor_id in, dims_t shape) {
         const tensor_id out = tensor(shape, g.tensors[in].dtype);
-        op o;
-        o.id = static_cast<std::int64_t>(g.ops.size());
-        o.name = "reshape_" + std::to_string(o.id);
-        o.kind = "StaticReshape";
-        o.attrs["shape"] = std::vector<std::int64_t>(shape.begin(), shape.end());
-        o.attrs["special_zero"] = false;
-        o.inputs = {in};
-        o.outputs = {out};
-        g.ops.push_back(o);
+        g.ops.push_back(static_reshape(static_cast<std::int64_t>(g.ops.size()), in, out,
+                                                std::vector<std::int64_t>(shape.begin(), shape.end())));
         return out;
     }
     tensor_id other(std::vector<tensor_id> ins, dims_t shape, const std::string &kind = "ReLU") {
@@ -193,14 +189,7 @@ TEST(Partitioner, SideInputsOfAChainAreBoundaryInputs) {
     const tensor_id r1 = b.reshape(x, {6});
     const tensor_id shape = b.tensor({2}, data_type::s32);
     const tensor_id out = b.tensor({3, 2});
-    op dyn;
-    dyn.id = 1;
-    dyn.name = "dyn";
-    dyn.kind = "DynamicReshape";
-    dyn.attrs["special_zero"] = false;
-    dyn.inputs = {r1, shape};
-    dyn.outputs = {out};
-    b.g.ops.push_back(dyn);
+    b.g.ops.push_back(dynamic_reshape(1, "dyn", r1, shape, out));
     const auto ps = partitions_of(b.g, partition_policy::fusion);
     ASSERT_EQ(ps.size(), 1u);
     EXPECT_EQ(ps[0].inputs, (std::vector<tensor_id>{x, shape}));
@@ -212,14 +201,7 @@ TEST(Partitioner, DataInputIsTheFirstOpsFirstInputWhereverItIsListed) {
     const tensor_id x = b.tensor({2, 3});
     const tensor_id shape = b.tensor({1}, data_type::s32);
     const tensor_id out = b.tensor({6});
-    op dyn;
-    dyn.id = 0;
-    dyn.name = "dyn";
-    dyn.kind = "DynamicReshape";
-    dyn.attrs["special_zero"] = false;
-    dyn.inputs = {x, shape};
-    dyn.outputs = {out};
-    b.g.ops.push_back(dyn);
+    b.g.ops.push_back(dynamic_reshape(0, "dyn", x, shape, out));
     partition p = partitions_of(b.g, partition_policy::fusion).at(0);
     EXPECT_EQ(data_input_position(b.g, p), std::optional<std::size_t>(0));
     p.inputs = {shape, x};
