@@ -1,8 +1,8 @@
 // A high-rank permutation against its yardsticks in one process: our
 // kernel (strided_copy, the mover of `kernel` lowerings: the grouped
 // transpose where it applies), a streaming-store copy of the same bytes
-// (copy_bytes: the engine's run copy, streamed above a third of the
-// last-level cache) and glibc memcpy, on the same pre-faulted,
+// and glibc memcpy (yardstick_copy on one thread: the driver's perf mode's
+// yardsticks, src/driver/yardstick.cpp), on the same pre-faulted,
 // line-aligned buffers, in interleaved rounds.
 //
 //   high_rank_bench ELEMENT_BYTES ROUNDS D0,D1,... P0,P1,...
@@ -27,6 +27,7 @@
 
 #include "core/line_aligned.hpp"
 #include "core/logical_tensor.hpp" // dense_strides
+#include "driver/yardstick.hpp"
 #include "kernels/cpu_isa.hpp"
 #include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
@@ -117,11 +118,15 @@ int main(int argc, char **argv) {
     const fast_path path = strided_copy_path(type, out_dims, src_strides, dst_strides);
     std::vector<double> kernel, stream, libc;
     strided_copy(type, out_dims, from, to); // warm-up: pages, tables
-    copy_bytes(dst.data(), src.data(), bytes);
+    using reshaper::driver::yardstick;
+    const auto yardstick_copy = [&](yardstick kind) {
+        reshaper::driver::yardstick_copy(kind, dst.data(), src.data(), bytes, 1);
+    };
+    yardstick_copy(yardstick::streaming_copy);
     for (int r = 0; r < rounds; ++r) {
         kernel.push_back(seconds([&] { strided_copy(type, out_dims, from, to); }));
-        stream.push_back(seconds([&] { copy_bytes(dst.data(), src.data(), bytes); }));
-        libc.push_back(seconds([&] { std::memcpy(dst.data(), src.data(), bytes); }));
+        stream.push_back(seconds([&] { yardstick_copy(yardstick::streaming_copy); }));
+        libc.push_back(seconds([&] { yardstick_copy(yardstick::memcpy); }));
     }
     // The kernel's output, for the caller to compare with numpy's: the sum
     // of its 8-byte words, word i weighted by i + 1, modulo 2^64.

@@ -14,6 +14,10 @@ checksum of every 8-byte word). bf16 goes to numpy as uint16 and to PyTorch as
 int16 (the same bytes moved).
 
     /usr/bin/python3 benchmarks/high_rank_bench.py [--rounds N] [--bench PATH] [--cpu-time]
+                                                   [--quick] [--json OUT]
+
+--quick runs QUICK_CASES only (one of each of f32, c64 and bf16; scripts/bench.sh
+with QUICK=1); --json writes every row to OUT (scripts/bench_report.py reads it).
 
 --cpu-time times every mover by the calling thread's CPU time instead of the
 wall clock (RESHAPER_BENCH_CPU_TIME for the C++ side, time.thread_time here):
@@ -44,6 +48,8 @@ CASES = [  # (name, element bytes, dims)
     ("u8 rank 24 of 2s", 1, [2] * 24),
     ("c128 rank 20 of 2s", 16, [2] * 20),
 ]
+# A smoke run's subset: the element types, one each.
+QUICK_CASES = ["f32 rank 22 of 2s", "c64 rank 12 of 4s,2", "bf16 rank 12 of 4s"]
 NUMPY_TYPE = {1: np.uint8, 2: np.uint16, 4: np.float32, 8: np.complex64, 16: np.complex128}
 TORCH_TYPE = {1: np.uint8, 2: np.int16, 4: np.float32, 8: np.complex64, 16: np.complex128}
 
@@ -75,6 +81,8 @@ def main():
     parser.add_argument("--bench", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin", "high_rank_bench"))
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--cpu-time", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="QUICK_CASES only")
+    parser.add_argument("--json", metavar="OUT", help="write every row to OUT")
     args = parser.parse_args()
     env = dict(os.environ)
     if args.cpu_time:
@@ -84,7 +92,10 @@ def main():
     rng = random.Random(args.seed)
     print(f"{'case':22} {'MiB':>4} {'path':18} {'ours':>7} {'stream':>7} {'memcpy':>7} {'numpy':>7} {'torch':>7}"
           f" {'x stream':>8} {'x memcpy':>8} {'x numpy':>8} {'x torch':>8}  exact")
+    rows = []
     for name, e, dims in CASES:
+        if args.quick and name not in QUICK_CASES:
+            continue
         perm = list(range(len(dims)))
         rng.shuffle(perm)
         volume = int(np.prod(dims))
@@ -105,7 +116,13 @@ def main():
         gbps = lambda sec: 2 * volume * e / sec / 1e9  # read + written
         print(f"{name:22} {volume * e >> 20:4} {ours[0]['path']:18} {gbps(k):7.2f} {gbps(s):7.2f} {gbps(m):7.2f}"
               f" {gbps(n):7.2f} {gbps(p):7.2f} {s / k:8.2f} {m / k:8.2f} {n / k:8.2f} {p / k:8.2f}  {exact}")
+        rows.append({"case": name, "element_bytes": e, "dims": dims, "perm": perm, "bytes": volume * e,
+                     "path": ours[0]["path"], "ours_gbps": gbps(k), "stream_gbps": gbps(s), "memcpy_gbps": gbps(m),
+                     "numpy_gbps": gbps(n), "torch_gbps": gbps(p), "exact": exact})
     print("GB/s read + written, one thread; 'x Y': Y's time over ours (above 1: we are faster).")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rounds": args.rounds, "cpu_time": args.cpu_time, "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@ timed from Python against PyTorch and numpy (issue 27, "Real shapes, in the
 pipeline").
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/model_chains_bench.py \
-        [--models swin_t,maxvit_t] [--batches 1,8] [--rounds 15] [--json OUT]
+        [--models swin_t,maxvit_t] [--batches 1,8] [--rounds 15] [--json OUT] [--quick]
+
+--quick is a smoke run's subset (scripts/bench.sh with QUICK=1): QUICK_MODELS
+at batch 1 and 8, QUICK_ROUNDS rounds, unless --models / --rounds say otherwise.
 
 Recording. Each model is traced as reshaper.torch traces it (make_fx, ATen
 level) and its chains found, planned and compiled by reshaper.torch's own
@@ -63,6 +66,10 @@ import reshaper
 import reshaper.torch as rtorch
 
 MODELS = ["swin_t", "convnext_tiny", "vit_b_16", "maxvit_t", "shufflenet_v2_x1_0"]
+# --quick: a model with window partitions and head slices, and one with
+# channel shuffles (about a minute with the recording cached).
+QUICK_MODELS = ["swin_t", "shufflenet_v2_x1_0"]
+QUICK_ROUNDS = 5
 IMAGE = (3, 224, 224)
 CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "model_chains_cache.json")
 _aten = torch.ops.aten
@@ -350,15 +357,20 @@ def time_all(benches, rounds, sample_us):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--models", default=",".join(MODELS), help="comma-separated torchvision model names")
+    p.add_argument("--models", help=f"comma-separated torchvision model names (default {','.join(MODELS)})")
     p.add_argument("--batches", default="1,8", help="comma-separated batch sizes")
-    p.add_argument("--rounds", type=int, default=15, help="interleaved rounds (medians over them)")
+    p.add_argument("--rounds", type=int, help="interleaved rounds, medians over them (default 15)")
     p.add_argument("--sample-us", type=float, default=200, help="least time of one timed sample")
     p.add_argument("--json", metavar="OUT", help="write every row and the summary to OUT")
     p.add_argument("--exact-record", action="store_true", help="record with a real forward (slow), not shapes only")
     p.add_argument("--refresh", action="store_true", help="record again, ignoring the cache")
     p.add_argument("--worst", type=int, default=8, help="how many worst chains the summary names")
+    p.add_argument("--quick", action="store_true", help="QUICK_MODELS and QUICK_ROUNDS (a smoke run)")
     args = p.parse_args()
+    if args.models is None:
+        args.models = ",".join(QUICK_MODELS if args.quick else MODELS)
+    if args.rounds is None:
+        args.rounds = QUICK_ROUNDS if args.quick else 15
     models = [m for m in args.models.split(",") if m]
     batches = [int(b) for b in args.batches.split(",") if b]
 
@@ -490,7 +502,7 @@ def main():
     summary["worst"] = [f"{row['chain']} ({row['chain_steps']}) {row['dtype']}" for row in worst]
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rounds": args.rounds, "torch": torch.__version__, "numpy": np.__version__,
+            json.dump({"models": models, "batches": batches, "rounds": args.rounds, "torch": torch.__version__, "numpy": np.__version__,
                        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "totals": totals,
                        "summary": summary, "rows": rows}, f, indent=1)
 

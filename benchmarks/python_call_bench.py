@@ -13,9 +13,13 @@ KiB: the attention example's split-heads) and a 4 KiB kernel move
     lowering), so "C API" minus it is what the library spends.
 Prints one line per measurement: the median over repeats of the mean per call.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_call_bench.py
+    PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_call_bench.py [--repeat N] [--json OUT]
+
+--json writes the rows to OUT (scripts/bench_report.py reads it).
 """
+import argparse
 import ctypes
+import json
 import statistics
 import sys
 import timeit
@@ -26,7 +30,11 @@ import torch
 import reshaper
 
 
-def us_per_call(fn, number=2000, repeat=15):
+REPEAT = [15]
+
+
+def us_per_call(fn, number=2000, repeat=None):
+    repeat = repeat or REPEAT[0]
     fn()
     times = timeit.repeat(fn, number=number, repeat=repeat)
     return statistics.median(times) / number * 1e6
@@ -46,6 +54,11 @@ def c_api():
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=REPEAT[0], help="repeats of 2000 calls (medians over them)")
+    ap.add_argument("--json", metavar="OUT", help="write the rows to OUT")
+    args = ap.parse_args()
+    REPEAT[0] = args.repeat
     T = reshaper.LogicalTensor
     alias = compiled(reshaper.Op(0, "StaticReshape", "split_heads").add_input(T(0, "f32", [256, 768]))
                      .add_output(T(1, "f32", [-1, -1, -1, -1])).set_attr("shape", [2, 128, 12, 64])
@@ -92,6 +105,10 @@ def main():
           f"threads {torch.get_num_threads()}")
     for name, us in rows:
         print(f"{name:52s} {us:8.2f} us")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"repeat": args.repeat, "torch_threads": torch.get_num_threads(),
+                       "us_per_call": dict(rows)}, f, indent=1)
 
 
 if __name__ == "__main__":

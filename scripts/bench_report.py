@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""Turns the benchmark results of scripts/bench.sh into docs/performance.md
-and a plot, measuring the peers (numpy, PyTorch) and reshaper-run's perf
-mode on the way. Every speed is a ratio to glibc's memcpy and to a
-streaming-store copy (the driver's yardstick_copy, src/driver/yardstick.cpp)
-of the same bytes on the same buffers and threads, measured in the same
-program run (medians of interleaved repeats)."""
+"""Turns the benchmark results of scripts/bench.sh into docs/performance.md,
+its plot and README.md's headline table, measuring on the way what the
+issue's goals are judged by: reshaper-run's perf mode on DRAM-sized moves of
+every dtype class, blocked layouts and in-cache transposes, on one thread and
+on all; the large graphs' load and check; benchmarks/high_rank_bench.py,
+python_call_bench.py and model_chains_bench.py; and numpy and PyTorch across
+sizes. Every speed is a ratio to a streaming-store copy and to glibc's memcpy
+(the driver's yardstick_copy, src/driver/yardstick.cpp) of the same bytes on
+the same buffers and threads, measured in the same program run (medians of
+interleaved repeats). Each run's figures are kept in RESULTS/run.pickle;
+--rewrite writes the report from them again without measuring."""
 import argparse
 import datetime
 import json
 import os
+import pickle
 import platform
 import random
 import statistics
 import subprocess
+import sys
 import time
 
 MIB = 1 << 20
@@ -100,18 +107,40 @@ def measure_peers(reps, sizes):
 
 
 # ---- reshaper-run perf mode --------------------------------------------------
+#
+# Every move the driver times is a graph of one ONNX Reshape whose input is a
+# strided view (the source's dense strides, permuted) and whose output is
+# dense: a permutation of the source's physical dims, which is what a
+# transpose, a layout change to or from a blocked format and a head split
+# all are. The driver's perf mode times the execute in turn with glibc's
+# memcpy and the streaming-store copy of the same bytes on the same buffers
+# and threads (src/driver/partition_perf.cpp, yardstick.cpp); moves whose
+# bytes fit the last-level cache start each sample warm, yardsticks too
+# (perf_timing.hpp's sample_start::in_cache).
 
-def nhwc_graph(dtype, n, c=256, hw=4096):
-    h = w = 64
+def dense_strides(dims):
+    strides, step = [], 1
+    for d in reversed(dims):
+        strides.append(step)
+        step *= d
+    return strides[::-1]
+
+
+def permute_graph(dtype, src_dims, perm):
+    """A graph moving a dense tensor of `src_dims` into the dense layout of
+    its dims in the order `perm`."""
+    src_strides = dense_strides(src_dims)
+    shape = [src_dims[p] for p in perm]
+    stride = [src_strides[p] for p in perm]
     return {"version": "3.3.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [{
-        "id": 0, "name": "nhwc_as_nchw", "kind": "Reshape", "domain": "ai.onnx", "version": 21,
+        "id": 0, "name": "permute", "kind": "Reshape", "domain": "ai.onnx", "version": 21,
         "attrs": {"allowzero": {"type": "s64", "value": 0}},
         "inputs": [
-            {"id": 0, "dtype": dtype, "shape": [n, c, h, w], "stride": [c * hw, 1, w * c, c],
+            {"id": 0, "dtype": dtype, "shape": shape, "stride": stride,
              "layout_type": "strided", "property_type": "undef"},
-            {"id": 2, "dtype": "s64", "shape": [2], "stride": [1], "layout_type": "strided",
-             "property_type": "constant", "values": [n, c * hw]}],
-        "outputs": [{"id": 1, "dtype": dtype, "shape": [n, c * hw], "stride": [c * hw, 1],
+            {"id": 2, "dtype": "s64", "shape": [len(shape)], "stride": [1], "layout_type": "strided",
+             "property_type": "constant", "values": shape}],
+        "outputs": [{"id": 1, "dtype": dtype, "shape": shape, "stride": dense_strides(shape),
                      "layout_type": "strided", "property_type": "undef"}]}]}
 
 
@@ -119,28 +148,89 @@ ELEMENT_BITS = {"f32": 32, "s32": 32, "f16": 16, "bf16": 16, "s8": 8, "u8": 8, "
                 "f64": 64, "c64": 64, "boolean": 8, "s4": 4, "c128": 128}
 
 
-def driver_perf(driver, workdir, reps, threads=None):
-    """{dtype: perf entry of reshaper-run --mode=perf --report=json} on 64
-    MiB of NHWC data seen as NCHW, flattened (the issue's case), plus
-    "perf_threads": the threads and the cores they got."""
-    out = {}
+def class_goal(dtype):
+    """The issue's DRAM goal against the one-thread streaming copy."""
+    bits = ELEMENT_BITS[dtype]
+    if bits == 4:
+        return 0.7
+    return 0.8 if bits == 8 else 0.9
+
+
+def elements_of(dtype, nbytes):
+    return nbytes * 8 // ELEMENT_BITS[dtype]
+
+
+def dram_cases(quick):
+    """(group, label, dtype, source dims, perm): 64 MiB of input, NHWC data
+    as NCHW per dtype class, and blocked layouts both ways."""
+    cases = []
+    dtypes = (["f32", "bf16", "s8", "s64", "boolean", "c128", "s4"] if quick else
+              ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c64", "c128", "boolean", "s4"])
+    for dtype in dtypes:
+        n = elements_of(dtype, 64 * MIB) // (256 * 4096)
+        cases.append(("dram", f"[{n},256,64,64] NHWC as NCHW", dtype, [n, 64, 64, 256], [0, 3, 1, 2]))
+    for dtype in ["f32", "bf16"]:
+        n = elements_of(dtype, 64 * MIB) // (256 * 4096)
+        for b in (16, 8):
+            if dtype == "bf16" and b == 8:
+                continue
+            cases.append(("blocked", f"[{n},256,64,64] nChw{b}c -> nchw", dtype, [n, 256 // b, 64, 64, b],
+                          [0, 1, 4, 2, 3]))
+            cases.append(("blocked", f"[{n},256,64,64] nchw -> nChw{b}c", dtype, [n, 256 // b, b, 4096],
+                          [0, 1, 3, 2]))
+    # [256,256,16,16] weights: ABcd16a16b's physical dims are
+    # (A/16, B/16, c, d, 16a, 16b); abcd's (A/16, 16a, B/16, 16b, c, d).
+    cases.append(("blocked", "[256,256,16,16] ABcd16a16b -> abcd", "f32", [16] * 6, [0, 4, 1, 5, 2, 3]))
+    cases.append(("blocked", "[256,256,16,16] abcd -> ABcd16a16b", "f32", [16] * 6, [0, 2, 4, 5, 1, 3]))
+    return cases
+
+
+IN_CACHE_SIZES = [32 << 10, 256 << 10, 2 * MIB]
+
+
+def in_cache_cases(quick):
+    """The issue's in-cache transposes, 32 KiB - 2 MiB of input: NHWC as
+    NCHW ([1,HW,64] -> [1,64,HW]), attention split heads ([1,S,8,64] ->
+    [1,8,S,64]) and merge heads (the inverse), channel shuffle of 2 groups
+    ([1,2,64,HW] -> [1,64,2,HW])."""
+    cases = []
+    for size in IN_CACHE_SIZES:
+        for dtype in ["f32", "bf16", "s8"]:
+            e = elements_of(dtype, size)
+            label = size_label(size)
+            cases.append(("in_cache", f"NHWC as NCHW [1,{e // 64},64] {label}", dtype, [1, e // 64, 64], [0, 2, 1]))
+            if quick and size != 256 << 10:
+                continue
+            s = e // 512
+            cases.append(("in_cache", f"split heads [1,{s},8,64] {label}", dtype, [1, s, 8, 64], [0, 2, 1, 3]))
+            cases.append(("in_cache", f"merge heads [1,8,{s},64] {label}", dtype, [1, 8, s, 64], [0, 2, 1, 3]))
+            cases.append(("in_cache", f"channel shuffle [1,2,64,{e // 128}] {label}", dtype, [1, 2, 64, e // 128],
+                          [0, 2, 1, 3]))
+    return cases
+
+
+def size_label(nbytes):
+    return f"{nbytes // MIB} MiB" if nbytes >= MIB else f"{nbytes >> 10} KiB"
+
+
+def driver_perf(driver, workdir, cases, thread_counts, samples):
+    """{(group, label, dtype, threads): perf entry of reshaper-run --mode=perf
+    --report=json, plus "cores": the cores its threads got (threads >= 2)}."""
     os.makedirs(workdir, exist_ok=True)
-    dtypes = ELEMENT_BITS if threads is None else {"f32": 32}
-    for dtype, bits in dtypes.items():
-        n = 64 * MIB * 8 // bits // (256 * 4096)
-        path = os.path.join(workdir, f"nhwc_{dtype}.json")
+    out = {}
+    for k, (group, label, dtype, dims, perm) in enumerate(cases):
+        path = os.path.join(workdir, f"case_{k}.json")
         with open(path, "w") as f:
-            json.dump(nhwc_graph(dtype, n), f)
-        cmd = [driver, "--mode=perf", "--report=json", f"--reps={max(reps, 5) * 4}", path]
-        if threads is not None:
-            cmd.insert(1, f"--threads={threads}")
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        if run.returncode != 0:
-            out[dtype] = {"lowering": "error"}
-            continue
-        report = json.loads(run.stdout.splitlines()[0])
-        out[dtype] = report["perf"][0]
-        out["perf_threads"] = report.get("perf_threads", {})
+            json.dump(permute_graph(dtype, dims, perm), f)
+        for threads in thread_counts:
+            run = subprocess.run([driver, "--mode=perf", "--report=json", f"--reps={samples}",
+                                  f"--threads={threads}", path], capture_output=True, text=True)
+            entry = {"lowering": "error", "error": run.stderr.strip()[-200:]}
+            if run.returncode == 0:
+                report = json.loads(run.stdout.splitlines()[0])
+                entry = dict(report["perf"][0])
+                entry["cores"] = report.get("perf_threads", {}).get("cores")
+            out[(group, label, dtype, threads)] = entry
     return out
 
 
@@ -148,8 +238,8 @@ def driver_perf(driver, workdir, reps, threads=None):
 
 LARGE_GRAPH_OPS = 100_000
 # (chain length, what the file holds): benchmarks/large_graph.hpp's forms.
-LARGE_GRAPHS = [(4, "25,000 chains of 4 ops (transpose, reshape, reshape, transpose), a partition each"),
-                (1, "100,000 transposes, a partition each")]
+LARGE_GRAPHS = [(4, "chains of 4 ops (transpose, reshape, reshape, transpose), a partition each"),
+                (1, "transposes, a partition each")]
 
 
 def run_measured(cmd, workdir):
@@ -165,26 +255,49 @@ def run_measured(cmd, workdir):
         return seconds, int(f.read().split()[-1]) * 1024
 
 
-def large_graphs(driver, maker, workdir, reps):
-    """[(what, file bytes, threads, median s, median peak RSS)] of
-    reshaper-run --mode=check on 100,000-op files, threads 1 and all,
-    interleaved rounds."""
+def large_graphs(driver, maker, workdir, reps, million):
+    """[(ops, what, file bytes, report, threads, median s, median peak RSS)]
+    of reshaper-run --mode=check on 100,000-op files, text and JSON report,
+    threads 1 and all, interleaved rounds; with `million`, a 1,000,000-op
+    file of transposes too (all threads, both reports)."""
     os.makedirs(workdir, exist_ok=True)
     cases = []
-    for length, what in LARGE_GRAPHS:
-        path = os.path.join(workdir, f"large_{length}.json")
-        subprocess.run([maker, str(LARGE_GRAPH_OPS), path, str(length)], check=True)
-        for threads in (os.cpu_count(), 1):
-            cases.append((what, path, threads))
+    for ops, length, what in [(LARGE_GRAPH_OPS, l, w) for l, w in LARGE_GRAPHS] + (
+            [(10 * LARGE_GRAPH_OPS, 1, LARGE_GRAPHS[1][1])] if million else []):
+        path = os.path.join(workdir, f"large_{ops}_{length}.json")
+        subprocess.run([maker, str(ops), path, str(length)], check=True)
+        for report in ("text", "json"):
+            for threads in ((os.cpu_count(), 1) if ops == LARGE_GRAPH_OPS else (os.cpu_count(),)):
+                cases.append((ops, what, path, report, threads))
     times = {c: [] for c in cases}
     rss = {c: [] for c in cases}
     for _ in range(max(reps, 3)):
         for c in random.sample(cases, len(cases)):
-            seconds, peak = run_measured([driver, "--mode=check", f"--threads={c[2]}", c[1]], workdir)
+            seconds, peak = run_measured([driver, "--mode=check", f"--report={c[3]}", f"--threads={c[4]}", c[2]],
+                                         workdir)
             times[c].append(seconds)
             rss[c].append(peak)
-    return [(what, os.path.getsize(path), threads, statistics.median(times[(what, path, threads)]),
-             statistics.median(rss[(what, path, threads)])) for what, path, threads in cases]
+    return [(ops, what, os.path.getsize(path), report, threads, statistics.median(times[c]),
+             statistics.median(rss[c])) for c in cases for ops, what, path, report, threads in [c]]
+
+
+# ---- the Python benchmarks ------------------------------------------------------
+
+def run_python_bench(script, args, out_json, log):
+    """Runs benchmarks/`script` with this interpreter, its rows to
+    `out_json`; returns them (None if it failed: the log says why)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cmd = [sys.executable, os.path.join(here, "..", "benchmarks", script), "--json", out_json] + args
+    start = time.perf_counter()
+    with open(log, "w") as f:
+        run = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if run.returncode != 0 or not os.path.exists(out_json):
+        print(f"bench_report: {script} failed, see {log}", file=sys.stderr)
+        return None
+    with open(out_json) as f:
+        data = json.load(f)
+    data["seconds"] = time.perf_counter() - start
+    return data
 
 
 # ---- the report ---------------------------------------------------------------
@@ -192,7 +305,7 @@ def large_graphs(driver, maker, workdir, reps):
 # Measured by hand while tuning the kernels (moved here from their comments), kept as written.
 KERNEL_TUNING_SECTION = """## Why the kernels are tuned as they are
 
-Measured by hand while tuning (not by `scripts/bench.sh`), kept as written; each figure names its machine. The code keeps a sentence of why at each decision and points here; `plan_movement` (`kernels/movement_planner.cpp`) makes every decision named below once, at compile time.
+Measured by hand in tuning runs from 2026-11-22 to 2026-11-27, not by `scripts/bench.sh`: earlier runs' figures, kept as written (a bullet gives its run's date where it has one; the commit that made the change it describes dates the rest); each figure names its machine. The code keeps a sentence of why at each decision and points here; `plan_movement` (`kernels/movement_planner.cpp`) makes every decision named below once, at compile time.
 
 - **Threads** (`parallel_task_bytes`, `parallel_threshold_bytes` in `kernels/movement_program.hpp`). Each oneTBB task moves at least 256 KiB, and moves under two tasks' worth stay on the calling thread: at one task's worth, f32 [1, 64, 1024] NHWC as NCHW (256 KiB), 2 cores, took 24-30 us cut and run as one task against 12-18 us whole on one thread; at 512 KiB two threads took 21 us against 28-32 on one. A transpose's strips are cut along the columns only when there are too few to share: cut on one thread, a strip lost its wide steps to pieces narrower than one (64 KiB f32, [1,16,1024]: 8.6-8.9 -> 3.9-4.4 us).
 - **The AVX2 level's walk** (`avx2_ops::walk`). Tuned on an AMD EPYC (Zen 3, no AVX-512), NHWC as NCHW, medians of interleaved runs at real-time priority. First (64 MiB, against memcpy): the AVX-512 walk (strips a tile high along all columns: each source line read from memory out of order, 64 bytes per destination row at a time) ran f32 at 1.0x memcpy, bf16 1.0x, f64 1.3x; column blocks of 64 KiB read in order and transposed from the cache, 8 tiles side by side: f32 1.5x, bf16 1.2x, f64 1.6x. Then against a 2-thread streaming copy of the same bytes ([N,256,32,32], 32 MiB): reading the source alone in the tiles' order took 1.5-1.8x the time of reading it in order, writing alone in their order no longer than writing in order, and the transpose about the sum of the two. Prefetching the next column step's lines into L1 in memory order, a few per register block (`line_prefetch`), over column blocks that span whole source rows, took bf16 0.62 -> 0.86-0.89 of that copy (4 tiles side by side, 64 KiB: 8 tiles and 32 or 128 KiB blocks 0.71-0.77), f32 0.68 -> 0.84 (8 tiles, 128 KiB), f64 0.72 -> 0.89-0.93 (8 tiles, 128 KiB), s8 0.43 -> 0.66-0.70 (2 tiles, 64 KiB; 1, 4 and 8 tiles 0.52-0.60). 16-byte elements kept the strip walk (column blocks measured no gain for them) and their own prefetch, until measured against a one-thread streaming copy on the Zen 3 EPYC (2026-11-27, reshaper-run --mode=perf --threads=1 at real-time priority, c128 NHWC as NCHW, 64 MiB of input, medians of 3 interleaved rounds, ratio to the streaming copy, [N,256,32,32] / [N,256,64,64]): strips of 4 tiles 0.53 / 0.53; column blocks with the next step's lines prefetched, 8 tiles side by side in 128 KiB 0.44 / 0.43, 2 tiles in 64 KiB 0.65 / 0.62, 4 tiles in 128 KiB 0.65 / 0.66, 4 tiles in 64 KiB 0.63-0.64 / 0.66-0.67; the last without the 16-byte tiles' own non-temporal prefetch 4 tiles ahead 0.77 / 0.81, the walk they now take at both reaches. Rows under a page apart ([N,256,32,32]; [N,128,32,32]; [N,512,16,16]), 1- and 2-byte elements: 2 and 4 tiles side by side 0.61 and 0.67-0.89 of the copy, 8 tiles 0.47 and 0.60-0.69. Rows a page or more apart ([N,256,64,64], [N,64,64,64], [N,128,64,64]): 8 tiles 0.55 and 0.72-0.76, 2 and 4 tiles 0.34 and 0.50-0.68. Moves that stay in the caches (`in_cache`), measured on an AMD EPYC with AVX-512 at this level (reshaper-run --mode=perf, 512 KiB NHWC as NCHW, 3 interleaved rounds, GB/s read+written), against the near and far walks: s8 (rows 1 KiB apart) 45 -> 53, bf16 56 -> 60, f32 52 -> 56, f64 42-44 -> 52; 8 tiles side by side against 4 and 2: 1- and 2-byte elements 8 (bf16 36 / 57 / 60), 4- and 8-byte ones 4 (f32 29 / 56 / 52, f64 rows 8 KiB apart 49 / 52 / 50).
@@ -209,7 +322,7 @@ Measured by hand while tuning (not by `scripts/bench.sh`), kept as written; each
 """
 
 # Measured by hand (benchmarks/model_chains_bench.py), kept as written.
-REAL_MODEL_CHAINS_SECTION = """## Real-model chains from Python
+REAL_MODEL_CHAINS_SECTION = """## Real-model chains from Python: an earlier run (2026-11-27)
 
 Measured by hand on 2026-11-27 (not by `scripts/bench.sh`) with `benchmarks/model_chains_bench.py` (under 2 minutes: 30 s to record, cached in build/ for reruns, then the timing), on the Zen 3 EPYC (2 cores, kernels at avx2, L3 32 MiB) at real-time priority (chrt -f 10) while other developers' builds ran (load average 4-10: absolute times are well above an idle machine's, and a chain's ratio moved by up to 0.5 between the four runs of that hour; the counts and medians moved less). The chains are those reshaper.torch finds in torchvision's swin_t, convnext_tiny, vit_b_16, maxvit_t and shufflenet_v2_x1_0 (`weights=None`, 3x224x224, batch 1 and 8): 1996 chains, none left to PyTorch, 1538 of them aliases (views; all of convnext_tiny's, whose permutes feed ops that read strided input, and of vit_b_16's, whose attention runs fused in `_native_multi_head_attention` under no_grad, so its head splits and merges are no chains), 458 that move data, 104 distinct movements (all f32, 784 B to 9.6 MB of output). Per distinct movement, from Python, medians of 15 interleaved rounds in one process: reshaper's native execute into an output allocated once, against the chain's own ATen calls + `.contiguous()` at 1 and 2 threads (the faster counts; 2 threads won on 31) and numpy's `ascontiguousarray` of the chain's last view of its input (98 chains, where that is reshaper's output bit for bit); "with the read" follows each move with a sum over its output.
 
@@ -240,7 +353,7 @@ So maxvit_t's window partitions ([N,C,H,W] -> [N,windows,49,C]: tiled transposes
 """
 
 # Measured by hand (benchmarks/api_bench, callgrind, benchmarks/python_call_bench.py), kept as written.
-PER_CALL_SECTION = """## Per-call costs through the public APIs (issue 27)
+PER_CALL_SECTION = """## Per-call costs through the public APIs: an earlier run (2026-11-27)
 
 Measured by hand on 2026-11-27 (not by `scripts/bench.sh`), on the Zen 3 EPYC (2 cores) loaded by four developers' builds, so wall time ran 2-5x the CPU time: `benchmarks/api_bench` (medians of 5 interleaved repeats) run three times in turn with the library before and after the changes below, and instruction counts under callgrind, which the load does not move ((Ir of 2200 calls - Ir of 200 calls) / 2000, a program calling the public API in a loop).
 
@@ -260,7 +373,7 @@ What the profiles showed and what changed:
 """
 
 # Measured by hand (benchmarks/llc_stream_bench, benchmarks/llc_chain_bench.py), kept as written.
-STREAMING_LLC_SECTION = """## Streaming stores and the last-level cache
+STREAMING_LLC_SECTION = """## Streaming stores and the last-level cache: an earlier run (2026-11-26)
 
 Measured by hand on 2026-11-26 (not by `scripts/bench.sh`), on the Zen 3 EPYC (2 cores, kernels at avx2; L3 32 MiB as sysfs lists it for cpu0, where `sysconf(_SC_LEVEL3_CACHE_SIZE)` says 256 MiB, the whole socket's), loaded by other developers' builds (load average 2.3-3.7). Outputs that fit the last-level cache are read at once by the next op; streaming (non-temporal) stores send them to DRAM instead. Copies streamed from 4 MiB and transposes from 1 MiB, thresholds measured on the move alone. Measured with a sum over the output after each move (`benchmarks/llc_stream_bench`, f32, streaming forced on and off in one run, medians of 5 interleaved repeats, us):
 
@@ -293,11 +406,8 @@ The torchvision chains against PyTorch's `.contiguous()` (`benchmarks/llc_chain_
 
 The f32 chains of 1.6-4.8 MB came 3-47% closer to PyTorch's time in these pairs (the channel shuffle 5% closer, then 7% further), the bf16 ones of 1.5-2.4 MB moved both ways (16% closer to 24% further), and the DRAM-sized move did not get slower. In three earlier pairs (thresholds at a quarter of the cache: the same paths for these chains) swin_t and merge heads f32 showed no gain (0.97-1.10 against 0.87-1.08) and maxvit_t 1.72-1.79 against 2.00-2.08: the gain is real where the output is read back from the cache, but of the order of this shared machine's noise for the 4.8 MB ones. maxvit_t's window partition moves alone at 1.7-2.1x PyTorch's time in most runs whichever stores it uses: that gap lies in the kernel's walk of its 6-D permutation, not in the stores.
 """
-PROFILE_NOTE = (" What `perf record` (cpu-clock sampling; this VM exposes no hardware counters) showed while tuning: short runs (the attention case) spent their time in per-run call overhead, not in memory, until one call copied a whole row of runs (0.3x -> 0.97x memcpy); byte-masked AVX-512 loads stalled the nChw8c partial tiles (7 -> 22 GB/s with plain 256-bit loads). In the NHWC-as-NCHW transposes about 90% of the samples sit on the source-row loads of the tile kernels (the shuffles and the streaming stores are cheap): the 1- and 2-byte tiles, one line per source row and 64 (32) destination rows a line each, gained most from wide tiles (4 and 2 tiles side by side, so each destination row gets 256 and 128 contiguous bytes); 16-byte tiles read one line per page (rows 4 KiB apart) and gained from strips of 4 tiles and a non-temporal prefetch 4 tiles ahead, which cost the smaller elements 5-15%. In cache-sized transposes (256 KiB - 2 MiB) half the samples sat on the ordinary stores to destination rows (a read for ownership per line), so transposes of 2-byte and wider elements streamed from 1 MiB, until measured with the next op's read of the output (below). A transpose of exactly one thread task's worth (256 KiB) had been cut into pieces for two threads and then run as one task, at 0.59x oneDNN's reorder (24-30 us against 12-18 us uncut on one thread): moves below two tasks' worth now stay on the calling thread. The 4-bit transposes spent half their time on half-line stores until a step covered 4 byte tiles. Into blocked formats (nchw -> nChw16c: per channel block, 16 source rows into HW destination rows of 64 bytes back to back) a fifth of the samples sat on the per-strip set-up around 1 KiB tiles, so those moves take strips of 64 KiB of destination and a register block as wide as the destination row (16, 32 or 64 bytes: nChw8c f32 and nChw16c bf16 had been partial tiles at 0.3-0.4x memcpy). The sizes go up to 512 MiB (f32 and bf16: 4 KiB to 128 MiB in steps of 8x, then 512 MiB, where source and destination are 1 GiB together). On an AMD EPYC (Zen 3) without AVX-512 the AVX2 level walked as the AVX-512 one was tuned ran f32 NHWC as NCHW at 1.0x memcpy: a strip a tile high read every source line out of order and wrote 64 bytes per destination row at a time. Column blocks of 64 KiB of the source, read in order and transposed from the cache, with 8 tiles side by side (512-byte destination runs), took it to 1.4-1.8x (`tile_walk` in `kernels/isa_kernels.hpp`: a walk per level); a prefetch of the next column step gained nothing there. nChw8c -> nchw f32 had been partial tiles through buffers at AVX2 (0.38x oneDNN's reorder) until half tiles, one row of register blocks, took it (1.1-1.2x). Measured next against reshaper's own 2-thread streaming copy (about twice glibc's memcpy there): reading the source alone in the tiles' order took 1.5-1.8x the time of reading it in order, writing alone in their order no longer than in order, and the transpose about the sum of the two, so the stalled reads did not overlap the streaming stores. Each wide step now prefetches the next column step's source lines into L1 in memory order, a few per register block, over column blocks spanning whole source rows (`line_prefetch`): bf16 [64,256,32,32] went from 0.62 to 0.81-0.89 of that copy, f32 from 1.5 to 1.8-2.0x oneDNN's reorder. Which width wins depends on how far apart destination rows lie: below a page, 2 (1-byte) and 4 (2-byte) tiles side by side; a page or more apart, 8 (the walk per `row_reach`). On an AMD EPYC with AVX-512 the AVX-512 level had walked as it was tuned on an Intel machine (strips a tile high, no column blocks); the AVX2 level's column blocks with prefetch took s8 NHWC as NCHW from 45 to 62 GB/s and f64 from 57 to 83 there, and rows a page or more apart ran fastest with 2 tiles side by side (f32 41 -> 54 GB/s against 8). Streamed transposes of exactly one tile's rows (the 16 x 16 f32 blocks of nChw16c and ABcd16a16b) walk tile by tile at AVX-512, which measured faster on that machine; the AVX2 level had walked them so too, and on the Zen 3 EPYC `perf record` put 81% of nChw16c -> nchw's samples in the single-tile kernel and 15% in the strip loop around it, at 0.86x oneDNN's reorder: with the level's own far-rows walk (8 tiles side by side, column blocks with prefetch) it runs at 1.35-1.55x, ABcd16a16b -> abcd at 1.37-1.51x (`isa_kernels::one_tile_rows_tile_by_tile`, per level). 2-bit tiles streamed (each call writes one line into each of 64 destination rows) ran 10-20% slower than with ordinary stores, so they keep them. Transposes the caches hold walk on their own (`in_cache`): with the streaming walks, 512 KiB of f32 whose destination rows lie 4 KiB apart (one L1 set) ran at 32 GB/s, with 8 tiles side by side at 64. The s4 transposes spent a third of their samples in a scalar nibble split (`packed_strip` 33%, the byte tiles 32%); a loop over byte pairs read as 16-bit values, which the compiler vectorises per level, streamed past 4 MiB, took them from 22 to 34 GB/s. With two threads the f32 transpose runs at the 2-thread streaming copy's speed (64 MiB: 2.20 against 2.11 ms); one thread takes 1.41x that time, and the copy itself gains only 1.26x from the second core. glibc 2.36's memcpy runs 15-20x slower on the Zen 3 EPYC when the destination lies 1-31 bytes past a 4 KiB multiple from the source (two equal heap buffers allocated in turn are 16 bytes apart): an alias executed into a new 64 KiB buffer took 34 us through it and 1.7 us through a vector loop, which the SIMD levels now take at those distances. On the Zen 3 EPYC oneDNN 2.6's bf16 reorder runs its reference kernel (0.004x memcpy) and does not move bits (signalling NaNs quieted, denormals flushed, -0 to +0), so 2-byte elements into or out of a blocked layout go through our kernel. Loading a 100,000-op file on one thread, parsing the text took 160 ms and building the ops from it 135 ms; the two now run on two threads (in `partition_bench`, a 100,000-op read 398 -> 281 ms). Transparent huge pages for the driver's heap (tcmalloc's system allocator with MADV_HUGEPAGE) cut its 52,000 page faults to 2,300-6,500 but not its time: with freed memory returned to the system the kernel's time went up, and without, the peak passed 5x the file.")
+PROFILE_NOTE = (" What `perf record` (cpu-clock sampling; this VM exposes no hardware counters) showed while tuning (runs of 2026-11-22 to 2026-11-27, by hand, before this report's): short runs (the attention case) spent their time in per-run call overhead, not in memory, until one call copied a whole row of runs (0.3x -> 0.97x memcpy); byte-masked AVX-512 loads stalled the nChw8c partial tiles (7 -> 22 GB/s with plain 256-bit loads). In the NHWC-as-NCHW transposes about 90% of the samples sit on the source-row loads of the tile kernels (the shuffles and the streaming stores are cheap): the 1- and 2-byte tiles, one line per source row and 64 (32) destination rows a line each, gained most from wide tiles (4 and 2 tiles side by side, so each destination row gets 256 and 128 contiguous bytes); 16-byte tiles read one line per page (rows 4 KiB apart) and gained from strips of 4 tiles and a non-temporal prefetch 4 tiles ahead, which cost the smaller elements 5-15%. In cache-sized transposes (256 KiB - 2 MiB) half the samples sat on the ordinary stores to destination rows (a read for ownership per line), so transposes of 2-byte and wider elements streamed from 1 MiB, until measured with the next op's read of the output (below). A transpose of exactly one thread task's worth (256 KiB) had been cut into pieces for two threads and then run as one task, at 0.59x oneDNN's reorder (24-30 us against 12-18 us uncut on one thread): moves below two tasks' worth now stay on the calling thread. The 4-bit transposes spent half their time on half-line stores until a step covered 4 byte tiles. Into blocked formats (nchw -> nChw16c: per channel block, 16 source rows into HW destination rows of 64 bytes back to back) a fifth of the samples sat on the per-strip set-up around 1 KiB tiles, so those moves take strips of 64 KiB of destination and a register block as wide as the destination row (16, 32 or 64 bytes: nChw8c f32 and nChw16c bf16 had been partial tiles at 0.3-0.4x memcpy). The sizes go up to 512 MiB (f32 and bf16: 4 KiB to 128 MiB in steps of 8x, then 512 MiB, where source and destination are 1 GiB together). On an AMD EPYC (Zen 3) without AVX-512 the AVX2 level walked as the AVX-512 one was tuned ran f32 NHWC as NCHW at 1.0x memcpy: a strip a tile high read every source line out of order and wrote 64 bytes per destination row at a time. Column blocks of 64 KiB of the source, read in order and transposed from the cache, with 8 tiles side by side (512-byte destination runs), took it to 1.4-1.8x (`tile_walk` in `kernels/isa_kernels.hpp`: a walk per level); a prefetch of the next column step gained nothing there. nChw8c -> nchw f32 had been partial tiles through buffers at AVX2 (0.38x oneDNN's reorder) until half tiles, one row of register blocks, took it (1.1-1.2x). Measured next against reshaper's own 2-thread streaming copy (about twice glibc's memcpy there): reading the source alone in the tiles' order took 1.5-1.8x the time of reading it in order, writing alone in their order no longer than in order, and the transpose about the sum of the two, so the stalled reads did not overlap the streaming stores. Each wide step now prefetches the next column step's source lines into L1 in memory order, a few per register block, over column blocks spanning whole source rows (`line_prefetch`): bf16 [64,256,32,32] went from 0.62 to 0.81-0.89 of that copy, f32 from 1.5 to 1.8-2.0x oneDNN's reorder. Which width wins depends on how far apart destination rows lie: below a page, 2 (1-byte) and 4 (2-byte) tiles side by side; a page or more apart, 8 (the walk per `row_reach`). On an AMD EPYC with AVX-512 the AVX-512 level had walked as it was tuned on an Intel machine (strips a tile high, no column blocks); the AVX2 level's column blocks with prefetch took s8 NHWC as NCHW from 45 to 62 GB/s and f64 from 57 to 83 there, and rows a page or more apart ran fastest with 2 tiles side by side (f32 41 -> 54 GB/s against 8). Streamed transposes of exactly one tile's rows (the 16 x 16 f32 blocks of nChw16c and ABcd16a16b) walk tile by tile at AVX-512, which measured faster on that machine; the AVX2 level had walked them so too, and on the Zen 3 EPYC `perf record` put 81% of nChw16c -> nchw's samples in the single-tile kernel and 15% in the strip loop around it, at 0.86x oneDNN's reorder: with the level's own far-rows walk (8 tiles side by side, column blocks with prefetch) it runs at 1.35-1.55x, ABcd16a16b -> abcd at 1.37-1.51x (`isa_kernels::one_tile_rows_tile_by_tile`, per level). 2-bit tiles streamed (each call writes one line into each of 64 destination rows) ran 10-20% slower than with ordinary stores, so they keep them. Transposes the caches hold walk on their own (`in_cache`): with the streaming walks, 512 KiB of f32 whose destination rows lie 4 KiB apart (one L1 set) ran at 32 GB/s, with 8 tiles side by side at 64. The s4 transposes spent a third of their samples in a scalar nibble split (`packed_strip` 33%, the byte tiles 32%); a loop over byte pairs read as 16-bit values, which the compiler vectorises per level, streamed past 4 MiB, took them from 22 to 34 GB/s. With two threads the f32 transpose runs at the 2-thread streaming copy's speed (64 MiB: 2.20 against 2.11 ms); one thread takes 1.41x that time, and the copy itself gains only 1.26x from the second core. glibc 2.36's memcpy runs 15-20x slower on the Zen 3 EPYC when the destination lies 1-31 bytes past a 4 KiB multiple from the source (two equal heap buffers allocated in turn are 16 bytes apart): an alias executed into a new 64 KiB buffer took 34 us through it and 1.7 us through a vector loop, which the SIMD levels now take at those distances. On the Zen 3 EPYC oneDNN 2.6's bf16 reorder runs its reference kernel (0.004x memcpy) and does not move bits (signalling NaNs quieted, denormals flushed, -0 to +0), so 2-byte elements into or out of a blocked layout go through our kernel. Loading a 100,000-op file on one thread, parsing the text took 160 ms and building the ops from it 135 ms; the two now run on two threads (in `partition_bench`, a 100,000-op read 398 -> 281 ms). Transparent huge pages for the driver's heap (tcmalloc's system allocator with MADV_HUGEPAGE) cut its 52,000 page faults to 2,300-6,500 but not its time: with freed memory returned to the system the kernel's time went up, and without, the peak passed 5x the file.")
 
-GOALS = {"f32": "1.0 (2x oneDNN)", "s32": "1.0 (2x oneDNN)", "f16": "0.9", "bf16": "0.9",
-         "s8": "0.8", "u8": "0.8", "s64": "0.9", "f64": "0.9", "c128": "0.9", "boolean": "0.8",
-         "s4": "0.6"}
 
 
 def cpu_model():
@@ -312,162 +422,368 @@ def cpu_model():
     return "CPU model unknown"
 
 
-def write_markdown(path, plot, med, backend, peers, driver, driver_version, graphs):
-    def row(case, dtype, size):
-        mine = med.get((case, dtype, size, "reshaper"))
-        mem = med.get((case, dtype, size, "memcpy"))
-        dnn = med.get((case, dtype, size, "onednn"))
-        return mine, mem, dnn
+def fmt(v, digits=2):
+    return f"{v:.{digits}f}" if v is not None else "-"
 
-    def stream(case, dtype, size):
-        return med.get((case, dtype, size, "stream"))
 
+def met(value, goal, at_most=False):
+    if value is None or goal is None:
+        return "-"
+    return "yes" if (value <= goal if at_most else value >= goal) else "no"
+
+
+def per_thread(entry):
+    """(GB/s, / streaming copy, / memcpy) of one driver perf entry."""
+    gbps = entry.get("gbps")
+    st, mem = entry.get("stream_gbps"), entry.get("memcpy_gbps")
+    return gbps, (gbps / st if gbps and st else None), (gbps / mem if gbps and mem else None)
+
+
+def cores_summary(driver):
+    """(median, least, most) cores the driver's 2+ threads got, over its runs."""
+    cores = sorted(e["cores"] for e in driver.values() if e.get("cores"))
+    if not cores:
+        return None
+    return statistics.median(cores), cores[0], cores[-1]
+
+
+def write_markdown(path, plot, run):
+    med, backend, peers, driver = run["movement"], run["backend"], run["peers"], run["driver"]
+    many = run["threads"]
     lines = []
     add = lines.append
+
+    def table(head, rows):
+        add("| " + " | ".join(head) + " |")
+        add("|" + "---|" * len(head))
+        for r in rows:
+            add("| " + " | ".join(str(c) for c in r) + " |")
+
+    cores = cores_summary(driver)
     add("# Performance")
     add("")
-    add(f"Generated by `scripts/bench.sh` on {datetime.date.today()} ({platform.machine()}, "
-        f"{os.cpu_count()} cores, {cpu_model()}; {driver_version}); every figure below was "
+    add(f"Generated by `scripts/bench.sh`{' with QUICK=1 (fewer cases and rounds)' if run['quick'] else ''} on "
+        f"{datetime.date.today()} ({platform.machine()}, {os.cpu_count()} cores, {cpu_model()}; {run['version']}); every figure below was "
         f"measured in that run, at {os.environ.get('RESHAPER_BENCH_PRIORITY', 'normal priority')}, and "
-        "holds for that CPU and SIMD level only. Speeds are bytes "
-        "read plus bytes written per second; each ratio compares two movers measured in the "
-        "same program run, as medians of interleaved repeats (Google Benchmark's random "
-        "interleaving; the Python peers interleave the same way). The machine is shared, so "
-        "single figures move by 10-20% between runs; the ratios move less.")
+        "holds for that CPU and SIMD level only. Speeds are bytes read plus bytes written per second; each "
+        "ratio compares two movers measured in the same program run, as medians of interleaved repeats. "
+        "The machine is shared, so single figures move by 10-20% between runs; the ratios move less."
+        + (f" The run took {run['minutes']:.1f} minutes up to this report." if run.get("minutes") else ""))
     add("")
-    add("## The issue's table: NHWC data seen as NCHW, flattened (64 MiB)")
+    add("## The yardstick")
     add("")
-    add("`benchmarks/movement_bench`: our kernel (a movement program planned once and run, as `kernel` "
-        "lowerings execute it), glibc's memcpy and a streaming-store copy (AVX2 non-temporal stores) of "
-        "the same bytes between the same pre-faulted, line-aligned buffers on the same threads "
-        "(`yardstick_copy` in `src/driver/yardstick.cpp`, which the driver's perf mode uses too), "
-        "and a direct oneDNN reorder between the same layouts in the same program. The driver's "
-        "columns are its perf mode's, yardsticks measured in turn with the execute.")
+    add("Every speed is given per thread count as a ratio to two copies of the same bytes (half read, half "
+        "written) on the same number of threads, measured in the same run on the same pre-faulted, "
+        "line-aligned buffers: a streaming-store copy (AVX2 non-temporal stores: what a copy that writes "
+        "memory reaches) and glibc's memcpy. Both are `yardstick_copy` in `src/driver/yardstick.cpp` (the "
+        "`reshaper_yardstick` library), the one implementation `reshaper-run --mode=perf`, "
+        "`benchmarks/movement_bench` and `benchmarks/high_rank_bench` link; the driver "
+        "times them in turn with the execute (`time_in_turn`, `src/driver/perf_timing.hpp`), a batch of "
+        "executes per sample where one takes under 10 us. DRAM-sized moves (64 MiB of input, past the "
+        "last-level cache) are compared to the streaming copy; in-cache ones (32 KiB - 2 MiB) to memcpy "
+        "timed warm (each sample after an untimed run of the same, as in a loop of it alone).")
     add("")
-    add("| dtype | reshaper GB/s | memcpy GB/s | streaming copy GB/s | reshaper / memcpy | reshaper / streaming copy | reshaper / oneDNN reorder | goal (/ memcpy) | reshaper-run perf mode: lowering, GB/s, / streaming copy |")
-    add("|---|---|---|---|---|---|---|---|---|")
-    # s2 has no row of driver_perf: its graph is an ONNX Reshape-21, which has no 2-bit type.
-    for dtype in ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c128", "boolean", "s4", "s2"]:
-        mine, mem, dnn = row("nhwc_to_nchw", dtype, "64MiB")
-        st = stream("nhwc_to_nchw", dtype, "64MiB")
-        d = driver.get(dtype, {})
-        gbps = d.get("gbps")
-        add(f"| {dtype} | {mine or 0:.1f} | {mem or 0:.1f} | {st or 0:.1f} | {ratio(mine, mem)} | {ratio(mine, st)} | "
-            f"{ratio(mine, dnn)} | {GOALS.get(dtype, '-')} | {d.get('lowering', '-')}, "
-            f"{f'{gbps:.1f}' if gbps is not None else '-'}, {ratio(gbps, d.get('stream_gbps'))} |")
-    # The issue's own size (N = 64), where glibc's memcpy streams too.
-    for dtype, size in [("f32", "256MiB"), ("bf16", "128MiB")]:
-        mine, mem, dnn = row("nhwc_to_nchw", dtype, size)
-        st = stream("nhwc_to_nchw", dtype, size)
-        if mine:
-            add(f"| {dtype}, N = 64 ({size}) | {mine:.1f} | {mem or 0:.1f} | {st or 0:.1f} | {ratio(mine, mem)} | "
-                f"{ratio(mine, st)} | {ratio(mine, dnn)} | {GOALS.get(dtype, '-')} | - |")
-    pt = driver.get("perf_threads", {})
-    one = (driver.get("one_thread") or {}).get("f32", {})
-    if pt:
+    if cores:
+        add(f"**Two threads are not always two cores.** The driver's runs on {many} threads measured how many "
+            f"cores {many} CPU-bound threads got against one (an integer loop, no memory; `cores_got`, "
+            f"their summed work rate over one thread's): median {cores[0]:.2f}, from {cores[1]:.2f} to "
+            f"{cores[2]:.2f} over {sum(1 for e in driver.values() if e.get('cores'))} runs of this report. "
+            f"Each {many}-thread figure below gives the cores its own run measured; they have no goal.")
         add("")
-        add(f"Threads: the driver ran on {pt.get('threads')}; {pt.get('threads')} CPU-bound threads got "
-            f"{pt.get('cores', 1):.2f} cores here (their summed work rate against one thread's, same run: "
-            "two vCPUs may share one core). On one thread (`--threads=1`) the f32 row's driver figure is "
-            f"{one.get('gbps', 0):.1f} GB/s, {ratio(one.get('gbps'), one.get('stream_gbps'))} of a one-thread "
-            "streaming copy and "
-            f"{ratio(one.get('gbps'), one.get('memcpy_gbps'))} of a one-thread memcpy.")
+
+    # ---- DRAM ----
+    def dram_rows(group, goal_of):
+        rows = []
+        for (g, label, dtype, threads), e in sorted(driver.items(), key=lambda kv: 0):
+            pass
+        seen = []
+        for (g, label, dtype, threads) in driver:
+            if g == group and (label, dtype) not in seen:
+                seen.append((label, dtype))
+        for label, dtype in seen:
+            one = driver.get((group, label, dtype, 1), {})
+            two = driver.get((group, label, dtype, many), {})
+            g1, s1, m1 = per_thread(one)
+            g2, s2, m2 = per_thread(two)
+            goal = goal_of(dtype)
+            row = [label, dtype, one.get("lowering", "-"), fmt(g1, 1), fmt(s1), fmt(m1), fmt(goal, 1), met(s1, goal)]
+            if many > 1:
+                row += [fmt(g2, 1), fmt(s2), fmt(m2), fmt(two.get("cores"))]
+            rows.append(row)
+        head = ["move", "dtype", "lowering", "1 thread GB/s", "/ streaming copy", "/ memcpy", "goal (/ streaming copy)",
+                "met"]
+        if many > 1:
+            head += [f"{many} threads GB/s", "/ streaming copy", "/ memcpy", "cores got"]
+        return head, rows
+
+    add("## DRAM-sized moves, one thread, every dtype class (64 MiB of input)")
     add("")
-    add("## Other layouts a reshape meets (64 MiB)")
+    add("`reshaper-run --mode=perf` on graph files of one Reshape over a strided view (`permute_graph` in "
+        "`scripts/bench_report.py`), `--threads=1` and `--threads=" + str(many) + "`. Goals (issue 27), one "
+        "thread against the one-thread streaming copy: 2-, 4-, 8- and 16-byte elements 0.9, 1-byte and "
+        "boolean 0.8, 4-bit 0.7.")
     add("")
-    add("| case | dtype | reshaper / memcpy | reshaper / streaming copy | reshaper / oneDNN reorder | oneDNN / memcpy |")
-    add("|---|---|---|---|---|---|")
-    for case, dtype in [("attention_bhsd", "bf16"), ("nChw16c_to_nchw", "f32"), ("nChw8c_to_nchw", "f32"),
-                        ("nchw_to_nChw16c", "f32"), ("nchw_to_nChw8c", "f32"), ("nchw_to_nChw16c", "bf16"),
-                        ("ABcd16a16b_to_abcd", "f32"), ("nhwc14x14_to_nchw", "f32"), ("nhwc14x14_to_nchw", "bf16"),
-                        ("nhwc_c3_to_nchw", "f32"), ("nchw_c3_to_nhwc", "f32"),
-                        ("sliced", "f32"), ("broadcast_rows", "f32"), ("dense_copy", "f32")]:
-        mine, mem, dnn = row(case, dtype, "64MiB")
-        add(f"| {case} | {dtype} | {ratio(mine, mem)} | {ratio(mine, stream(case, dtype, '64MiB'))} | "
-            f"{ratio(mine, dnn)} | {ratio(dnn, mem)} |")
+    table(*dram_rows("dram", class_goal))
     add("")
-    add("`attention_bhsd`: [16,2048,16,64] bf16 seen as [16,16,2048,64] (merge heads), 128-byte "
-        "runs. `ABcd16a16b_to_abcd`: [256,256,16,16] weights in 16x16 blocks to plain. `nhwc14x14_to_nchw`: "
-        "[N,256,14,14] NHWC as NCHW, whose NCHW rows (784 and 392 bytes) are no whole number of lines. `nhwc_c3_to_nchw`: "
-        "[N,3,224,224] images NHWC as NCHW (3 destination rows: split rows); `nchw_c3_to_nhwc` the inverse (joined rows). `sliced`: every other row of a [4096, 8192] tensor; `broadcast_rows`: one row "
-        "read 4096 times (the source stays in cache, so both movers beat memcpy). "
-        "`dense_copy`: what an alias executes into a separate buffer.")
+    add("## Blocked layouts both ways (64 MiB)")
     add("")
-    add("## Across the cache levels (f32 and bf16 NHWC -> NCHW, [N, 64, HW])")
+    add("The same, to and from nChw16c, nChw8c and ABcd16a16b (goal 0.9 of the one-thread streaming copy). "
+        "Padded blocked layouts are in the fixed-costs table (`backend_bench`, against oneDNN's reorder).")
     add("")
-    sizes = sorted({k[2] for k in med if k[0] == "sizes"}, key=size_bytes)
-    add("| size | f32 reshaper / memcpy | f32 reshaper / streaming copy | f32 reshaper / oneDNN | bf16 reshaper / memcpy | bf16 reshaper / streaming copy | bf16 reshaper / oneDNN | numpy / memcpy (f32) | PyTorch / memcpy (f32) |")
-    add("|---|---|---|---|---|---|---|---|---|")
-    peer_by_size = {p["size"]: p for p in peers}
-    for size in sizes:
-        f = row("sizes", "f32", size)
-        b = row("sizes", "bf16", size)
-        p = peer_by_size.get(size_bytes(size), {})
-        add(f"| {size} | {ratio(f[0], f[1])} | {ratio(f[0], stream('sizes', 'f32', size))} | {ratio(f[0], f[2])} | "
-            f"{ratio(b[0], b[1])} | {ratio(b[0], stream('sizes', 'bf16', size))} | "
-            f"{ratio(b[0], b[2])} | {ratio(p.get('numpy'), p.get('memcpy'))} | "
-            f"{ratio(p.get('pytorch'), p.get('memcpy'))} |")
+    table(*dram_rows("blocked", lambda dtype: 0.9))
     add("")
-    add("numpy and PyTorch ratios use their own run's memcpy (numpy `copyto` of a dense array).")
+
+    # ---- in cache ----
+    add("## In the caches (32 KiB - 2 MiB of input)")
     add("")
-    add(f"![bandwidth against size]({os.path.basename(plot)})")
+    add("The driver as above; each sample starts warm, the execute and the memcpy alike. Goal: 0.8 of an "
+        "in-cache memcpy of the same bytes on the same threads for f32, bf16 and s8, on one thread where "
+        "a second one costs more than it gives (the better of the two counts). Below 1 MiB the yardsticks "
+        "run on one thread whatever the count (`yardstick_threads`: a piece per MiB).")
     add("")
-    add("## Fixed costs and threads (`benchmarks/backend_bench`)")
+    rows = []
+    seen = []
+    for (g, label, dtype, threads) in driver:
+        if g == "in_cache" and (label, dtype) not in seen:
+            seen.append((label, dtype))
+    for label, dtype in seen:
+        one = driver.get(("in_cache", label, dtype, 1), {})
+        two = driver.get(("in_cache", label, dtype, many), {})
+        g1, s1, m1 = per_thread(one)
+        g2, s2, m2 = per_thread(two)
+        best = max([v for v in (m1, m2 if many > 1 else None) if v is not None], default=None)
+        row = [label, dtype, fmt(g1, 1), fmt(m1), fmt(s1)]
+        if many > 1:
+            row += [fmt(g2, 1), fmt(m2), fmt(s2), fmt(two.get("cores"))]
+        row += ["0.8", met(best, 0.8)]
+        rows.append(row)
+    head = ["move", "dtype", "1 thread GB/s", "/ in-cache memcpy", "/ streaming copy"]
+    if many > 1:
+        head += [f"{many} threads GB/s", "/ in-cache memcpy", "/ streaming copy", "cores got"]
+    head += ["goal (/ memcpy)", "met"]
+    table(head, rows)
     add("")
-    add("| what | median |")
-    add("|---|---|")
-    for name, label in [("bm_compile_first", "compile of a single-op partition"),
-                        ("bm_compile_cached", "the same from the compiled-partition cache"),
-                        ("bm_execute/transpose/4096", "execute: 4 KiB f32 transpose"),
-                        ("bm_execute/alias_copy/4096", "execute: 4 KiB alias into a new buffer"),
-                        ("bm_execute/transpose/1048576", "execute: 1 MiB f32 transpose")]:
+
+    # ---- high rank ----
+    hr = run.get("high_rank")
+    add("## High-rank permutations")
+    add("")
+    if hr:
+        add(f"`benchmarks/high_rank_bench.py` ({len(hr['rows'])} cases, {hr['rounds']} interleaved rounds, took "
+            f"{hr['seconds']:.0f} s): random permutations (seeded) of rank 12-24 tensors of dims 2-4, one "
+            "thread: reshaper's kernel (`high_rank_bench`, through `strided_copy`), the streaming copy and "
+            "memcpy of the same bytes, numpy's `ascontiguousarray(a.transpose(p))` and PyTorch's "
+            "`permute(p).contiguous()` (1 thread). Goal: 0.6 of the streaming copy, numpy's bytes exactly.")
+        add("")
+        rows = []
+        for r in hr["rows"]:
+            k = r["ours_gbps"]
+            rows.append([r["case"], r["bytes"] >> 20, r["path"], fmt(k, 2), fmt(k / r["stream_gbps"]),
+                         fmt(k / r["memcpy_gbps"]), fmt(r["numpy_gbps"], 2), fmt(r["torch_gbps"], 2),
+                         fmt(k / r["numpy_gbps"]), fmt(k / r["torch_gbps"]), "yes" if r["exact"] else "NO",
+                         "0.6", met(k / r["stream_gbps"], 0.6)])
+        table(["case", "MiB", "path", "reshaper GB/s", "/ streaming copy", "/ memcpy", "numpy GB/s", "PyTorch GB/s",
+               "reshaper / numpy", "reshaper / PyTorch", "same bytes as numpy", "goal (/ streaming copy)", "met"],
+              rows)
+    else:
+        add("Not measured in this run (`benchmarks/high_rank_bench.py` failed or was skipped; see "
+            "`build-bench/results/high_rank.log`).")
+    add("")
+
+    # ---- fixed costs ----
+    add("## Fixed costs")
+    add("")
+    add("`benchmarks/api_bench` (the public C and C++ APIs, `libreshaper.so` only) and `benchmarks/backend_bench` "
+        "(the backend), medians of interleaved repeats; `benchmarks/python_call_bench.py` (medians of the "
+        "mean per call over repeats of 2000 calls).")
+    add("")
+    rows = []
+
+    def ns_of(b):
+        unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
+        return b["real_time"] * unit
+
+    for name, label, goal_ns in [
+            ("bm_c_execute/transpose_4KiB", "C API execute: 4 KiB f32 transpose", 120),
+            ("bm_c_execute/alias_in_place", "C API execute: alias in place", 70),
+            ("bm_c_compile_cached/tensors_given", "C API compile, cache hit, tensors given", 500),
+            ("bm_c_compile_cached/from_graph", "C API compile, cache hit, the graph's tensors", 500),
+            ("bm_cpp_compile_cached/tensors_given", "C++ API compile, cache hit, tensors given", 500),
+            ("bm_cpp_compile_cached/from_graph", "C++ API compile, cache hit, the graph's tensors", 500),
+            ("bm_compile_first", "backend: compile of a single-op partition", None),
+            ("bm_compile_cached", "backend: the same from the compiled-partition cache", None),
+            ("bm_execute/transpose/4096", "backend: execute a 4 KiB f32 transpose", None),
+            ("bm_execute/alias_copy/4096", "backend: execute a 4 KiB alias into a new buffer", None),
+            ("bm_execute/transpose/1048576", "backend: execute a 1 MiB f32 transpose", None)]:
         b = backend.get(name)
         if b:
-            add(f"| {label} | {b['real_time']:.3f} {b['time_unit']} |")
-    # Through the public C and C++ APIs (benchmarks/api_bench; goals of issue 27).
-    for name, label in [("bm_c_execute/transpose_4KiB", "C API execute: 4 KiB f32 transpose (goal <= 120 ns)"),
-                        ("bm_c_execute/alias_in_place", "C API execute: alias in place (goal <= 70 ns)"),
-                        ("bm_c_compile_cached/tensors_given", "C API compile, cache hit, tensors given (goal <= 0.5 us)"),
-                        ("bm_c_compile_cached/from_graph", "C API compile, cache hit, the graph's tensors"),
-                        ("bm_cpp_compile_cached/tensors_given", "C++ API compile, cache hit, tensors given (goal <= 0.5 us)"),
-                        ("bm_cpp_compile_cached/from_graph", "C++ API compile, cache hit, the graph's tensors")]:
-        b = backend.get(name)
-        if b:
-            add(f"| {label} | {b['real_time']:.3f} {b['time_unit']} |")
-    one = backend.get("bm_threads/1/real_time")
-    two = backend.get("bm_threads/2/real_time")
-    if one and two:
-        add(f"| 64 MiB f32 transpose, 2 threads against 1 | {one['real_time'] / two['real_time']:.2f}x |")
+            v = ns_of(b)
+            rows.append([label, f"{v:.0f} ns" if v < 1e4 else f"{v / 1e3:.1f} us",
+                         f"<= {goal_ns} ns" if goal_ns else "-", met(v, goal_ns, at_most=True) if goal_ns else "-"])
+    py = run.get("python_call")
+    if py:
+        us = py["us_per_call"]
+        for what, c_row in [("move 4 KiB", "move 4 KiB: C API execute (ctypes)"),
+                            ("alias 768 KiB", "alias 768 KiB: C API execute in place (ctypes)")]:
+            for arrays in ("numpy", "torch"):
+                mine = us.get(f"{what}: reshaper execute, {arrays}")
+                base = us.get(c_row)
+                if mine is not None and base is not None:
+                    rows.append([f"Python execute, {what}, {arrays} arrays: above the C API through ctypes "
+                                 f"({mine:.2f} - {base:.2f} us)", f"{mine - base:.2f} us", "<= 3 us",
+                                 met(mine - base, 3.0, at_most=True)])
     for way, label in [("from_blocked", "padded nChw16c -> nchw"), ("to_blocked", "nchw -> padded nChw16c")]:
         mine = backend.get(f"bm_padded/{way}_reshaper/real_time")
         dnn = backend.get(f"bm_padded/{way}_onednn/real_time")
         if mine and dnn:
-            add(f"| f32 [16,250,64,64] {label} (250 channels pad to 256): reshaper against a direct "
-                f"oneDNN reorder | {dnn['real_time'] / mine['real_time']:.2f}x |")
+            rows.append([f"f32 [16,250,64,64] {label} (250 channels pad to 256): oneDNN reorder's time over "
+                         f"reshaper's ({many} threads)", f"{dnn['real_time'] / mine['real_time']:.2f}x", "-", "-"])
+    one = backend.get("bm_threads/1/real_time")
+    two = backend.get("bm_threads/2/real_time")
+    if one and two:
+        rows.append(["backend: 64 MiB f32 transpose, 2 threads' speed over 1's", f"{one['real_time'] / two['real_time']:.2f}x",
+                     "-", "-"])
     chain = backend.get("bm_merge_heads/chain/real_time")
     single = backend.get("bm_merge_heads/one_movement/real_time")
     if chain and single:
-        add(f"| bf16 merge heads [16,16,2048,64] as StaticTranspose + StaticReshape: time against "
-            f"the one movement it composes to | {chain['real_time'] / single['real_time']:.2f}x |")
+        rows.append(["bf16 merge heads [16,16,2048,64] as StaticTranspose + StaticReshape: time over the one "
+                     "movement it composes to", f"{chain['real_time'] / single['real_time']:.2f}x", "-", "-"])
+    table(["what", "median", "goal", "met"], rows)
+    if py:
+        add("")
+        add("Python per call (us): " + "; ".join(f"{k} {v:.2f}" for k, v in py["us_per_call"].items()) + ".")
     add("")
-    lines.extend(PER_CALL_SECTION.rstrip("\n").split("\n"))
+
+    # ---- graph scale ----
+    graphs = run.get("graphs") or []
+    add("## Graph scale: load and check")
+    add("")
     if graphs:
+        add("`reshaper-run --mode=check` on files written by `make_large_graph` (`benchmarks/large_graph.hpp`): "
+            "read, validate, infer, partition, compile, execute and compare every partition with the reference, "
+            "and write the report; medians of interleaved runs, peak RSS as the kernel counts it (GNU time). "
+            "Goals: 100,000 ops in 0.5 s with a peak of at most 4x the file, with either report; 1,000,000 "
+            "ops linear (time per op as at 100,000).")
         add("")
-        add("## Large graphs: load and check")
+        per_op = {}
+        for ops, what, size, report, threads, seconds, peak in graphs:
+            if ops == LARGE_GRAPH_OPS and threads == os.cpu_count():
+                per_op[(what, report)] = seconds / ops
+        rows = []
+        for ops, what, size, report, threads, seconds, peak in graphs:
+            small = ops == LARGE_GRAPH_OPS
+            base = per_op.get((what, report))
+            rows.append([f"{ops:,} ops: {what}", f"{size / MIB:.1f} MiB", report, threads, f"{seconds:.2f} s",
+                         f"{peak / MIB:.0f} MiB", f"{peak / size:.1f}x",
+                         "<= 0.5 s, <= 4x" if small else "linear",
+                         (met(seconds, 0.5, True) + ", " + met(peak / size, 4.0, True)) if small else
+                         (f"{seconds / ops / base:.2f}x 100k's time per op" if base else "-")])
+        table(["file", "size", "report", "threads", "load + check", "peak RSS", "peak / file", "goal", "met"], rows)
+    else:
+        add("Not measured in this run.")
+    add("")
+
+    # ---- real-model chains ----
+    add("## Real-model chains from Python")
+    add("")
+    ch = run.get("chains")
+    if ch:
+        s = ch["summary"]
+        add(f"`benchmarks/model_chains_bench.py` ({', '.join(ch['models'])} at batch "
+            f"{', '.join(map(str, ch['batches']))}; {ch['rounds']} interleaved rounds; took {ch['seconds'] / 60:.1f} "
+            "minutes): the data-movement chains reshaper.torch claims in the models (recorded with PyTorch, "
+            "`weights=None`), reshaper's execute into a preallocated output against the chain + `contiguous()` "
+            "in PyTorch (1 and 2 threads, the faster counts) and numpy's `ascontiguousarray`, from Python. Goal: "
+            "reshaper faster on every chain.")
         add("")
-        add(f"`reshaper-run --mode=check` on {LARGE_GRAPH_OPS:,}-op files written by `make_large_graph` "
-            "(`benchmarks/large_graph.hpp`): read, validate, infer, partition, compile, execute and compare "
-            "every partition with the reference, and write the text report; medians of interleaved runs, "
-            "peak RSS as the kernel counts it. Goals: 1 s, and a peak of at most 5x the file's size. "
-            "With two threads the ops are read into the graph on the second thread while the first parses "
-            "the text (`op_reading_pipeline` in `src/io/graph_json.cpp`); compile and check run partitions "
-            "side by side.")
+        rows = []
+        by_where = {}
+        for r in ch["rows"]:
+            for where in r["where"]:
+                by_where.setdefault(where, []).append(r)
+        for where, rs in by_where.items():
+            model, batch = where.rsplit("/", 1)
+            vt = [r["vs_torch"] for r in rs]
+            vr = [r["read_vs_torch"] for r in rs]
+            vn = [r["vs_numpy"] for r in rs if r["vs_numpy"] is not None]
+            rows.append([model, batch, f"{len(rs)} ({sum(r['where'][where] for r in rs)})",
+                         sum(1 for v in vt if v < 1), fmt(statistics.median(vt)), sum(1 for v in vr if v < 1),
+                         fmt(statistics.median(vr)), f"{sum(1 for v in vn if v < 1)} of {len(vn)}",
+                         fmt(statistics.median(vn) if vn else None)])
+        table(["model", "batch", "distinct chains (occurrences)", "faster than PyTorch", "median reshaper / PyTorch",
+               "with the read: faster", "median", "faster than numpy", "median reshaper / numpy"], rows)
         add("")
-        add("| file | size | threads | load + check | peak RSS | peak / file size |")
-        add("|---|---|---|---|---|---|")
-        for what, size, threads, seconds, peak in graphs:
-            add(f"| {what} | {size / MIB:.1f} MiB | {threads} | {seconds:.2f} s | {peak / MIB:.0f} MiB | "
-                f"{peak / size:.1f}x |")
+        n = s["distinct_chains"]
+        add(f"Over all {n} distinct chains: faster than PyTorch on {s['faster_than_torch']} (goal: all {n}; "
+            f"{'met' if s['faster_than_torch'] == n else 'not met'}), {s['faster_than_torch_with_read']} with the "
+            f"read; more than 1.2x slower on {s['slower_than_torch_by_1_2x']}; median reshaper / PyTorch "
+            f"{fmt(s['median_vs_torch'])} (with the read {fmt(s['median_read_vs_torch'])}); faster than numpy on "
+            f"{s['faster_than_numpy']} of {s['numpy_compared']}, median {fmt(s['median_vs_numpy'])}. The slowest "
+            "against PyTorch:")
+        add("")
+        worst = sorted(ch["rows"], key=lambda r: -r["vs_torch"])[:8]
+        table(["chain", "dtype", "MB", "reshaper us", "PyTorch us", "numpy us", "reshaper / PyTorch", "with the read"],
+              [[f"{r['chain']} ({', '.join(f'{w} x{k}' for w, k in r['where'].items())})", r["dtype"], f"{r['bytes'] / 1e6:.1f}", f"{r['reshaper_us']:.1f}",
+                f"{r['torch_us']:.1f}" + (" (2 threads)" if r["torch_threads"] == 2 else ""),
+                fmt(r["numpy_us"], 1), fmt(r["vs_torch"]), fmt(r["read_vs_torch"])] for r in worst])
+    else:
+        add("Not measured in this run (see `build-bench/results/model_chains.log`).")
+    add("")
+
+    # ---- movement_bench: against oneDNN, across the cache levels ----
+    def row(case, dtype, size):
+        return tuple(med.get((case, dtype, size, m)) for m in ("reshaper", "memcpy", "onednn", "stream"))
+
+    add(f"## Against oneDNN's reorder ({many} threads, `benchmarks/movement_bench`)")
+    add("")
+    add("Our kernel (a movement program planned once and run, as `kernel` lowerings execute it), the same two "
+        "yardsticks and a direct oneDNN reorder between the same layouts, in one program on the same buffers "
+        f"and oneTBB's default {many} threads (Google Benchmark's random interleaving; each mover in a loop of its "
+        "own, so the in-cache sizes run warm).")
+    add("")
+    rows = []
+    for case, dtype, size in ([("nhwc_to_nchw", d, "64MiB") for d in
+                               ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c128", "boolean", "s4", "s2"]] +
+                              [("nhwc_to_nchw", "f32", "256MiB"), ("nhwc_to_nchw", "bf16", "128MiB")] +
+                              [(c, d, "64MiB") for c, d in [
+                                  ("attention_bhsd", "bf16"), ("nChw16c_to_nchw", "f32"), ("nChw8c_to_nchw", "f32"),
+                                  ("nchw_to_nChw16c", "f32"), ("nchw_to_nChw8c", "f32"), ("nchw_to_nChw16c", "bf16"),
+                                  ("ABcd16a16b_to_abcd", "f32"), ("nhwc14x14_to_nchw", "f32"),
+                                  ("nhwc14x14_to_nchw", "bf16"), ("nhwc_c3_to_nchw", "f32"), ("nchw_c3_to_nhwc", "f32"),
+                                  ("sliced", "f32"), ("broadcast_rows", "f32"), ("dense_copy", "f32")]]):
+        mine, mem, dnn, st = row(case, dtype, size)
+        if mine is None:
+            continue
+        rows.append([case, dtype, size, fmt(mine, 1), ratio(mine, st), ratio(mine, mem), ratio(mine, dnn),
+                     ratio(dnn, st)])
+    table(["case", "dtype", "size", "reshaper GB/s", "/ streaming copy", "/ memcpy", "/ oneDNN reorder",
+           "oneDNN / streaming copy"], rows)
+    add("")
+    add("`nhwc_to_nchw`: [N,256,64,64] NHWC as NCHW. `attention_bhsd`: [16,2048,16,64] bf16 seen as "
+        "[16,16,2048,64] (merge heads), 128-byte runs. `ABcd16a16b_to_abcd`: [256,256,16,16] weights in 16x16 "
+        "blocks to plain. `nhwc14x14_to_nchw`: [N,256,14,14] NHWC as NCHW, whose NCHW rows (784 and 392 bytes) "
+        "are no whole number of lines. `nhwc_c3_to_nchw`: [N,3,224,224] images NHWC as NCHW (3 destination rows: "
+        "split rows); `nchw_c3_to_nhwc` the inverse (joined rows). `sliced`: every other row of a [4096, 8192] "
+        "tensor; `broadcast_rows`: one row read 4096 times (the source stays in cache). `dense_copy`: what an "
+        "alias executes into a separate buffer.")
+    add("")
+    add(f"### Across the cache levels (f32 and bf16 NHWC -> NCHW, [N, 64, HW], {many} threads)")
+    add("")
+    sizes = sorted({k[2] for k in med if k[0] == "sizes"}, key=size_bytes)
+    peer_by_size = {p["size"]: p for p in peers}
+    rows = []
+    for size in sizes:
+        f = row("sizes", "f32", size)
+        b = row("sizes", "bf16", size)
+        p = peer_by_size.get(size_bytes(size), {})
+        rows.append([size, ratio(f[0], f[3]), ratio(f[0], f[1]), ratio(f[0], f[2]), ratio(b[0], b[3]),
+                     ratio(b[0], b[1]), ratio(p.get("numpy"), p.get("memcpy")), ratio(p.get("pytorch"), p.get("memcpy"))])
+    table(["size", "f32 / streaming copy", "f32 / memcpy", "f32 / oneDNN", "bf16 / streaming copy", "bf16 / memcpy",
+           "numpy / memcpy (f32)", "PyTorch / memcpy (f32)"], rows)
+    add("")
+    add("numpy and PyTorch ratios use their own run's memcpy (numpy `copyto` of a dense array).")
+    add("")
+    add(f"![bandwidth against size, in-cache and high-rank ratios]({os.path.basename(plot)})")
     add("")
     add("## How the movers work, and what the profile showed")
     add("")
@@ -480,6 +796,8 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
         "of it for copies, a sixth for transposes: `kernels/cpu_isa.hpp`) are written with non-temporal stores. "
         "`src/backend/mover_choice.hpp` encodes when the kernel is chosen over oneDNN's reorder." + PROFILE_NOTE)
     add("")
+    lines.extend(PER_CALL_SECTION.rstrip("\n").split("\n"))
+    lines.append("")
     lines.extend(STREAMING_LLC_SECTION.rstrip("\n").split("\n"))
     lines.append("")
     lines.extend(REAL_MODEL_CHAINS_SECTION.rstrip("\n").split("\n"))
@@ -489,19 +807,45 @@ def write_markdown(path, plot, med, backend, peers, driver, driver_version, grap
         f.write("\n".join(lines) + "\n")
 
 
-def write_headline(readme, med, machine):
+def write_headline(readme, run, machine):
     """The README's short table, between its perf-headline markers."""
-    def r(case, dtype, mover):
-        return ratio(med.get((case, dtype, "64MiB", "reshaper")), med.get((case, dtype, "64MiB", mover)))
-    rows = [f"Measured {datetime.date.today()} on {machine}:", "",
-            "| 64 MiB, NHWC data as NCHW, flattened | reshaper / memcpy | reshaper / oneDNN reorder |",
-            "|---|---|---|"]
-    for dtype in ["f32", "bf16", "s8", "s64", "boolean", "s4"]:
-        rows.append(f"| {dtype} | {r('nhwc_to_nchw', dtype, 'memcpy')} | {r('nhwc_to_nchw', dtype, 'onednn')} |")
-    rows.append(f"| bf16 attention merge-heads [16,2048,16,64] | {r('attention_bhsd', 'bf16', 'memcpy')} | "
-                f"{r('attention_bhsd', 'bf16', 'onednn')} |")
-    rows.append(f"| f32 nChw16c -> nchw | {r('nChw16c_to_nchw', 'f32', 'memcpy')} | {r('nChw16c_to_nchw', 'f32', 'onednn')} |")
-    rows.append(f"| f32 nchw -> nChw16c | {r('nchw_to_nChw16c', 'f32', 'memcpy')} | {r('nchw_to_nChw16c', 'f32', 'onednn')} |")
+    driver, many = run["driver"], run["threads"]
+    rows = [f"Measured {datetime.date.today()} on {machine} by `scripts/bench.sh`"
+            f"{' (QUICK=1)' if run['quick'] else ''}; [docs/performance.md](docs/performance.md) has every case:", "",
+            "| move | one thread, / streaming copy | goal | " + (f"{many} threads, / streaming copy |" if many > 1 else ""),
+            "|---|---|---|" + ("---|" if many > 1 else "")]
+
+    def add(group, label, dtype, text, goal, against="stream"):
+        one, two = driver.get((group, label, dtype, 1)), driver.get((group, label, dtype, many))
+        if not one:
+            return
+        pick = 1 if against == "stream" else 2
+        r1 = per_thread(one)[pick]
+        r = f"| {text} | {fmt(r1)} | {goal} |"
+        if many > 1:
+            r2 = per_thread(two or {})[pick]
+            r += f" {fmt(r2)} ({fmt((two or {}).get('cores'))} cores) |"
+        rows.append(r)
+
+    for dtype in ["f32", "bf16", "s8", "s64", "boolean", "c128", "s4"]:
+        n = elements_of(dtype, 64 * MIB) // (256 * 4096)
+        add("dram", f"[{n},256,64,64] NHWC as NCHW", dtype, f"{dtype} 64 MiB NHWC as NCHW", class_goal(dtype))
+    add("blocked", "[16,256,64,64] nChw16c -> nchw", "f32", "f32 64 MiB nChw16c -> nchw", 0.9)
+    add("blocked", "[16,256,64,64] nchw -> nChw16c", "f32", "f32 64 MiB nchw -> nChw16c", 0.9)
+    e = elements_of("f32", 256 << 10)
+    add("in_cache", f"NHWC as NCHW [1,{e // 64},64] 256 KiB", "f32", "f32 256 KiB NHWC as NCHW (/ in-cache memcpy)",
+        0.8, against="memcpy")
+    hr = run.get("high_rank")
+    for r in (hr or {}).get("rows", [])[:1]:
+        rows.append(f"| {r['case']} (high_rank_bench) | {fmt(r['ours_gbps'] / r['stream_gbps'])} | 0.6 |"
+                    + (" - |" if many > 1 else ""))
+    ch = run.get("chains")
+    if ch:
+        s = ch["summary"]
+        rows.append("")
+        rows.append(f"Real-model chains from Python ({', '.join(ch['models'])}): faster than PyTorch on "
+                    f"{s['faster_than_torch']} of {s['distinct_chains']} (goal: all), median reshaper / PyTorch "
+                    f"{fmt(s['median_vs_torch'])}.")
     begin, end = "<!-- perf-headline -->", "<!-- /perf-headline -->"
     with open(readme) as f:
         text = f.read()
@@ -519,30 +863,63 @@ def size_bytes(label):
     return int(label[:-3]) * 1024
 
 
-def write_plot(path, med, peers):
+def write_plot(path, run):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    for ax, dtype in zip(axes, ["f32", "bf16"]):
+    med, peers, driver = run["movement"], run["peers"], run["driver"]
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9))
+    for ax, dtype in zip(axes[0], ["f32", "bf16"]):
         sizes = sorted({k[2] for k in med if k[0] == "sizes" and k[1] == dtype}, key=size_bytes)
         xs = [size_bytes(s) for s in sizes]
-        for mover, style in [("reshaper", "o-"), ("onednn", "s--"), ("memcpy", "k:")]:
+        for mover, style in [("reshaper", "o-"), ("onednn", "s--"), ("stream", "k-"), ("memcpy", "k:")]:
             ys = [med.get(("sizes", dtype, s, mover)) for s in sizes]
             if any(ys):
-                ax.plot(xs, [y or float("nan") for y in ys], style, label=mover)
+                ax.plot(xs, [y or float("nan") for y in ys], style,
+                        label={"stream": "streaming copy"}.get(mover, mover))
         if dtype == "f32" and peers:
             for peer, style in [("numpy", "^-."), ("pytorch", "v-.")]:
                 if peer in peers[0]:
                     ax.plot([p["size"] for p in peers], [p[peer] for p in peers], style, label=peer)
         ax.set_xscale("log", base=2)
-        ax.set_title(f"{dtype}: NHWC data as NCHW, flattened")
+        ax.set_title(f"{dtype}: NHWC data as NCHW, {run['threads']} threads")
         ax.set_xlabel("tensor bytes")
+        ax.set_ylabel("GB/s (read + written)")
         ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("GB/s (read + written)")
-    axes[0].legend()
+        ax.legend(fontsize=8)
+    # In the caches: one thread, ratio to the in-cache memcpy, per case.
+    ax = axes[1][0]
+    cases = [(k[1], k[2]) for k in driver if k[0] == "in_cache" and k[3] == 1]
+    values = [per_thread(driver[("in_cache", label, dtype, 1)])[2] or 0 for label, dtype in cases]
+    colors = {"f32": "tab:blue", "bf16": "tab:orange", "s8": "tab:green"}
+    ax.barh(range(len(cases)), values, color=[colors.get(d, "gray") for _, d in cases])
+    ax.set_yticks(range(len(cases)))
+    ax.set_yticklabels([f"{d} {label}" for label, d in cases], fontsize=6)
+    ax.axvline(0.8, color="k", linestyle="--", linewidth=1, label="goal 0.8")
+    ax.set_xlabel("reshaper / in-cache memcpy, one thread")
+    ax.set_title("In the caches (32 KiB - 2 MiB)")
+    ax.invert_yaxis()
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="x", alpha=0.3)
+    # High rank: ratios to the streaming copy of reshaper, numpy and PyTorch.
+    ax = axes[1][1]
+    hr = run.get("high_rank")
+    if hr and hr["rows"]:
+        names = [r["case"] for r in hr["rows"]]
+        ys = range(len(names))
+        for i, (key, label) in enumerate([("ours_gbps", "reshaper"), ("numpy_gbps", "numpy"), ("torch_gbps", "PyTorch")]):
+            ax.barh([y + (i - 1) * 0.27 for y in ys], [r[key] / r["stream_gbps"] for r in hr["rows"]], height=0.27,
+                    label=label)
+        ax.set_yticks(list(ys))
+        ax.set_yticklabels(names, fontsize=7)
+        ax.axvline(0.6, color="k", linestyle="--", linewidth=1, label="goal 0.6")
+        ax.invert_yaxis()
+        ax.legend(fontsize=8)
+    ax.set_xlabel("/ streaming copy, one thread")
+    ax.set_title("High-rank permutations (rank 12-24, dims 2-4)")
+    ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
 
 
 def main():
@@ -550,29 +927,61 @@ def main():
     ap.add_argument("--results", required=True)
     ap.add_argument("--driver", required=True)
     ap.add_argument("--large-graph-maker", help="make_large_graph, for the load-and-check rows")
+    ap.add_argument("--high-rank-bench", help="high_rank_bench, for the high-rank rows")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="fewer cases (a smoke run)")
+    ap.add_argument("--started", type=float, help="when scripts/bench.sh started (seconds since the epoch)")
     ap.add_argument("--markdown", required=True)
     ap.add_argument("--plot", required=True)
     ap.add_argument("--readme", help="README whose perf-headline table to refresh")
+    ap.add_argument("--rewrite", action="store_true",
+                    help="measure nothing: write the report again from the last run's RESULTS/run.pickle")
     args = ap.parse_args()
-    med = load_medians(os.path.join(args.results, "movement.json"))
-    backend = load_backend(os.path.join(args.results, "backend.json"))
-    if os.path.exists(os.path.join(args.results, "api.json")):
-        backend.update(load_backend(os.path.join(args.results, "api.json")))
-    sizes = sorted({size_bytes(k[2]) for k in med if k[0] == "sizes"})
-    peers = measure_peers(args.reps, sizes)
-    driver = driver_perf(args.driver, os.path.join(args.results, "graphs"), args.reps)
-    driver["one_thread"] = driver_perf(args.driver, os.path.join(args.results, "graphs"), args.reps, threads=1)
-    graphs = (large_graphs(args.driver, args.large_graph_maker, os.path.join(args.results, "graphs"), args.reps)
-              if args.large_graph_maker else [])
-    write_plot(args.plot, med, peers)
+    res = args.results
+    saved = os.path.join(res, "run.pickle")
+    if args.rewrite:
+        with open(saved, "rb") as f:
+            write_report(args, pickle.load(f))
+        return
+    run = {"quick": args.quick, "threads": os.cpu_count() or 1}
+    run["movement"] = load_medians(os.path.join(res, "movement.json"))
+    backend = load_backend(os.path.join(res, "backend.json"))
+    if os.path.exists(os.path.join(res, "api.json")):
+        backend.update(load_backend(os.path.join(res, "api.json")))
+    run["backend"] = backend
+    sizes = sorted({size_bytes(k[2]) for k in run["movement"] if k[0] == "sizes"})
+    run["peers"] = measure_peers(args.reps, sizes)
+    thread_counts = sorted({1, run["threads"]})
+    workdir = os.path.join(res, "graphs")
+    run["driver"] = driver_perf(args.driver, workdir, dram_cases(args.quick), thread_counts, 4 * max(args.reps, 3))
+    run["driver"].update(driver_perf(args.driver, workdir, in_cache_cases(args.quick), thread_counts,
+                                     8 * max(args.reps, 3)))
+    if args.large_graph_maker:
+        run["graphs"] = large_graphs(args.driver, args.large_graph_maker, workdir, args.reps, not args.quick)
+    if args.high_rank_bench:
+        run["high_rank"] = run_python_bench(
+            "high_rank_bench.py", ["--bench", args.high_rank_bench, "--rounds", str(args.reps)]
+            + (["--quick"] if args.quick else []), os.path.join(res, "high_rank.json"), os.path.join(res, "high_rank.log"))
+    run["python_call"] = run_python_bench("python_call_bench.py", ["--repeat", str(3 * args.reps)],
+                                          os.path.join(res, "python_call.json"), os.path.join(res, "python_call.log"))
+    run["chains"] = run_python_bench("model_chains_bench.py", ["--quick"] if args.quick else [],
+                                     os.path.join(res, "model_chains.json"), os.path.join(res, "model_chains.log"))
     # "reshaper 0.1.0, oneDNN 2.6.3 (...), kernels avx2 (CPU: avx2)"
     version = subprocess.run([args.driver, "--version"], capture_output=True, text=True).stdout.strip()
-    version = version.split(": ", 1)[-1]
-    write_markdown(args.markdown, args.plot, med, backend, peers, driver, version, graphs)
+    run["version"] = version.split(": ", 1)[-1]
+    if args.started:
+        run["minutes"] = (time.time() - args.started) / 60
+    with open(saved, "wb") as f:
+        pickle.dump(run, f)
+    write_report(args, run)
+
+
+def write_report(args, run):
+    write_plot(args.plot, run)
+    write_markdown(args.markdown, args.plot, run)
     if args.readme:
-        kernels = version.split("kernels ", 1)[-1].split(" ", 1)[0]
-        write_headline(args.readme, med, f"{cpu_model()} ({os.cpu_count()} cores, kernels at {kernels})")
+        kernels = run["version"].split("kernels ", 1)[-1].split(" ", 1)[0]
+        write_headline(args.readme, run, f"{cpu_model()} ({os.cpu_count()} cores, kernels at {kernels})")
 
 
 if __name__ == "__main__":
