@@ -95,15 +95,24 @@ struct line_prefetch {
     std::ptrdiff_t line = 0;     // next line within the current row
     int per_call = 0;
 
+    // The walk's position is kept in locals while it issues: the callers
+    // hold this struct in memory, and a store and reload of it per line
+    // put a dependency through memory between consecutive prefetches.
     void issue(int lines) {
-        for (int k = 0; k < lines && rows_left > 0; ++k) {
-            __builtin_prefetch(reinterpret_cast<const void *>(row + static_cast<std::uintptr_t>(line) * 64), 0, 3);
-            if (++line == row_lines) {
-                line = 0;
+        std::uintptr_t at = row + static_cast<std::uintptr_t>(line) * 64;
+        std::ptrdiff_t l = line, left = rows_left;
+        for (int k = 0; k < lines && left > 0; ++k) {
+            __builtin_prefetch(reinterpret_cast<const void *>(at), 0, 3);
+            at += 64;
+            if (++l == row_lines) {
+                l = 0;
                 row += static_cast<std::uintptr_t>(pitch);
-                --rows_left;
+                at = row;
+                --left;
             }
         }
+        line = l;
+        rows_left = left;
     }
 };
 
