@@ -145,7 +145,21 @@ public:
                    const py::list &in_dtypes, const py::list &out_dtypes) {
         if (in_dtypes.size() != inputs_.size() || out_dtypes.size() != outputs_.size())
             throw error(status::invalid_arguments, "fast_path.use_torch: one dtype per tensor", "api_argument");
-        torch_tensor_type_ = reinterpret_cast<PyTypeObject *>(tensor_type.ptr());
+        if (!PyType_Check(tensor_type.ptr()))
+            throw error(status::invalid_arguments, "fast_path.use_torch: torch.Tensor is not a type", "api_argument");
+        auto *type = reinterpret_cast<PyTypeObject *>(tensor_type.ptr());
+        torch_.dtype.resolve(type, "dtype");
+        torch_.layout.resolve(type, "layout");
+        torch_.is_cpu.resolve(type, "is_cpu");
+        torch_.requires_grad.resolve(type, "requires_grad");
+        torch_.is_neg.resolve(type, "is_neg");
+        torch_.is_conj.resolve(type, "is_conj");
+        torch_.shape.resolve(type, "shape");
+        torch_.stride.resolve(type, "stride");
+        torch_.data_ptr.resolve(type, "data_ptr");
+        torch_.as_strided.resolve(type, "as_strided");
+        torch_.view.resolve(type, "view");
+        torch_tensor_type_ = type;
         torch_type_holder_ = py::reinterpret_borrow<py::object>(tensor_type);
         strided_ = std::move(strided);
         empty_strided_ = std::move(empty_strided);
@@ -205,14 +219,14 @@ public:
                     if (o.alias_input >= 0) { // a view of the input tensor, its storage offset kept
                         PyObject *base = in_items[o.alias_input];
                         if (o.torch_view) {
-                            PyObject *argv[] = {base, o.tensor.shape_tuple.ptr()};
-                            made = py::reinterpret_steal<py::object>(
-                                PyObject_VectorcallMethod(names().view.ptr(), argv, 2, nullptr));
+                            made = py::reinterpret_steal<py::object>(torch_.view.call(base, o.tensor.shape_tuple.ptr()));
                             if (!made) PyErr_Clear(); // as_strided says the same, or why not
                         }
-                        if (!made)
-                            made = call_method(base, names().as_strided, o.tensor.shape_tuple.ptr(),
-                                               o.tensor.strides_tuple.ptr());
+                        if (!made) {
+                            made = py::reinterpret_steal<py::object>(
+                                torch_.as_strided.call(base, o.tensor.shape_tuple.ptr(), o.tensor.strides_tuple.ptr()));
+                            if (!made) throw py::error_already_set();
+                        }
                         out_ptrs[k] = const_cast<void *>(in_ptrs[o.alias_input]);
                     } else {
                         made = py::reinterpret_steal<py::object>(PyObject_Call(
@@ -262,23 +276,38 @@ public:
 private:
     static constexpr std::size_t max_buffers = 8;
 
-    struct method_names {
-        py::object dtype, layout, is_cpu, requires_grad, is_neg, is_conj, shape, stride, data_ptr, as_strided, view;
+    // One attribute or method of torch.Tensor, looked up once on the type:
+    // its descriptor is then called directly, without the per-call
+    // attribute lookup (torch.Tensor instances have a __dict__, so each
+    // lookup also searches it). A member the type does not give as a C
+    // descriptor (a Python override) is looked up by name each call.
+    struct torch_member {
+        py::object name, descr;
+        bool getset = false, method = false;
+
+        void resolve(PyTypeObject *type, const char *member) {
+            name = py::reinterpret_steal<py::object>(PyUnicode_InternFromString(member));
+            PyObject *d = _PyType_Lookup(type, name.ptr()); // borrowed
+            descr = py::reinterpret_borrow<py::object>(d);
+            getset = d != nullptr && Py_IS_TYPE(d, &PyGetSetDescr_Type);
+            method = d != nullptr && Py_IS_TYPE(d, &PyMethodDescr_Type);
+        }
+        // obj.member (an attribute), a new reference or null with an error set.
+        PyObject *get(PyObject *obj) const {
+            if (getset) return Py_TYPE(descr.ptr())->tp_descr_get(descr.ptr(), obj, reinterpret_cast<PyObject *>(Py_TYPE(obj)));
+            return PyObject_GetAttr(obj, name.ptr());
+        }
+        // obj.member(args...), a new reference or null with an error set.
+        template <class... Args>
+        PyObject *call(PyObject *obj, Args... args) const {
+            PyObject *argv[] = {obj, args...};
+            if (method) return PyObject_Vectorcall(descr.ptr(), argv, 1 + sizeof...(Args), nullptr);
+            return PyObject_VectorcallMethod(name.ptr(), argv, 1 + sizeof...(Args), nullptr);
+        }
     };
-    static const method_names &names() {
-        static const method_names n{py::reinterpret_steal<py::object>(PyUnicode_InternFromString("dtype")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("layout")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("is_cpu")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("requires_grad")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("is_neg")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("is_conj")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("shape")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("stride")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("data_ptr")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("as_strided")),
-                                    py::reinterpret_steal<py::object>(PyUnicode_InternFromString("view"))};
-        return n;
-    }
+    struct torch_members {
+        torch_member dtype, layout, is_cpu, requires_grad, is_neg, is_conj, shape, stride, data_ptr, as_strided, view;
+    };
 
     static py::tuple as_tuple(const std::vector<py::ssize_t> &v) {
         py::tuple t(v.size());
@@ -290,20 +319,9 @@ private:
         t.strides_tuple = as_tuple(t.strides);
     }
 
-    // obj.name(args...), or an error set (null object).
-    template <class... Args>
-    static py::object call_method(PyObject *obj, const py::object &name, Args... args) {
-        PyObject *argv[] = {obj, args...};
-        py::object r = py::reinterpret_steal<py::object>(PyObject_VectorcallMethod(
-            name.ptr(), argv, (1 + sizeof...(Args)), nullptr));
-        if (!r) throw py::error_already_set();
-        return r;
-    }
-
     // A tensor's data_ptr(), or null with an error set.
-    static void *data_ptr(PyObject *t) {
-        PyObject *argv[] = {t};
-        PyObject *r = PyObject_VectorcallMethod(names().data_ptr.ptr(), argv, 1, nullptr);
+    void *data_ptr(PyObject *t) const {
+        PyObject *r = torch_.data_ptr.call(t);
         if (r == nullptr) return nullptr;
         void *p = PyLong_AsVoidPtr(r);
         Py_DECREF(r);
@@ -358,17 +376,16 @@ private:
     }
 
     bool torch_reads(PyObject *obj, const tensor_spec &spec, bool written, void **data) const {
-        const method_names &n = names();
-        auto attr_is = [obj](const py::object &name, PyObject *want) {
-            PyObject *v = PyObject_GetAttr(obj, name.ptr());
+        const torch_members &n = torch_;
+        auto attr_is = [obj](const torch_member &m, PyObject *want) {
+            PyObject *v = m.get(obj);
             if (v == nullptr) return false;
             const bool same = v == want;
             Py_DECREF(v);
             return same;
         };
-        auto method_is_false = [obj](const py::object &name) {
-            PyObject *argv[] = {obj};
-            PyObject *v = PyObject_VectorcallMethod(name.ptr(), argv, 1, nullptr);
+        auto method_is_false = [obj](const torch_member &m) {
+            PyObject *v = m.call(obj);
             if (v == nullptr) return false;
             const bool is_false = v == Py_False;
             Py_DECREF(v);
@@ -380,15 +397,14 @@ private:
         if (!written && !attr_is(n.requires_grad, Py_False)) return false;
         if (!method_is_false(n.is_neg) || (spec.complex && !method_is_false(n.is_conj))) return false;
         {
-            PyObject *shape = PyObject_GetAttr(obj, n.shape.ptr());
+            PyObject *shape = n.shape.get(obj);
             if (shape == nullptr) return false;
             const bool same = ints_equal(shape, spec.shape, nullptr);
             Py_DECREF(shape);
             if (!same) return false;
         }
         {
-            PyObject *argv[] = {obj};
-            PyObject *strides = PyObject_VectorcallMethod(n.stride.ptr(), argv, 1, nullptr);
+            PyObject *strides = n.stride.call(obj);
             if (strides == nullptr) return false;
             const bool same = ints_equal(strides, spec.strides, &spec.shape);
             Py_DECREF(strides);
@@ -405,7 +421,38 @@ private:
     PyTypeObject *ndarray_type_;
     PyTypeObject *torch_tensor_type_ = nullptr;
     py::object torch_type_holder_, strided_, empty_strided_;
+    torch_members torch_;
 };
+
+// _reshaper.NativeError, set at import: the raw call below raises it itself.
+PyObject *native_error_type = nullptr;
+
+// fast_path::run as a METH_FASTCALL function, f(inputs, outputs=None): the
+// call of every execute, without pybind11's argument dispatch. Its self is
+// a capsule of the fast_path whose context holds the FastPath object.
+PyObject *fast_path_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "FastPath.call(inputs, outputs=None)");
+        return nullptr;
+    }
+    const auto *f = static_cast<const fast_path *>(PyCapsule_GetPointer(self, "reshaper.fast_path"));
+    if (f == nullptr) return nullptr;
+    try {
+        return f->run(args[0], nargs == 2 ? args[1] : Py_None).release().ptr();
+    } catch (py::error_already_set &e) {
+        e.restore();
+    } catch (const error &e) {
+        py::tuple a = py::make_tuple(to_string(e.code()), e.rule(), std::string(e.what()));
+        PyErr_SetObject(native_error_type, a.ptr());
+    } catch (const std::bad_alloc &) {
+        PyErr_NoMemory();
+    } catch (const std::exception &e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+    return nullptr;
+}
+PyMethodDef fast_path_call_def = {"call", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fast_path_call)),
+                                  METH_FASTCALL, "run(inputs, outputs=None) of this FastPath"};
 
 } // namespace
 
@@ -415,6 +462,7 @@ PYBIND11_MODULE(_reshaper, m) {
     // reshaper.error -> _reshaper.NativeError(code, rule, message); the
     // package turns it into reshaper.Error.
     static py::exception<error> native_error(m, "NativeError");
+    native_error_type = native_error.ptr();
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
@@ -492,6 +540,16 @@ PYBIND11_MODULE(_reshaper, m) {
              }))
         .def("use_torch", &fast_path::use_torch)
         .def_property_readonly("has_torch", &fast_path::has_torch)
+        .def_property_readonly("call", [](py::object self) {
+            auto *f = &self.cast<fast_path &>();
+            py::capsule owner(static_cast<void *>(f), "reshaper.fast_path", [](PyObject *capsule) {
+                Py_XDECREF(static_cast<PyObject *>(PyCapsule_GetContext(capsule)));
+            });
+            if (PyCapsule_SetContext(owner.ptr(), self.release().ptr()) != 0) throw py::error_already_set();
+            PyObject *fn = PyCFunction_NewEx(&fast_path_call_def, owner.ptr(), nullptr);
+            if (fn == nullptr) throw py::error_already_set();
+            return py::reinterpret_steal<py::object>(fn);
+        })
         .def("__call__", &fast_path::run, py::arg("inputs"), py::arg("outputs") = py::none());
 
     py::class_<compiled_partition>(m, "CompiledPartition")

@@ -589,6 +589,7 @@ class CompiledPartition:
         self._cp = native
         self._execution = None  # the _Plan, made at the first execute
         self._fast = None  # its native path for numpy arrays and torch tensors (_Plan.fast), once made
+        self._fast_call = None  # _fast.call: its run(inputs, outputs), a plain C function
 
     @property
     def lowering(self):
@@ -621,8 +622,8 @@ class CompiledPartition:
         view of its input's memory. `outputs`: caller-allocated arrays of the
         compiled outputs' dtype, shape and strides, filled and returned."""
         try:
-            if self._fast is not None:
-                result = self._fast(inputs, outputs)
+            if self._fast_call is not None:
+                result = self._fast_call(inputs, outputs)
                 if result is not None:
                     return result
             return (self._execution or self._make_execution()).run(self._cp, inputs, outputs)
@@ -638,6 +639,7 @@ class CompiledPartition:
     def _make_execution(self):
         self._execution = _Plan(self._cp)
         self._fast = self._execution.fast
+        self._fast_call = self._fast.call if self._fast is not None else None
         return self._execution
 
 
