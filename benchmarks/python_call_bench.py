@@ -11,17 +11,21 @@ KiB: the attention example's split-heads) and a 4 KiB kernel move
     ctypes with prebuilt argument arrays (the alias in place, as a C caller
     runs it); ctypes' own cost is shown apart (a C call that only reads the
     lowering), so "C API" minus it is what the library spends.
-Prints one line per measurement: the median over repeats of the mean per call.
+The measurements are interleaved: each of --rounds rounds times every row
+once (the mean over --number calls); a row's figure is its median over the
+rounds, so a burst of load on the shared machine touches every row alike.
+Prints one line per measurement; --json OUT also writes them to OUT
+(scripts/bench_report.py reads it; handy too for comparing builds run
+alternately, e.g. before and after a change).
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_call_bench.py [--repeat N] [--json OUT]
-
---json writes the rows to OUT (scripts/bench_report.py reads it).
+    PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_call_bench.py [--rounds 15] [--json OUT]
 """
 import argparse
 import ctypes
 import json
 import statistics
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -30,14 +34,15 @@ import torch
 import reshaper
 
 
-REPEAT = [15]
-
-
-def us_per_call(fn, number=2000, repeat=None):
-    repeat = repeat or REPEAT[0]
-    fn()
-    times = timeit.repeat(fn, number=number, repeat=repeat)
-    return statistics.median(times) / number * 1e6
+def interleaved(rows, rounds, number, timer):
+    """row name -> median over rounds of the mean us per call."""
+    for _, fn in rows:
+        fn()
+    times = {name: [] for name, _ in rows}
+    for _ in range(rounds):
+        for name, fn in rows:
+            times[name].append(timeit.Timer(fn, timer=timer).timeit(number=number) / number * 1e6)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def compiled(op):
@@ -54,11 +59,14 @@ def c_api():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeat", type=int, default=REPEAT[0], help="repeats of 2000 calls (medians over them)")
-    ap.add_argument("--json", metavar="OUT", help="write the rows to OUT")
-    args = ap.parse_args()
-    REPEAT[0] = args.repeat
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--number", type=int, default=2000, help="calls per timing")
+    parser.add_argument("--json", metavar="OUT", help="write the rows to OUT")
+    parser.add_argument("--timer", choices=("wall", "cpu"), default="wall",
+                        help="cpu: this thread's CPU time, which leaves out the time the shared "
+                             "machine's other processes held the core")
+    args = parser.parse_args()
     T = reshaper.LogicalTensor
     alias = compiled(reshaper.Op(0, "StaticReshape", "split_heads").add_input(T(0, "f32", [256, 768]))
                      .add_output(T(1, "f32", [-1, -1, -1, -1])).set_attr("shape", [2, 128, 12, 64])
@@ -74,6 +82,7 @@ def main():
     xm = np.random.rand(32, 32).astype(np.float32)
     tm = torch.from_numpy(xm)
     moved = np.empty((32, 32), np.float32)
+    tmoved = torch.from_numpy(moved)
 
     def c_call(cp, src, dst):
         ins = (ctypes.c_void_p * 1)(src)
@@ -85,30 +94,34 @@ def main():
     lowering = ctypes.c_int()
     handle = ctypes.c_void_p(alias._cp.c_handle)
     rows.append(("ctypes floor (a C call reading the lowering)",
-                 us_per_call(lambda: lib.reshaper_compiled_partition_get_lowering(handle, ctypes.byref(lowering)))))
+                 lambda: lib.reshaper_compiled_partition_get_lowering(handle, ctypes.byref(lowering))))
 
-    rows.append(("alias 768 KiB: C API execute in place (ctypes)", us_per_call(c_call(alias, xa.ctypes.data, xa.ctypes.data))))
-    rows.append(("alias 768 KiB: reshaper execute, numpy", us_per_call(lambda: alias.execute([xa]))))
-    rows.append(("alias 768 KiB: reshaper execute, torch", us_per_call(lambda: alias.execute([ta]))))
-    rows.append(("alias 768 KiB: torch x.view(2,128,12,64)", us_per_call(lambda: ta.view(2, 128, 12, 64))))
-    rows.append(("alias 768 KiB: numpy x.reshape(2,128,12,64)", us_per_call(lambda: xa.reshape(2, 128, 12, 64))))
+    rows.append(("alias 768 KiB: C API execute in place (ctypes)", c_call(alias, xa.ctypes.data, xa.ctypes.data)))
+    rows.append(("alias 768 KiB: reshaper execute, numpy", lambda: alias.execute([xa])))
+    rows.append(("alias 768 KiB: reshaper execute, torch", lambda: alias.execute([ta])))
+    rows.append(("alias 768 KiB: torch x.view(2,128,12,64)", lambda: ta.view(2, 128, 12, 64)))
+    rows.append(("alias 768 KiB: numpy x.reshape(2,128,12,64)", lambda: xa.reshape(2, 128, 12, 64)))
 
-    rows.append(("move 4 KiB: C API execute (ctypes)", us_per_call(c_call(move, xm.ctypes.data, moved.ctypes.data))))
-    rows.append(("move 4 KiB: reshaper execute, numpy", us_per_call(lambda: move.execute([xm]))))
-    rows.append(("move 4 KiB: reshaper execute, torch", us_per_call(lambda: move.execute([tm]))))
-    rows.append(("move 4 KiB: reshaper execute, numpy, outputs=", us_per_call(lambda: move.execute([xm], outputs=[moved]))))
-    rows.append(("move 4 KiB: torch x.t().contiguous()", us_per_call(lambda: tm.t().contiguous())))
-    rows.append(("move 4 KiB: numpy np.ascontiguousarray(x.T)", us_per_call(lambda: np.ascontiguousarray(xm.T))))
+    rows.append(("move 4 KiB: C API execute (ctypes)", c_call(move, xm.ctypes.data, moved.ctypes.data)))
+    rows.append(("move 4 KiB: reshaper execute, numpy", lambda: move.execute([xm])))
+    rows.append(("move 4 KiB: reshaper execute, torch", lambda: move.execute([tm])))
+    rows.append(("move 4 KiB: reshaper execute, numpy, outputs=", lambda: move.execute([xm], outputs=[moved])))
+    rows.append(("move 4 KiB: reshaper execute, torch, outputs=", lambda: move.execute([tm], outputs=[tmoved])))
+    rows.append(("move 4 KiB: torch x.t().contiguous()", lambda: tm.t().contiguous()))
+    rows.append(("move 4 KiB: numpy np.ascontiguousarray(x.T)", lambda: np.ascontiguousarray(xm.T)))
 
     np.testing.assert_array_equal(move.execute([xm])[0], xm.T)
+    assert torch.equal(move.execute([tm])[0], tm.t())
+    timer = time.perf_counter if args.timer == "wall" else time.thread_time
+    figures = interleaved(rows, args.rounds, args.number, timer)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, torch {torch.__version__}, "
-          f"threads {torch.get_num_threads()}")
-    for name, us in rows:
+          f"threads {torch.get_num_threads()}, {args.timer} time, median of {args.rounds} interleaved rounds")
+    for name, us in figures.items():
         print(f"{name:52s} {us:8.2f} us")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"repeat": args.repeat, "torch_threads": torch.get_num_threads(),
-                       "us_per_call": dict(rows)}, f, indent=1)
+            json.dump({"rounds": args.rounds, "timer": args.timer, "torch_threads": torch.get_num_threads(),
+                       "us_per_call": figures}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -90,47 +90,107 @@ std::vector<void *> out_pointers(const std::vector<std::uintptr_t> &addresses) {
     return p;
 }
 
-// The common call of CompiledPartition.execute done natively: numpy arrays
-// of exactly the compiled dtypes, shapes and layouts in, new numpy arrays
-// (or views of the inputs, for alias outputs) out, or caller-given arrays
-// of the compiled layouts. The package (reshaper/__init__.py, _Plan) works
-// out the specs once per compiled partition; run() answers None for any
-// call it does not take, and the package's general path takes it (and
-// says what is wrong, if anything). The general path per call cost 5-8 us
-// above the C API's execute, this one about 1 (benchmarks/python_call_bench.py).
-class numpy_fast_path {
+// The common call of CompiledPartition.execute done natively: numpy arrays,
+// or torch tensors, of exactly the compiled dtypes, shapes and layouts in;
+// new arrays of the same library (or views of the inputs, for alias
+// outputs) out, or caller-given ones of the compiled layouts. The package
+// (reshaper/__init__.py, _Plan) works out the specs once per compiled
+// partition; run() answers None for any call it does not take, and the
+// package's general path takes it (and says what is wrong, if anything),
+// so every check of the general path stays. The general path per call cost
+// 5-8 us above the C API's execute with numpy and 8-23 us with torch
+// (a profile of 600k torch calls: 52% in the interpreter running it); this
+// one about 1 with numpy (benchmarks/python_call_bench.py).
+//
+// torch is optional: the module neither links nor imports it. Once the
+// caller has passed a torch tensor the package hands over what this path
+// needs of torch (use_torch: the Tensor type, the strided layout,
+// empty_strided, the dtype objects); tensors are then read through their
+// Python attributes (dtype, layout, is_cpu, requires_grad, is_neg(),
+// shape, stride(), data_ptr()), each a C call into torch, with none of the
+// general path's Python frames.
+class fast_path {
 public:
     struct tensor_spec {
-        py::dtype dtype;
-        std::vector<py::ssize_t> shape, byte_strides;
+        py::object np_dtype;                   // numpy dtype, or None where numpy holds none
+        std::vector<py::ssize_t> shape, byte_strides, strides;
+        bool complex = false;                  // c64, c128: a lazily conjugated tensor is declined
+        py::object torch_dtype;                // torch dtype object, or None; set by use_torch
+        py::tuple shape_tuple, strides_tuple;  // for torch's empty_strided / as_strided
+        py::dict empty_kwargs;                 // {"dtype": torch_dtype}
     };
     struct output_spec {
         tensor_spec tensor;
         int alias_input = -1;     // the input an alias output views, or -1
         py::ssize_t span = 0;     // elements of the buffer its strides reach
         bool dense = false;       // numpy's own strides for the shape
+        bool in_torch[2] = {false, false}; // a torch tensor? by whether the first input is one
+        bool torch_view = false;  // an alias of a dense input, dense itself: view(shape), cheaper than as_strided
+        py::tuple empty_args;     // (shape, strides) of torch.empty_strided
     };
 
-    numpy_fast_path(compiled_partition cp, std::vector<tensor_spec> inputs, std::vector<output_spec> outputs,
-                    bool release_gil)
+    fast_path(compiled_partition cp, std::vector<tensor_spec> inputs, std::vector<output_spec> outputs,
+              bool release_gil)
         : cp_(std::move(cp)), inputs_(std::move(inputs)), outputs_(std::move(outputs)),
           release_gil_(release_gil),
           ndarray_type_(reinterpret_cast<PyTypeObject *>(py::module_::import("numpy").attr("ndarray").ptr())) {
         if (inputs_.size() > max_buffers || outputs_.size() > max_buffers)
-            throw error(status::invalid_arguments, "numpy_fast_path: too many buffers", "api_argument");
+            throw error(status::invalid_arguments, "fast_path: too many buffers", "api_argument");
     }
+
+    // What torch gives this path: its Tensor type (exactly: subclasses such
+    // as Parameter take the general path), torch.strided, torch.empty_strided
+    // and the dtype object of each input and output (None: torch holds none).
+    void use_torch(py::handle tensor_type, py::object strided, py::object empty_strided,
+                   const py::list &in_dtypes, const py::list &out_dtypes) {
+        if (in_dtypes.size() != inputs_.size() || out_dtypes.size() != outputs_.size())
+            throw error(status::invalid_arguments, "fast_path.use_torch: one dtype per tensor", "api_argument");
+        if (!PyType_Check(tensor_type.ptr()))
+            throw error(status::invalid_arguments, "fast_path.use_torch: torch.Tensor is not a type", "api_argument");
+        auto *type = reinterpret_cast<PyTypeObject *>(tensor_type.ptr());
+        torch_.dtype.resolve(type, "dtype");
+        torch_.layout.resolve(type, "layout");
+        torch_.is_cpu.resolve(type, "is_cpu");
+        torch_.requires_grad.resolve(type, "requires_grad");
+        torch_.is_neg.resolve(type, "is_neg");
+        torch_.is_conj.resolve(type, "is_conj");
+        torch_.shape.resolve(type, "shape");
+        torch_.stride.resolve(type, "stride");
+        torch_.data_ptr.resolve(type, "data_ptr");
+        torch_.as_strided.resolve(type, "as_strided");
+        torch_.view.resolve(type, "view");
+        torch_tensor_type_ = type;
+        torch_type_holder_ = py::reinterpret_borrow<py::object>(tensor_type);
+        strided_ = std::move(strided);
+        empty_strided_ = std::move(empty_strided);
+        for (std::size_t i = 0; i < inputs_.size(); ++i) inputs_[i].torch_dtype = in_dtypes[i];
+        for (std::size_t k = 0; k < outputs_.size(); ++k) {
+            tensor_spec &t = outputs_[k].tensor;
+            t.torch_dtype = out_dtypes[k];
+            t.empty_kwargs = py::dict();
+            if (!t.torch_dtype.is_none()) t.empty_kwargs["dtype"] = t.torch_dtype;
+        }
+    }
+
+    bool has_torch() const { return torch_tensor_type_ != nullptr; }
 
     // The outputs, or None when the call is not one this path takes.
     py::object run(py::handle inputs, py::handle outputs) const {
         if (!PyList_Check(inputs.ptr()) && !PyTuple_Check(inputs.ptr())) return py::none();
-        if (static_cast<std::size_t>(PySequence_Fast_GET_SIZE(inputs.ptr())) != inputs_.size()) return py::none();
+        const std::size_t n_in = static_cast<std::size_t>(PySequence_Fast_GET_SIZE(inputs.ptr()));
+        if (n_in != inputs_.size()) return py::none();
         PyObject **in_items = PySequence_Fast_ITEMS(inputs.ptr());
+        // All inputs numpy arrays or all torch tensors (mixed: the general path).
+        const bool torch_wanted = n_in > 0 && torch_tensor_type_ != nullptr && Py_TYPE(in_items[0]) == torch_tensor_type_;
         const void *in_ptrs[max_buffers];
         // Held while the GIL is released: another thread may empty the list.
         py::object held[max_buffers];
-        for (std::size_t i = 0; i < inputs_.size(); ++i) {
-            if (!matches(in_items[i], inputs_[i], false)) return py::none();
-            in_ptrs[i] = py::detail::array_proxy(in_items[i])->data;
+        for (std::size_t i = 0; i < n_in; ++i) {
+            void *data = nullptr;
+            if (!(torch_wanted ? torch_matches(in_items[i], inputs_[i], false, &data)
+                               : numpy_matches(in_items[i], inputs_[i], false, &data)))
+                return py::none();
+            in_ptrs[i] = data;
             held[i] = py::reinterpret_borrow<py::object>(in_items[i]);
         }
         void *out_ptrs[max_buffers];
@@ -141,25 +201,55 @@ public:
                 return py::none();
             PyObject **out_items = PySequence_Fast_ITEMS(outputs.ptr());
             for (std::size_t k = 0; k < outputs_.size(); ++k) {
-                if (!matches(out_items[k], outputs_[k].tensor, true)) return py::none();
-                out_ptrs[k] = py::detail::array_proxy(out_items[k])->data;
-                results[k] = py::reinterpret_borrow<py::object>(out_items[k]);
+                PyObject *o = out_items[k];
+                const bool is_torch = torch_tensor_type_ != nullptr && Py_TYPE(o) == torch_tensor_type_;
+                if (!(is_torch ? torch_matches(o, outputs_[k].tensor, true, &out_ptrs[k])
+                               : numpy_matches(o, outputs_[k].tensor, true, &out_ptrs[k])))
+                    return py::none();
+                results[k] = py::reinterpret_borrow<py::object>(o);
             }
         } else {
             for (std::size_t k = 0; k < outputs_.size(); ++k) {
                 const output_spec &o = outputs_[k];
-                py::array made;
-                if (o.alias_input >= 0) { // a view of the input, run in place
-                    made = py::array(o.tensor.dtype, o.tensor.shape, o.tensor.byte_strides,
-                                     in_ptrs[o.alias_input], py::handle(in_items[o.alias_input]));
-                } else if (o.dense) {
-                    made = py::array(o.tensor.dtype, o.tensor.shape, o.tensor.byte_strides);
-                } else { // the strides reach past the volume: a buffer of the span, viewed
-                    py::array buffer(o.tensor.dtype, std::vector<py::ssize_t>{o.span});
-                    made = py::array(o.tensor.dtype, o.tensor.shape, o.tensor.byte_strides, buffer.mutable_data(),
-                                     buffer);
+                const bool as_torch = o.in_torch[torch_wanted ? 1 : 0];
+                py::object made;
+                if (as_torch != torch_wanted) {
+                    return py::none(); // the other library's output (bf16 from numpy, ...): the general path
+                } else if (as_torch) {
+                    if (o.alias_input >= 0) { // a view of the input tensor, its storage offset kept
+                        PyObject *base = in_items[o.alias_input];
+                        if (o.torch_view) {
+                            made = py::reinterpret_steal<py::object>(torch_.view.call(base, o.tensor.shape_tuple.ptr()));
+                            if (!made) PyErr_Clear(); // as_strided says the same, or why not
+                        }
+                        if (!made) {
+                            made = py::reinterpret_steal<py::object>(
+                                torch_.as_strided.call(base, o.tensor.shape_tuple.ptr(), o.tensor.strides_tuple.ptr()));
+                            if (!made) throw py::error_already_set();
+                        }
+                        out_ptrs[k] = const_cast<void *>(in_ptrs[o.alias_input]);
+                    } else {
+                        made = py::reinterpret_steal<py::object>(PyObject_Call(
+                            empty_strided_.ptr(), o.empty_args.ptr(), o.tensor.empty_kwargs.ptr()));
+                        if (!made) throw py::error_already_set();
+                        out_ptrs[k] = data_ptr(made.ptr());
+                        if (out_ptrs[k] == nullptr) throw py::error_already_set();
+                    }
+                } else {
+                    py::array a;
+                    if (o.alias_input >= 0) { // a view of the input, run in place
+                        a = py::array(o.tensor.np_dtype, o.tensor.shape, o.tensor.byte_strides,
+                                      in_ptrs[o.alias_input], py::handle(in_items[o.alias_input]));
+                    } else if (o.dense) {
+                        a = py::array(o.tensor.np_dtype, o.tensor.shape, o.tensor.byte_strides);
+                    } else { // the strides reach past the volume: a buffer of the span, viewed
+                        py::array buffer(o.tensor.np_dtype, std::vector<py::ssize_t>{o.span});
+                        a = py::array(o.tensor.np_dtype, o.tensor.shape, o.tensor.byte_strides,
+                                      buffer.mutable_data(), buffer);
+                    }
+                    out_ptrs[k] = py::detail::array_proxy(a.ptr())->data;
+                    made = std::move(a);
                 }
-                out_ptrs[k] = py::detail::array_proxy(made.ptr())->data;
                 results[k] = std::move(made);
             }
         }
@@ -174,23 +264,153 @@ public:
         return results;
     }
 
+    // The torch outputs' (shape, strides) argument tuples, made once.
+    void finish_specs() {
+        for (tensor_spec &t : inputs_) make_tuples(t);
+        for (output_spec &o : outputs_) {
+            make_tuples(o.tensor);
+            o.empty_args = py::make_tuple(o.tensor.shape_tuple, o.tensor.strides_tuple);
+        }
+    }
+
 private:
     static constexpr std::size_t max_buffers = 8;
+
+    // One attribute or method of torch.Tensor, looked up once on the type:
+    // its descriptor is then called directly, without the per-call
+    // attribute lookup (torch.Tensor instances have a __dict__, so each
+    // lookup also searches it). A member the type does not give as a C
+    // descriptor (a Python override) is looked up by name each call.
+    struct torch_member {
+        py::object name, descr;
+        bool getset = false, method = false;
+
+        void resolve(PyTypeObject *type, const char *member) {
+            name = py::reinterpret_steal<py::object>(PyUnicode_InternFromString(member));
+            PyObject *d = _PyType_Lookup(type, name.ptr()); // borrowed
+            descr = py::reinterpret_borrow<py::object>(d);
+            getset = d != nullptr && Py_IS_TYPE(d, &PyGetSetDescr_Type);
+            method = d != nullptr && Py_IS_TYPE(d, &PyMethodDescr_Type);
+        }
+        // obj.member (an attribute), a new reference or null with an error set.
+        PyObject *get(PyObject *obj) const {
+            if (getset) return Py_TYPE(descr.ptr())->tp_descr_get(descr.ptr(), obj, reinterpret_cast<PyObject *>(Py_TYPE(obj)));
+            return PyObject_GetAttr(obj, name.ptr());
+        }
+        // obj.member(args...), a new reference or null with an error set.
+        template <class... Args>
+        PyObject *call(PyObject *obj, Args... args) const {
+            PyObject *argv[] = {obj, args...};
+            if (method) return PyObject_Vectorcall(descr.ptr(), argv, 1 + sizeof...(Args), nullptr);
+            return PyObject_VectorcallMethod(name.ptr(), argv, 1 + sizeof...(Args), nullptr);
+        }
+    };
+    struct torch_members {
+        torch_member dtype, layout, is_cpu, requires_grad, is_neg, is_conj, shape, stride, data_ptr, as_strided, view;
+    };
+
+    static py::tuple as_tuple(const std::vector<py::ssize_t> &v) {
+        py::tuple t(v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) t[i] = py::int_(v[i]);
+        return t;
+    }
+    static void make_tuples(tensor_spec &t) {
+        t.shape_tuple = as_tuple(t.shape);
+        t.strides_tuple = as_tuple(t.strides);
+    }
+
+    // A tensor's data_ptr(), or null with an error set.
+    void *data_ptr(PyObject *t) const {
+        PyObject *r = torch_.data_ptr.call(t);
+        if (r == nullptr) return nullptr;
+        void *p = PyLong_AsVoidPtr(r);
+        Py_DECREF(r);
+        return p;
+    }
+
+    // Whether a Python sequence of ints equals `want` where `skip_ones` of
+    // `dims` (the size-1 dims' strides address nothing).
+    static bool ints_equal(PyObject *seq, const std::vector<py::ssize_t> &want, const std::vector<py::ssize_t> *dims) {
+        if (!PyTuple_Check(seq) || static_cast<std::size_t>(PyTuple_GET_SIZE(seq)) != want.size()) return false;
+        for (std::size_t d = 0; d < want.size(); ++d) {
+            if (dims != nullptr && (*dims)[d] == 1) continue;
+            const py::ssize_t v = PyLong_AsSsize_t(PyTuple_GET_ITEM(seq, d));
+            if (v == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return false;
+            }
+            if (v != want[d]) return false;
+        }
+        return true;
+    }
 
     // An ndarray (not a subclass) of the dtype and shape, addressing memory
     // as the strides do (a size-1 dim's stride addresses nothing); outputs
     // writeable too.
-    bool matches(PyObject *obj, const tensor_spec &spec, bool written) const {
-        if (Py_TYPE(obj) != ndarray_type_) return false;
+    bool numpy_matches(PyObject *obj, const tensor_spec &spec, bool written, void **data) const {
+        if (Py_TYPE(obj) != ndarray_type_ || spec.np_dtype.is_none()) return false;
         const auto *a = py::detail::array_proxy(obj);
-        if (a->descr != spec.dtype.ptr() &&
-            !py::detail::npy_api::get().PyArray_EquivTypes_(a->descr, spec.dtype.ptr()))
+        if (a->descr != spec.np_dtype.ptr() &&
+            !py::detail::npy_api::get().PyArray_EquivTypes_(a->descr, spec.np_dtype.ptr()))
             return false;
         if (static_cast<std::size_t>(a->nd) != spec.shape.size()) return false;
         for (int d = 0; d < a->nd; ++d)
             if (a->dimensions[d] != spec.shape[d] || (spec.shape[d] != 1 && a->strides[d] != spec.byte_strides[d]))
                 return false;
         if (written && !(a->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_)) return false;
+        *data = a->data;
+        return true;
+    }
+
+    // A torch.Tensor (not a subclass) as the general path takes it without
+    // change: a strided CPU tensor of the dtype and shape, addressing memory
+    // as the strides do, not lazily negated (nor conjugated, if complex), an
+    // input without requires_grad (the general path detaches it; an alias
+    // output is then a view of the detached tensor). Any failure to read an
+    // attribute declines the call (the general path then reports it).
+    bool torch_matches(PyObject *obj, const tensor_spec &spec, bool written, void **data) const {
+        if (Py_TYPE(obj) != torch_tensor_type_ || spec.torch_dtype.is_none()) return false;
+        const bool ok = torch_reads(obj, spec, written, data);
+        if (PyErr_Occurred()) PyErr_Clear();
+        return ok && *data != nullptr;
+    }
+
+    bool torch_reads(PyObject *obj, const tensor_spec &spec, bool written, void **data) const {
+        const torch_members &n = torch_;
+        auto attr_is = [obj](const torch_member &m, PyObject *want) {
+            PyObject *v = m.get(obj);
+            if (v == nullptr) return false;
+            const bool same = v == want;
+            Py_DECREF(v);
+            return same;
+        };
+        auto method_is_false = [obj](const torch_member &m) {
+            PyObject *v = m.call(obj);
+            if (v == nullptr) return false;
+            const bool is_false = v == Py_False;
+            Py_DECREF(v);
+            return is_false;
+        };
+        if (!attr_is(n.dtype, spec.torch_dtype.ptr()) || !attr_is(n.layout, strided_.ptr()) ||
+            !attr_is(n.is_cpu, Py_True))
+            return false;
+        if (!written && !attr_is(n.requires_grad, Py_False)) return false;
+        if (!method_is_false(n.is_neg) || (spec.complex && !method_is_false(n.is_conj))) return false;
+        {
+            PyObject *shape = n.shape.get(obj);
+            if (shape == nullptr) return false;
+            const bool same = ints_equal(shape, spec.shape, nullptr);
+            Py_DECREF(shape);
+            if (!same) return false;
+        }
+        {
+            PyObject *strides = n.stride.call(obj);
+            if (strides == nullptr) return false;
+            const bool same = ints_equal(strides, spec.strides, &spec.shape);
+            Py_DECREF(strides);
+            if (!same) return false;
+        }
+        *data = data_ptr(obj);
         return true;
     }
 
@@ -199,7 +419,40 @@ private:
     std::vector<output_spec> outputs_;
     bool release_gil_;
     PyTypeObject *ndarray_type_;
+    PyTypeObject *torch_tensor_type_ = nullptr;
+    py::object torch_type_holder_, strided_, empty_strided_;
+    torch_members torch_;
 };
+
+// _reshaper.NativeError, set at import: the raw call below raises it itself.
+PyObject *native_error_type = nullptr;
+
+// fast_path::run as a METH_FASTCALL function, f(inputs, outputs=None): the
+// call of every execute, without pybind11's argument dispatch. Its self is
+// a capsule of the fast_path whose context holds the FastPath object.
+PyObject *fast_path_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "FastPath.call(inputs, outputs=None)");
+        return nullptr;
+    }
+    const auto *f = static_cast<const fast_path *>(PyCapsule_GetPointer(self, "reshaper.fast_path"));
+    if (f == nullptr) return nullptr;
+    try {
+        return f->run(args[0], nargs == 2 ? args[1] : Py_None).release().ptr();
+    } catch (py::error_already_set &e) {
+        e.restore();
+    } catch (const error &e) {
+        py::tuple a = py::make_tuple(to_string(e.code()), e.rule(), std::string(e.what()));
+        PyErr_SetObject(native_error_type, a.ptr());
+    } catch (const std::bad_alloc &) {
+        PyErr_NoMemory();
+    } catch (const std::exception &e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+    return nullptr;
+}
+PyMethodDef fast_path_call_def = {"call", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fast_path_call)),
+                                  METH_FASTCALL, "run(inputs, outputs=None) of this FastPath"};
 
 } // namespace
 
@@ -209,6 +462,7 @@ PYBIND11_MODULE(_reshaper, m) {
     // reshaper.error -> _reshaper.NativeError(code, rule, message); the
     // package turns it into reshaper.Error.
     static py::exception<error> native_error(m, "NativeError");
+    native_error_type = native_error.ptr();
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
@@ -248,24 +502,55 @@ PYBIND11_MODULE(_reshaper, m) {
         .def("set_attr_f32s", [](op &o, const std::string &n, const std::vector<float> &v) { o.set_attr(n, v); })
         .def("set_attr_str", [](op &o, const std::string &n, const std::string &v) { o.set_attr(n, v); });
 
-    py::class_<numpy_fast_path>(m, "NumpyFastPath")
+    py::class_<fast_path>(m, "FastPath")
         .def(py::init([](const compiled_partition &cp, const py::list &inputs, const py::list &outputs,
                          bool release_gil) {
-                 // inputs: (dtype, shape, byte strides); outputs: the same plus
-                 // (alias input or -1, span in elements, dense).
-                 std::vector<numpy_fast_path::tensor_spec> in;
-                 for (const py::handle t : inputs)
-                     in.push_back({t[py::int_(0)].cast<py::dtype>(), t[py::int_(1)].cast<std::vector<py::ssize_t>>(),
-                                   t[py::int_(2)].cast<std::vector<py::ssize_t>>()});
-                 std::vector<numpy_fast_path::output_spec> out;
-                 for (const py::handle t : outputs)
-                     out.push_back({{t[py::int_(0)].cast<py::dtype>(), t[py::int_(1)].cast<std::vector<py::ssize_t>>(),
-                                     t[py::int_(2)].cast<std::vector<py::ssize_t>>()},
-                                    t[py::int_(3)].cast<int>(), t[py::int_(4)].cast<py::ssize_t>(),
-                                    t[py::int_(5)].cast<bool>()});
-                 return numpy_fast_path(cp, std::move(in), std::move(out), release_gil);
+                 // inputs: (numpy dtype or None, shape, element strides, itemsize, complex);
+                 // outputs: the same plus (alias input or -1, span in elements, dense,
+                 // torch output when the first input is numpy, when it is torch, view(shape) for its alias).
+                 auto spec = [](const py::handle t) {
+                     fast_path::tensor_spec s;
+                     s.np_dtype = py::reinterpret_borrow<py::object>(t[py::int_(0)]);
+                     if (!s.np_dtype.is_none()) s.np_dtype = s.np_dtype.cast<py::dtype>();
+                     s.shape = t[py::int_(1)].cast<std::vector<py::ssize_t>>();
+                     s.strides = t[py::int_(2)].cast<std::vector<py::ssize_t>>();
+                     const auto itemsize = t[py::int_(3)].cast<py::ssize_t>();
+                     for (auto st : s.strides) s.byte_strides.push_back(st * itemsize);
+                     s.complex = t[py::int_(4)].cast<bool>();
+                     s.torch_dtype = py::none();
+                     return s;
+                 };
+                 std::vector<fast_path::tensor_spec> in;
+                 for (const py::handle t : inputs) in.push_back(spec(t));
+                 std::vector<fast_path::output_spec> out;
+                 for (const py::handle t : outputs) {
+                     fast_path::output_spec o;
+                     o.tensor = spec(t);
+                     o.alias_input = t[py::int_(5)].cast<int>();
+                     o.span = t[py::int_(6)].cast<py::ssize_t>();
+                     o.dense = t[py::int_(7)].cast<bool>();
+                     o.in_torch[0] = t[py::int_(8)].cast<bool>();
+                     o.in_torch[1] = t[py::int_(9)].cast<bool>();
+                     o.torch_view = t[py::int_(10)].cast<bool>();
+                     out.push_back(std::move(o));
+                 }
+                 fast_path f(cp, std::move(in), std::move(out), release_gil);
+                 f.finish_specs();
+                 return f;
              }))
-        .def("__call__", &numpy_fast_path::run, py::arg("inputs"), py::arg("outputs") = py::none());
+        .def("use_torch", &fast_path::use_torch)
+        .def_property_readonly("has_torch", &fast_path::has_torch)
+        .def_property_readonly("call", [](py::object self) {
+            auto *f = &self.cast<fast_path &>();
+            py::capsule owner(static_cast<void *>(f), "reshaper.fast_path", [](PyObject *capsule) {
+                Py_XDECREF(static_cast<PyObject *>(PyCapsule_GetContext(capsule)));
+            });
+            if (PyCapsule_SetContext(owner.ptr(), self.release().ptr()) != 0) throw py::error_already_set();
+            PyObject *fn = PyCFunction_NewEx(&fast_path_call_def, owner.ptr(), nullptr);
+            if (fn == nullptr) throw py::error_already_set();
+            return py::reinterpret_steal<py::object>(fn);
+        })
+        .def("__call__", &fast_path::run, py::arg("inputs"), py::arg("outputs") = py::none());
 
     py::class_<compiled_partition>(m, "CompiledPartition")
         .def_property_readonly("lowering", [](const compiled_partition &c) {

@@ -2,6 +2,8 @@
 numpy arrays and buffer-protocol objects, errors as reshaper.Error."""
 import json
 import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -213,7 +215,7 @@ def test_builder_chain_of_the_family_matches_numpy():
 
 
 def test_numpy_fast_path_agrees_with_the_general_path():
-    # The native path (_reshaper.NumpyFastPath) takes calls whose arrays are
+    # The native path (_reshaper.FastPath) takes calls whose arrays are
     # exactly the compiled ones; anything else falls to the general path,
     # which gives the same values and the same errors.
     T = reshaper.LogicalTensor
@@ -263,3 +265,26 @@ def test_numpy_fast_path_alias_output_views_its_input():
     x.flags.writeable = False
     (view,) = cp.execute([x])
     assert not view.flags.writeable
+
+
+def test_the_module_imports_and_executes_without_torch():
+    # torch is optional: with it unimportable, numpy calls take the general
+    # path and then the native one, and nothing imports torch.
+    code = """
+import sys
+sys.modules["torch"] = None  # import torch raises ImportError
+import numpy as np, reshaper
+T = reshaper.LogicalTensor
+(p,) = reshaper.Graph().add_op(reshaper.Op(0, "StaticTranspose", "t").add_input(T(0, "f32", [3, 5]))
+                               .add_output(T(1, "f32", [-1, -1])).set_attr("order", [1, 0])).partitions()
+cp = p.compile()
+x = np.arange(15, dtype=np.float32).reshape(3, 5)
+for _ in range(2):
+    (out,) = cp.execute([x])
+    assert np.array_equal(out, x.T)
+assert cp._fast is not None and not cp._fast.has_torch and sys.modules["torch"] is None
+print("ok")
+"""
+    env = dict(os.environ)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -314,27 +314,44 @@ class _Plan:
             self.problem = next((("invalid_shape", "input_shape_known",
                                   f"{t.what} has unknown dims {list(t.shape)} [input_shape_known]")
                                  for t in self.inputs if t.dynamic), None)
-        self.fast = self._numpy_fast_path(cp)
+        self.fast = self._fast_path(cp)
 
     # Moves of fewer bytes keep the GIL: releasing and taking it again costs
     # more than other threads would wait.
     _RELEASE_GIL_BYTES = 256 << 10
 
-    def _numpy_fast_path(self, cp):
-        """The native path of the common call (numpy arrays of exactly the
-        compiled dtypes, shapes and layouts; _reshaper.NumpyFastPath), or
-        None where this partition has none: its per-call work, here, is a
-        tuple per tensor, once."""
+    def _fast_path(self, cp):
+        """The native path of the common call (numpy arrays or torch tensors
+        of exactly the compiled dtypes, shapes and layouts;
+        _reshaper.FastPath), or None where this partition has none: its
+        per-call work, here, is a tuple per tensor, once. torch's part is
+        added by _use_torch once a torch tensor has been passed."""
         specs = self.inputs + self.outputs
         if self.problem or self.dynamic or len(self.inputs) > 8 or len(self.outputs) > 8 or any(
-                t.np_dtype is None or t.volume <= 0 or min(t.strides, default=0) < 0 for t in specs):
+                t.volume <= 0 or min(t.strides, default=0) < 0 for t in specs):
             return None
         moved = sum(t.mem_size for t in self.outputs if t.alias_input is None)
-        return _reshaper.NumpyFastPath(
-            cp, [(t.np_dtype, list(t.shape), list(t.byte_strides)) for t in self.inputs],
-            [(t.np_dtype, list(t.shape), list(t.byte_strides), -1 if t.alias_input is None else t.alias_input,
-              t.span, bool(t.numpy_strides)) for t in self.outputs],
+
+        def spec(t):
+            return (t.np_dtype, list(t.shape), list(t.strides), t.itemsize, t.complex)
+
+        def dense(t):  # without size-1 dims, whose strides torch's view would choose
+            return t.strides == _dense_strides(t.shape) and 1 not in t.shape
+
+        def torch_view(t):  # torch's view(shape) of the input gives exactly the compiled strides
+            return t.alias_input is not None and dense(t) and dense(self.inputs[t.alias_input])
+        return _reshaper.FastPath(
+            cp, [spec(t) for t in self.inputs],
+            [spec(t) + (-1 if t.alias_input is None else t.alias_input, t.span, bool(t.numpy_strides),
+                        t.in_torch[False], t.in_torch[True], torch_view(t)) for t in self.outputs],
             moved >= self._RELEASE_GIL_BYTES)
+
+    def _use_torch(self, torch):
+        """Hands torch's objects to the native path (once: torch is there)."""
+        def dtype(t):
+            return getattr(torch, t.torch_name) if t.torch_name else None
+        self.fast.use_torch(torch.Tensor, torch.strided, torch.empty_strided,
+                            [dtype(t) for t in self.inputs], [dtype(t) for t in self.outputs])
 
     def run(self, cp, inputs, outputs):
         if self.problem:
@@ -344,6 +361,9 @@ class _Plan:
                         f"the partition takes {len(self.inputs)} inputs, got {len(inputs)} [execute_buffers]")
         torch = _sys.modules.get("torch")  # a torch tensor exists only once the caller imported torch
         tensor_type = torch.Tensor if torch is not None else _NoTensor
+        if torch is not None and self.fast is not None and not self.fast.has_torch \
+                and any(isinstance(obj, tensor_type) for obj in list(inputs) + list(outputs or [])):
+            self._use_torch(torch)
         bases, addresses = [], []
         for spec, obj in zip(self.inputs, inputs):
             if isinstance(obj, tensor_type):
@@ -568,7 +588,8 @@ class CompiledPartition:
     def __init__(self, native):
         self._cp = native
         self._execution = None  # the _Plan, made at the first execute
-        self._fast = None  # its native path for numpy arrays (_Plan.fast), once made
+        self._fast = None  # its native path for numpy arrays and torch tensors (_Plan.fast), once made
+        self._fast_call = None  # _fast.call: its run(inputs, outputs), a plain C function
 
     @property
     def lowering(self):
@@ -601,8 +622,8 @@ class CompiledPartition:
         view of its input's memory. `outputs`: caller-allocated arrays of the
         compiled outputs' dtype, shape and strides, filled and returned."""
         try:
-            if self._fast is not None:
-                result = self._fast(inputs, outputs)
+            if self._fast_call is not None:
+                result = self._fast_call(inputs, outputs)
                 if result is not None:
                     return result
             return (self._execution or self._make_execution()).run(self._cp, inputs, outputs)
@@ -618,6 +639,7 @@ class CompiledPartition:
     def _make_execution(self):
         self._execution = _Plan(self._cp)
         self._fast = self._execution.fast
+        self._fast_call = self._fast.call if self._fast is not None else None
         return self._execution
 
 

@@ -1,0 +1,174 @@
+"""The native fast path of execute with torch tensors (_reshaper.FastPath):
+it takes exactly the compiled tensors, gives what the general path gives
+(bit-exact values, alias outputs sharing the input's storage), and declines
+every other call, which the general path then validates or converts as
+before: a change of shape, strides, dtype, device or layout between calls
+is never run on the first call's assumptions."""
+import numpy as np
+import pytest
+
+import reshaper
+
+torch = pytest.importorskip("torch")
+
+T = reshaper.LogicalTensor
+
+
+def compiled(op):
+    (p,) = reshaper.Graph().add_op(op).partitions()
+    return p.compile()
+
+
+def transpose(dtype="f32", shape=(3, 5)):
+    """ONNX Transpose (every dtype), reversing the axes: a movement."""
+    return compiled(reshaper.Op(0, "Transpose", "t", domain="ai.onnx").add_input(T(0, dtype, list(shape)))
+                    .add_output(T(1, dtype, [-1] * len(shape))).set_attr("perm", list(range(len(shape)))[::-1]))
+
+
+def split(dtype="f32"):
+    return compiled(reshaper.Op(0, "StaticReshape", "split").add_input(T(0, dtype, [4, 6]))
+                    .add_output(T(1, dtype, [-1, -1, -1])).set_attr("shape", [4, 2, 3])
+                    .set_attr("special_zero", False))
+
+
+def warmed(cp, x):
+    """The first execute makes the plan (general path) and hands torch over."""
+    cp.execute([x])
+    assert cp._fast is not None and cp._fast.has_torch
+    return cp
+
+
+def same_bits(a, b):
+    if a.dtype == torch.bool:
+        return torch.equal(a, b)
+    return a.shape == b.shape and a.dtype == b.dtype and torch.equal(
+        a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8))
+
+
+def test_exact_tensor_moves_into_a_new_tensor_bit_exact():
+    x = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+    cp = warmed(transpose(), x)
+    fast = cp._fast([x], None)
+    assert fast is not None
+    (out,) = fast
+    assert type(out) is torch.Tensor and out.dtype == torch.float32
+    assert out.shape == (5, 3) and out.stride() == (3, 1)
+    assert torch.equal(out, x.t()) and out.storage().data_ptr() != x.storage().data_ptr()
+    # The same through execute, a tuple of inputs too.
+    assert torch.equal(cp.execute([x])[0], x.t()) and torch.equal(cp.execute((x,))[0], x.t())
+
+
+@pytest.mark.parametrize("dtype,torch_dtype", [("bf16", torch.bfloat16), ("boolean", torch.bool),
+                                               ("c64", torch.complex64), ("s64", torch.int64)])
+def test_every_torch_dtype_is_taken(dtype, torch_dtype):
+    bits = torch.from_numpy(np.random.default_rng(1).integers(0, 256, 2 * 3 * 4 * 16, dtype=np.uint8).reshape(2, 3, 64))
+    if torch_dtype == torch.bool:
+        x = (bits[:, :, :4] & 1).to(torch.bool)
+    else:
+        x = bits.view(torch_dtype)[:, :, :4].contiguous()
+    cp = warmed(transpose(dtype, (2, 3, 4)), x)
+    (out,) = cp._fast([x], None)
+    assert same_bits(out, x.permute(2, 1, 0))
+
+
+def test_alias_output_is_a_view_of_the_input_storage_offset_kept():
+    base = torch.arange(48, dtype=torch.float32)
+    x = base[24:].view(4, 6)  # storage offset 24
+    cp = warmed(split(), x)
+    assert cp.lowering == "alias"
+    (view,) = cp._fast([x], None)
+    assert view.shape == (4, 2, 3) and view.stride() == (6, 3, 1)
+    assert view.storage_offset() == 24 and view.data_ptr() == x.data_ptr()
+    assert view.storage().data_ptr() == base.storage().data_ptr()
+    assert torch.equal(view, x.reshape(4, 2, 3)) and not view.requires_grad
+
+
+def test_outputs_given_are_filled_and_returned():
+    x = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+    cp = warmed(transpose(), x)
+    out = torch.full((5, 3), -1.0)
+    (r,) = cp._fast([x], [out])
+    assert r is out and torch.equal(out, x.t())
+    # An output of other strides or dtype is declined, and refused by the general path.
+    wrong = torch.empty(3, 5).t()
+    assert cp._fast([x], [wrong]) is None
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([x], outputs=[wrong])
+    assert e.value.rule == "execute_buffers" and "output 0 (tensor 1)" in str(e.value)
+    assert cp._fast([x], [torch.empty(5, 3, dtype=torch.float64)]) is None
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([x], outputs=[torch.empty(5, 3, dtype=torch.float64)])
+    assert e.value.rule == "input_dtype_matches"
+
+
+def test_a_change_between_calls_is_declined_and_validated():
+    x = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+    cp = warmed(transpose(), x)
+
+    def declined_then(given):
+        assert cp._fast([given], None) is None
+        return cp.execute([given])
+
+    # dtype
+    with pytest.raises(reshaper.Error) as e:
+        declined_then(x.double())
+    assert (e.value.code, e.value.rule) == ("invalid_arguments", "input_dtype_matches")
+    assert "input 0 (tensor 0) has dtype f32" in str(e.value) and str(e.value).endswith("[input_dtype_matches]")
+    # shape of another volume; of the same volume (the same logical values, read as the compiled shape)
+    with pytest.raises(reshaper.Error) as e:
+        declined_then(torch.zeros(3, 6))
+    assert (e.value.code, e.value.rule) == ("invalid_shape", "boundary_shape")
+    assert torch.equal(declined_then(x.reshape(15))[0], x.t())
+    # strides: a non-contiguous input of the right shape is copied into the compiled layout first
+    wide = torch.zeros(3, 10)
+    wide[:, ::2] = x
+    assert torch.equal(declined_then(wide[:, ::2])[0], x.t())
+    assert torch.equal(declined_then(x.t().contiguous().t())[0], x.t())
+    # device and layout
+    with pytest.raises(reshaper.Error) as e:
+        declined_then(torch.empty(3, 5, device="meta"))
+    assert e.value.rule == "execute_buffers" and "meta" in str(e.value)
+    with pytest.raises(reshaper.Error) as e:
+        declined_then(x.to_sparse())
+    assert e.value.rule == "execute_buffers"
+    # requires_grad (read as data), a lazily negated tensor (read as its values), a subclass
+    g = x.clone().requires_grad_()
+    (out,) = declined_then(g)
+    assert torch.equal(out, x.t()) and not out.requires_grad
+    assert torch.equal(declined_then(torch._neg_view(x))[0], -x.t())
+    assert torch.equal(declined_then(torch.nn.Parameter(x.clone(), requires_grad=False))[0], x.t())
+    # numpy and torch mixed, numpy alone: outputs of the first input's library
+    (n,) = cp.execute([x.numpy()])
+    assert isinstance(n, np.ndarray) and np.array_equal(n, x.numpy().T)
+    # After all that the exact tensor is taken again, and right.
+    (again,) = cp._fast([x], None)
+    assert torch.equal(again, x.t())
+
+
+def test_a_lazily_conjugated_complex_input_is_read_as_its_values():
+    x = torch.randn(3, 5, dtype=torch.complex64)
+    cp = warmed(transpose("c64"), x)
+    c = x.conj()
+    assert cp._fast([c], None) is None
+    (out,) = cp.execute([c])
+    assert torch.equal(out, x.conj().resolve_conj().t()) and not out.is_conj()
+
+
+def test_alias_of_a_changed_input_is_still_a_view():
+    base = torch.arange(24, dtype=torch.float32)
+    cp = warmed(split(), base.view(4, 6))
+    flat = base.clone()  # the same volume, another shape: declined, viewed by the general path
+    assert cp._fast([flat], None) is None
+    (view,) = cp.execute([flat])
+    assert view.storage().data_ptr() == flat.storage().data_ptr() and torch.equal(view, flat.view(4, 2, 3))
+
+
+def test_alias_with_size_one_dims_keeps_the_compiled_strides():
+    # torch's view would choose the strides of size-1 dims: as_strided gives the compiled ones.
+    cp = compiled(reshaper.Op(0, "StaticReshape", "r").add_input(T(0, "f32", [4, 6]))
+                  .add_output(T(1, "f32", [-1, -1, -1])).set_attr("shape", [4, 1, 6]).set_attr("special_zero", False))
+    x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    want = tuple(cp.outputs[0].strides or (6, 6, 1))
+    cp = warmed(cp, x)
+    (view,) = cp._fast([x], None)
+    assert view.stride() == want and view.data_ptr() == x.data_ptr() and torch.equal(view, x.reshape(4, 1, 6))
