@@ -282,7 +282,9 @@ TEST(DriverCheck, EveryCorpusFileChecksAndItsTransposeIsAView) {
     ASSERT_EQ(r.reports.size(), static_cast<std::size_t>(count));
     for (const json &rep : r.reports) {
         EXPECT_EQ(rep.at("status"), "ok") << rep.at("graph");
-        if (rep.contains("check")) EXPECT_EQ(rep.at("check").at("failed"), 0) << rep.at("graph");
+        if (rep.contains("check")) {
+            EXPECT_EQ(rep.at("check").at("failed"), 0) << rep.at("graph");
+        }
     }
     const auto transpose = run_driver("--mode=infer --report=json " + std::string(RESHAPER_SHARED_DIR) +
                                       "/corpus/onednn-graph/f32/static_transpose.json");
@@ -850,7 +852,9 @@ TEST(DriverCheck, ChainsThatAreViewsInPyTorchAreAliases) {
         for (const json &part : r.reports[0].at("partitions")) EXPECT_EQ(part.at("lowering"), "alias") << part.dump();
         EXPECT_EQ(find_tensor(r.reports[0], 2)->at("stride"), json::parse("[0, 96, 1]")) << mode;
         EXPECT_EQ(find_tensor(r.reports[0], 4)->at("stride"), json::parse("[0, 96, 1]")) << mode;
-        if (std::string(mode) == "check") EXPECT_EQ(r.reports[0].at("check").at("failed"), 0);
+        if (std::string(mode) == "check") {
+            EXPECT_EQ(r.reports[0].at("check").at("failed"), 0);
+        }
     }
 }
 
