@@ -103,10 +103,10 @@ struct grouped_transpose_plan {
     std::vector<std::ptrdiff_t> micro_store; // per vector stored (source-inner index): destination
     std::vector<std::ptrdiff_t> micro_block_source, micro_block_offset; // per block: its (0, 0)
     // Axes longer than L (dims of 3, where no dims make exactly L
-    // elements: the source-inner dims up to the first the destination
-    // block also holds make the across axis, the destination-inner ones
-    // likewise the along axis, each at least L elements, 9 or 27 for
-    // dims of 3): micro_load then has an entry per along index and
+    // elements: one block whole makes its axis, the source's across or
+    // the destination's along, and the other block's inner dims up to
+    // the first the first axis holds make the other, each at least L
+    // elements, 9 to 81 for dims of 3): micro_load then has an entry per along index and
     // micro_store per across index, and every block is moved at each
     // along step (elements: the run's 0, L, 2L, ..., the last one L
     // before its end, overlapping the one before it, so that no element

@@ -295,27 +295,46 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
             });
         }
         }
-        // Else axes longer than L (see the header: dims of 3), where both
-        // blocks' inner dims make at least L elements before the first
-        // dim they share.
+        // Else axes longer than L (see the header: dims of 3): one block
+        // whole and the other's inner dims up to the first it holds, the
+        // pair with the fewest L x L blocks per element (a dim shared by
+        // both blocks then sits in the longer axis), each axis at least L
+        // elements.
         if (g.micro_lanes == 0) {
-            const auto axis = [&](const std::vector<std::size_t> &block, const std::vector<bool> &other) {
-                std::vector<std::size_t> dims;
-                for (std::size_t d : block) {
-                    if (other[d]) break;
-                    dims.push_back(d);
-                }
-                return dims;
-            };
-            const std::vector<std::size_t> across = axis(g.source_block, in_destination),
-                                           along = axis(g.destination_block, in_source);
+            const dim_t lanes = widest;
             const auto volume = [&](const std::vector<std::size_t> &dims) {
                 dim_t v = 1;
                 for (std::size_t d : dims) v *= plan.dims[d].size;
                 return v;
             };
-            const dim_t lanes = widest, across_length = volume(across), along_length = volume(along);
-            if (across_length >= lanes && along_length >= lanes) {
+            // The block's inner dims up to the first of `taken`.
+            const auto prefix = [&](const std::vector<std::size_t> &block, const std::vector<std::size_t> &taken) {
+                std::vector<std::size_t> dims;
+                for (std::size_t d : block) {
+                    if (std::find(taken.begin(), taken.end(), d) != taken.end()) break;
+                    dims.push_back(d);
+                }
+                return dims;
+            };
+            // L-element steps covering `length` (the last one overlapping).
+            const auto step_count = [&](dim_t length) { return (length + lanes - 1) / lanes; };
+            std::vector<std::size_t> across, along;
+            double best = 0;
+            for (const bool whole_source : {true, false}) {
+                const std::vector<std::size_t> a = whole_source ? g.source_block : prefix(g.source_block, g.destination_block);
+                const std::vector<std::size_t> b = whole_source ? prefix(g.destination_block, a) : g.destination_block;
+                const dim_t la = volume(a), lb = volume(b);
+                if (la < lanes || lb < lanes) continue;
+                const double blocks_per_element =
+                    static_cast<double>(step_count(la) * step_count(lb)) / static_cast<double>(la * lb);
+                if (across.empty() || blocks_per_element < best) {
+                    across = a;
+                    along = b;
+                    best = blocks_per_element;
+                }
+            }
+            const dim_t across_length = volume(across), along_length = volume(along);
+            if (!across.empty()) {
                 g.micro_lanes = lanes;
                 // The steps of an axis: every L elements, the last one
                 // ending at the axis' end.
