@@ -97,8 +97,26 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         // reads come from the cache (docs/performance.md, "The grouped
         // transpose's prefetch").
         const std::size_t source_runs = g.source_run_offset.size();
-        // Units of the second stage: micro blocks, else destination runs.
-        const auto units = static_cast<dim_t>(micro ? g.micro_block_source.size() : g.destination_run_offset.size());
+        // Units of the second stage: micro blocks at each along step (the
+        // step outer), else destination runs.
+        const auto blocks = static_cast<dim_t>(g.micro_block_source.size());
+        const auto along_steps = static_cast<dim_t>(g.micro_along_steps.size());
+        const auto units = micro ? blocks * along_steps : static_cast<dim_t>(g.destination_run_offset.size());
+        const std::ptrdiff_t *store = g.stream ? g.micro_store_staged.data() : g.micro_store.data();
+        const std::ptrdiff_t *block_offset = g.stream ? g.micro_block_staged.data() : g.micro_block_offset.data();
+        const auto across_steps = static_cast<dim_t>(g.micro_across_steps.size());
+        const auto e = static_cast<dim_t>(g.element_bytes);
+        // Micro units [u, end): blocks of one along step per call.
+        auto micro_units = [&](dim_t u, dim_t end, const byte *tile_src, byte *tile_dst) {
+            while (u < end) {
+                const dim_t step = u / blocks, first = u % blocks, count = std::min(end - u, blocks - first);
+                const dim_t along = g.micro_along_steps[static_cast<std::size_t>(step)];
+                micro(tile_src, g.micro_load.data() + along, store, g.micro_block_source.data() + first,
+                      block_offset + first, count, g.micro_across_steps.data(), across_steps, tile_dst + along * e,
+                      false);
+                u += count;
+            }
+        };
         const std::size_t run_lines = (run_bytes + 63) / 64 + 1;
         const dim_t slices = std::min<dim_t>(units, 8);
         const dim_t units_per_slice = (units + slices - 1) / slices;
@@ -113,13 +131,8 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
             const auto next = reinterpret_cast<std::uintptr_t>(from) + static_cast<std::uintptr_t>(walk.src());
             std::size_t prefetched = 0;
             for (dim_t r = 0; r < units; r += units_per_slice) {
-                if (micro && g.stream)
-                    micro(from + here_src, g.micro_load.data(), g.micro_store_staged.data(),
-                          g.micro_block_source.data() + r, g.micro_block_staged.data() + r,
-                          std::min(units_per_slice, units - r), buffer, false);
-                else if (micro)
-                    micro(from + here_src, g.micro_load.data(), g.micro_store.data(), g.micro_block_source.data() + r,
-                          g.micro_block_offset.data() + r, std::min(units_per_slice, units - r), to + here_dst, false);
+                if (micro)
+                    micro_units(r, std::min(r + units_per_slice, units), from + here_src, g.stream ? buffer : to + here_dst);
                 else
                     gather(buffer, g.gather.data(), g.destination_run, g.destination_run_base.data() + r,
                            g.destination_run_offset.data() + r, std::min(units_per_slice, units - r), to + here_dst,
@@ -131,7 +144,10 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                         __builtin_prefetch(reinterpret_cast<const void *>(first + l * 64), 0, prefetch_level);
                 }
             }
-            if (micro && g.stream)
+            if (micro && g.stream && g.write_staged)
+                g.write_staged(buffer, destination_run_bytes, g.destination_run_offset.data(),
+                               g.destination_run_offset.size(), to + here_dst);
+            else if (micro && g.stream)
                 for (std::size_t r = 0; r < g.destination_run_offset.size(); ++r)
                     k.copy(to + here_dst + g.destination_run_offset[r], buffer + r * destination_run_bytes,
                            destination_run_bytes, true);

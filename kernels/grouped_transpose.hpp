@@ -49,11 +49,19 @@ using gather_runs_fn = void (*)(const std::uint8_t *buffer, const std::int32_t *
 // The micro kernel of a level: `blocks` blocks of L x L elements, block i
 // at src + block_source[i] (vector b: L elements from there plus
 // load[b] bytes) written at dst + block_offset[i] (vector a, lanes from
-// every loaded vector's element a, stored there plus store[a] bytes).
+// every loaded vector's element a, stored there plus store[a] bytes);
+// each block once per across step s of `across` (elements): its vectors
+// then load from s elements further and vector a is stored at
+// store[s + a].
 // With `stream`, vector-aligned stores may be streamed.
 using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
                                     const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset,
-                                    dim_t blocks, std::uint8_t *dst, bool stream);
+                                    dim_t blocks, const dim_t *across, dim_t across_steps, std::uint8_t *dst,
+                                    bool stream);
+// Staged destination runs (`runs` of `run_bytes`, back to back in
+// `buffer`) written to dst + offset[r], whole lines streamed.
+using write_staged_fn = void (*)(const std::uint8_t *buffer, std::size_t run_bytes, const std::ptrdiff_t *offset,
+                                 std::size_t runs, std::uint8_t *dst);
 // Made once per copy (pure: a function of the copy plan, the element size,
 // the SIMD level and the streaming threshold), run as often as wanted.
 struct grouped_transpose_plan {
@@ -86,13 +94,25 @@ struct grouped_transpose_plan {
     // (other ones) too: the tile is then L x L blocks, each transposed in
     // registers (L vectors of L elements, contiguous in the source, loaded
     // from it; L stored), which levels with a micro kernel take instead of
-    // the buffer and its gathers. micro_lanes is 0 where the dims do not
-    // fall so (dims of 3, or the two blocks' innermost dims shared).
+    // the buffer and its gathers. Where no dims make exactly L elements
+    // (dims of 3), longer axes may (micro_along_steps below). micro_lanes
+    // is 0 where neither applies (the two blocks' innermost dims shared).
     // Offsets in bytes from the tile's source and destination starts.
     dim_t micro_lanes = 0;
     std::vector<std::ptrdiff_t> micro_load;  // per vector loaded (destination-inner index): source
     std::vector<std::ptrdiff_t> micro_store; // per vector stored (source-inner index): destination
     std::vector<std::ptrdiff_t> micro_block_source, micro_block_offset; // per block: its (0, 0)
+    // Axes longer than L (dims of 3, where no dims make exactly L
+    // elements: one block whole makes its axis, the source's across or
+    // the destination's along, and the other block's inner dims up to
+    // the first the first axis holds make the other, each at least L
+    // elements, 9 to 81 for dims of 3): micro_load then has an entry per along index and
+    // micro_store per across index, and every block is moved at each
+    // along step (elements: the run's 0, L, 2L, ..., the last one L
+    // before its end, overlapping the one before it, so that no element
+    // is left to a remainder loop: elements written twice get the same
+    // value) and each across step likewise. Dims of 2 and 4: {0} each.
+    std::vector<dim_t> micro_along_steps{0}, micro_across_steps{0};
     // The same destination offsets in the tile staged in L1 (its runs
     // back to back), whence streamed moves write whole runs: micro blocks
     // write 8 rows of 32 bytes each, which streamed straight to memory
@@ -105,6 +125,9 @@ struct grouped_transpose_plan {
     cpu_isa isa = cpu_isa::scalar;
     gather_runs_fn gather_kernel = nullptr;
     micro_transpose_fn micro_kernel = nullptr;
+    // The level's writer of staged runs (streamed moves with micro
+    // blocks), or null for the engine's run copy.
+    write_staged_fn write_staged = nullptr;
 };
 
 // The blocks alone (what the planner chooses first, without the tables):
@@ -172,6 +195,7 @@ constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
 // bytes, or null.
 micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes);
 micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes);
+write_staged_fn avx2_grouped_write_staged();
 
 // The level's kernel for elements of 1 << log2e bytes (defined per level:
 // fast_path_grouped_transpose.cpp for the portable one, grouped_transpose_avx2.cpp).

@@ -6,6 +6,7 @@
 // whole line of the run starts on a line.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -205,12 +206,11 @@ void transpose_2x2_128(const __m256i *in, __m256i *out) {
 
 template <typename Vector, int L, std::size_t N, void (*Transpose)(const Vector *, Vector *)>
 void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
-                       const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks, byte *dst,
-                       bool stream) {
+                       const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks,
+                       const dim_t *across, dim_t across_steps, byte *dst, bool stream) {
     static_assert(sizeof(Vector) == L * N);
-    for (dim_t i = 0; i < blocks; ++i) {
-        const byte *base = src + block_source[i];
-        byte *to = dst + block_offset[i];
+    // One block from base (its vectors' loads), to (its stores' base).
+    const auto block = [&](const byte *base, byte *to, const std::ptrdiff_t *stored) {
         Vector in[L], out[L];
         for (int b = 0; b < L; ++b) {
             const byte *at = base + load[b];
@@ -220,11 +220,81 @@ void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::p
         Transpose(in, out);
         // Streamed where the whole block's rows are vector-aligned.
         const bool streamed = stream && reinterpret_cast<std::uintptr_t>(to) % sizeof(Vector) == 0;
-        for (int a = 0; a < L; ++a) store_vector<Vector>(to + store[a], out[a], streamed);
+        for (int a = 0; a < L; ++a) store_vector<Vector>(to + stored[a], out[a], streamed);
+    };
+    // One across step (dims of 2 and 4): no inner loop, which costs
+    // 2 x 2 blocks of 16-byte elements measurably.
+    if (across_steps == 1) {
+        const byte *from = src + across[0] * static_cast<dim_t>(N);
+        const std::ptrdiff_t *stored = store + across[0];
+        for (dim_t i = 0; i < blocks; ++i) block(from + block_source[i], dst + block_offset[i], stored);
+        return;
+    }
+    for (dim_t i = 0; i < blocks; ++i)
+        for (dim_t k = 0; k < across_steps; ++k)
+            block(src + block_source[i] + across[k] * static_cast<dim_t>(N), dst + block_offset[i], store + across[k]);
+}
+
+// Up to 63 bytes with ordinary stores: two overlapping stores of the
+// widest size that fits (a call of memcpy per piece measured far slower),
+// none outside [to, to + bytes).
+inline void copy_short(byte *to, const byte *from, std::size_t bytes) {
+    const auto two = [&](auto unit) {
+        using U = decltype(unit);
+        U head, tail;
+        std::memcpy(&head, from, sizeof(U));
+        std::memcpy(&tail, from + bytes - sizeof(U), sizeof(U));
+        std::memcpy(to, &head, sizeof(U));
+        std::memcpy(to + bytes - sizeof(U), &tail, sizeof(U));
+    };
+    if (bytes >= 32) {
+        const __m256i head = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(from));
+        const __m256i tail = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(from + bytes - 32));
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(to), head);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(to + bytes - 32), tail);
+    } else if (bytes >= 16) {
+        const __m128i head = _mm_loadu_si128(reinterpret_cast<const __m128i *>(from));
+        const __m128i tail = _mm_loadu_si128(reinterpret_cast<const __m128i *>(from + bytes - 16));
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(to), head);
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(to + bytes - 16), tail);
+    } else if (bytes >= 8) {
+        two(std::uint64_t{});
+    } else if (bytes >= 4) {
+        two(std::uint32_t{});
+    } else if (bytes >= 2) {
+        two(std::uint16_t{});
+    } else if (bytes == 1) {
+        *to = *from;
+    }
+}
+
+// Staged runs out to the destination: each run's whole lines streamed,
+// its partial first and last lines (runs of dims of 3 never start on a
+// line) with ordinary stores that stay off the streamed lines (a line
+// both cached by an ordinary store and then streamed measured 5x slower).
+// (The engine's run copy takes two calls of memcpy for those: half the
+// kernel's time at runs of 324 bytes.)
+void write_staged_avx2(const byte *buffer, std::size_t run_bytes, const std::ptrdiff_t *offset, std::size_t runs,
+                       byte *dst) {
+    for (std::size_t r = 0; r < runs; ++r) {
+        const byte *from = buffer + r * run_bytes;
+        byte *to = dst + offset[r];
+        const auto at = reinterpret_cast<std::uintptr_t>(to);
+        const std::size_t first = std::min<std::size_t>(((at + 63) & ~std::uintptr_t{63}) - at, run_bytes);
+        const std::size_t last = std::max<std::size_t>(((at + run_bytes) & ~std::uintptr_t{63}) - at, first);
+        copy_short(to, from, first);
+        for (std::size_t b = first; b < last; b += 64) {
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(to + b), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(from + b)));
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(to + b + 32),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(from + b + 32)));
+        }
+        copy_short(to + last, from + last, run_bytes - last);
     }
 }
 
 } // namespace
+
+write_staged_fn avx2_grouped_write_staged() { return &write_staged_avx2; }
 
 micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes) {
     if (log2e == 0 && lanes == 16) return &micro_blocks_avx2<__m128i, 16, 1, transpose_16x16_8>;

@@ -295,6 +295,93 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
             });
         }
         }
+        // Else axes longer than L (see the header: dims of 3): one block
+        // whole and the other's inner dims up to the first it holds, the
+        // pair with the fewest L x L blocks per element (a dim shared by
+        // both blocks then sits in the longer axis), each axis at least L
+        // elements.
+        if (g.micro_lanes == 0) {
+            const dim_t lanes = widest;
+            const auto volume = [&](const std::vector<std::size_t> &dims) {
+                dim_t v = 1;
+                for (std::size_t d : dims) v *= plan.dims[d].size;
+                return v;
+            };
+            // The block's inner dims up to the first of `taken`.
+            const auto prefix = [&](const std::vector<std::size_t> &block, const std::vector<std::size_t> &taken) {
+                std::vector<std::size_t> dims;
+                for (std::size_t d : block) {
+                    if (std::find(taken.begin(), taken.end(), d) != taken.end()) break;
+                    dims.push_back(d);
+                }
+                return dims;
+            };
+            // L-element steps covering `length` (the last one overlapping).
+            const auto step_count = [&](dim_t length) { return (length + lanes - 1) / lanes; };
+            std::vector<std::size_t> across, along;
+            double best = 0;
+            for (const bool whole_source : {true, false}) {
+                const std::vector<std::size_t> a = whole_source ? g.source_block : prefix(g.source_block, g.destination_block);
+                const std::vector<std::size_t> b = whole_source ? prefix(g.destination_block, a) : g.destination_block;
+                const dim_t la = volume(a), lb = volume(b);
+                if (la < lanes || lb < lanes) continue;
+                const double blocks_per_element =
+                    static_cast<double>(step_count(la) * step_count(lb)) / static_cast<double>(la * lb);
+                if (across.empty() || blocks_per_element < best) {
+                    across = a;
+                    along = b;
+                    best = blocks_per_element;
+                }
+            }
+            const dim_t across_length = volume(across), along_length = volume(along);
+            if (!across.empty()) {
+                g.micro_lanes = lanes;
+                // The steps of an axis: every L elements, the last one
+                // ending at the axis' end.
+                const auto steps = [&](dim_t length) {
+                    std::vector<dim_t> at;
+                    for (dim_t s = 0; s + lanes <= length; s += lanes) at.push_back(s);
+                    if (at.back() + lanes < length) at.push_back(length - lanes);
+                    return at;
+                };
+                g.micro_along_steps = steps(along_length);
+                g.micro_across_steps = steps(across_length);
+                for_each_index(along, [&](const std::vector<dim_t> &index) {
+                    std::ptrdiff_t at = 0;
+                    for (std::size_t k = 0; k < along.size(); ++k) at += index[k] * plan.dims[along[k]].src_stride * e;
+                    g.micro_load.push_back(at);
+                });
+                for_each_index(across, [&](const std::vector<dim_t> &index) {
+                    std::ptrdiff_t at = 0, staged = 0;
+                    for (std::size_t k = 0; k < across.size(); ++k) {
+                        at += index[k] * plan.dims[across[k]].dst_stride * e;
+                        staged += index[k] * staged_weight[across[k]];
+                    }
+                    g.micro_store.push_back(at);
+                    g.micro_store_staged.push_back(staged);
+                });
+                // The tile's other dims, the destination's innermost first
+                // (as above).
+                std::vector<std::size_t> rest;
+                for (std::size_t d = 0; d < n; ++d)
+                    if ((in_source[d] || in_destination[d]) && std::find(across.begin(), across.end(), d) == across.end() &&
+                        std::find(along.begin(), along.end(), d) == along.end())
+                        rest.push_back(d);
+                std::stable_sort(rest.begin(), rest.end(),
+                                 [&](std::size_t x, std::size_t y) { return plan.dims[x].dst_stride < plan.dims[y].dst_stride; });
+                for_each_index(rest, [&](const std::vector<dim_t> &index) {
+                    std::ptrdiff_t from = 0, offset = 0, staged = 0;
+                    for (std::size_t k = 0; k < rest.size(); ++k) {
+                        from += index[k] * plan.dims[rest[k]].src_stride * e;
+                        offset += index[k] * plan.dims[rest[k]].dst_stride * e;
+                        staged += index[k] * staged_weight[rest[k]];
+                    }
+                    g.micro_block_source.push_back(from);
+                    g.micro_block_offset.push_back(offset);
+                    g.micro_block_staged.push_back(staged);
+                });
+            }
+        }
     }
 
     // The outer walk goes in the source's order (the smallest source
@@ -317,6 +404,9 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     while ((std::size_t{1} << log2e) < element_bytes) ++log2e;
     g.gather_kernel = grouped_gather_kernel(isa, log2e);
     g.micro_kernel = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e, g.micro_lanes) : nullptr;
+#if defined(RESHAPER_X86_KERNELS)
+    if (g.micro_kernel && isa >= cpu_isa::avx2) g.write_staged = avx2_grouped_write_staged();
+#endif
     return g;
 }
 

@@ -347,6 +347,63 @@ TEST_F(grouped_transpose, micro_blocks_match_the_reference) {
     EXPECT_GE(micro, 15);
 }
 
+// Dims of 3, alone and mixed with 2s and 4s, every element size: micro
+// blocks over axes longer than L (9, 27, 81 elements; 6 or 12 mixed), the
+// last step of each axis overlapping the one before, staged and streamed
+// (runs that start and end inside lines) or stored directly.
+TEST_F(grouped_transpose, micro_blocks_over_longer_axes_match_the_reference) {
+    std::mt19937 rng(31);
+    int longer = 0, overlapping = 0;
+    for (int trial = 0; trial < 30; ++trial) {
+        const std::size_t rank = 12 + rng() % 7;
+        const std::size_t e = std::size_t{1} << (trial % 5);
+        dims_t dims = random_dims(rank, 2, 4, dim_t{1} << 16, rng);
+        if (trial % 2 == 0)
+            for (auto &d : dims) d = d > 1 ? 3 : d;
+        const std::vector<std::size_t> perm = random_axis_order(rank, rng);
+        const permutation p = numpy_permutation(dims, perm);
+        const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+        const auto g = grouped_plan(plan, e);
+        if (!g || g->micro_lanes == 0) continue;
+        const auto length = [&](const std::vector<dim_t> &steps) { return steps.back() + g->micro_lanes; };
+        const dim_t along = length(g->micro_along_steps), across = length(g->micro_across_steps);
+        ASSERT_EQ(g->micro_load.size(), static_cast<std::size_t>(along));
+        ASSERT_EQ(g->micro_store.size(), static_cast<std::size_t>(across));
+        if (along == g->micro_lanes && across == g->micro_lanes) continue;
+        ++longer;
+        overlapping += along % g->micro_lanes != 0 || across % g->micro_lanes != 0 ? 1 : 0;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0, plan.volume,
+                                             isa, rng, text(dims, perm));
+    }
+    EXPECT_GE(longer, 8);
+    EXPECT_GE(overlapping, 6);
+}
+
+// A dim both blocks hold goes to the longer axis: bf16 rank 15 of 3s
+// (high_rank_bench's permutation), whose source block is its last four
+// dims (81 elements) and destination block four dims with source dim 12
+// last: the whole source block across (81) and the destination's three
+// dims before dim 12 along (27) take 11 x 4 blocks for the whole tile's
+// 2187 elements, where the destination block whole (81) against the
+// source's two dims before dim 12 (9) would take 11 x 2 for 729 (dim 11
+// then outside the axes).
+TEST_F(grouped_transpose, longer_axes_keep_a_shared_dim_in_the_longer_one) {
+    const permutation p = numpy_permutation(dims_t(15, 3), {6, 5, 8, 11, 14, 9, 10, 7, 13, 3, 4, 12, 1, 2, 0});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->source_run, 81);
+    EXPECT_EQ(g->destination_run, 81);
+    EXPECT_EQ(g->micro_lanes, 8);
+    EXPECT_EQ(g->micro_store.size(), 81u);
+    EXPECT_EQ(g->micro_load.size(), 27u);
+    EXPECT_EQ(g->micro_along_steps, (std::vector<dim_t>{0, 8, 16, 19}));
+    EXPECT_EQ(g->micro_across_steps.size(), 11u);
+    EXPECT_EQ(g->micro_across_steps.back(), 73);
+    EXPECT_EQ(g->micro_block_source.size(), 1u); // every dim of the tile in an axis
+}
+
 // Offsets, padded dims (gaps the move must leave alone) and guards around
 // the destination, on both sides, for every element size.
 TEST_F(grouped_transpose, offsets_and_padded_layouts_leave_other_bytes_alone) {
