@@ -315,10 +315,33 @@ void run_copy(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes, boo
     std::memcpy(dst + body, src + body, bytes - body);
 }
 
+// Runs up to this long, in the caches, are copied inline (copy_runs).
+constexpr std::size_t inline_run_bytes = 1024;
+
 template <class Ops>
 void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *src,
                std::ptrdiff_t src_step, std::size_t run_bytes, std::size_t count, bool stream) {
     constexpr int per_line = static_cast<int>(tile_bytes) / Ops::bytes;
+    // Short runs in the caches (attention heads split or merged: runs of
+    // 64-256 bytes) are copied inline, two vectors at a time, the last
+    // vector overlapping the one before where a run is no multiple of it:
+    // a call to memcpy per run cost more than the run's bytes
+    // (docs/performance.md).
+    if (!stream && run_bytes >= static_cast<std::size_t>(Ops::bytes) && run_bytes <= inline_run_bytes) {
+        const std::size_t last = run_bytes - Ops::bytes;
+        for (std::size_t i = 0; i < count; ++i, dst += dst_step, src += src_step) {
+            std::size_t b = 0;
+            for (; b + 2 * Ops::bytes <= run_bytes; b += 2 * Ops::bytes) {
+                const auto x = Ops::load(src + b), y = Ops::load(src + b + Ops::bytes);
+                Ops::store(dst + b, x);
+                Ops::store(dst + b + Ops::bytes, y);
+            }
+            const std::size_t rest = run_bytes - b; // under two vectors
+            if (rest > static_cast<std::size_t>(Ops::bytes)) Ops::store(dst + b, Ops::load(src + b));
+            if (rest > 0) Ops::store(dst + last, Ops::load(src + last));
+        }
+        return;
+    }
     const bool whole_lines = stream && run_bytes % tile_bytes == 0 && dst_step % tile_bytes == 0 &&
                              reinterpret_cast<std::uintptr_t>(dst) % tile_bytes == 0;
     if (!whole_lines) {
