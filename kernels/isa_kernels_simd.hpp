@@ -63,6 +63,11 @@ struct avx2_ops {
                                           {{{8, 0, 128}, {8, 0, 128}, {4, 0, 64}, {4, 0, 64}, {1, 4}}}}};
 
     static vec load(const std::uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const vec *>(p)); }
+    // 16 bytes from lo in the low lane, 16 from hi in the high one.
+    static vec load_halves(const std::uint8_t *lo, const std::uint8_t *hi) {
+        return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i *>(lo))),
+                                       _mm_loadu_si128(reinterpret_cast<const __m128i *>(hi)), 1);
+    }
     static void store(std::uint8_t *p, vec v) { _mm256_storeu_si256(reinterpret_cast<vec *>(p), v); }
     static void stream(std::uint8_t *p, vec v) { _mm256_stream_si256(reinterpret_cast<vec *>(p), v); }
 
@@ -87,6 +92,24 @@ struct avx2_ops {
     }
 };
 
+// Transposes, within each 128-bit lane, the G = 16 / E rows v[0..G-1]
+// by log2(G) rounds of unpacking vector i with vector i + G/2 (a perfect
+// shuffle): afterwards v[j] lane l holds the lane's column j, the rows in
+// order.
+template <class Ops, int E>
+inline void transpose_in_lanes(typename Ops::vec *v) {
+    using vec = typename Ops::vec;
+    constexpr int G = 16 / E;
+    for (int round = 1; round < G; round *= 2) {
+        vec next[G];
+        for (int i = 0; i < G / 2; ++i) {
+            next[2 * i] = Ops::template unpacklo<E>(v[i], v[i + G / 2]);
+            next[2 * i + 1] = Ops::template unpackhi<E>(v[i], v[i + G / 2]);
+        }
+        for (int i = 0; i < G; ++i) v[i] = next[i];
+    }
+}
+
 // Transposes a block of T x T elements of E bytes held in T vectors of
 // Ops::bytes (T = Ops::bytes / E): source row r at src + r * pitch (or as
 // load_row gives it); out[c] receives column c.
@@ -104,16 +127,8 @@ inline void transpose_rows(const LoadRow &load_row, typename Ops::vec *out) {
     constexpr int L = Ops::lanes;
     vec group[L][G];
     for (int g = 0; g < L; ++g) {
-        vec *v = group[g];
-        for (int r = 0; r < G; ++r) v[r] = load_row(g * G + r);
-        for (int round = 1; round < G; round *= 2) {
-            vec next[G];
-            for (int i = 0; i < G / 2; ++i) {
-                next[2 * i] = Ops::template unpacklo<E>(v[i], v[i + G / 2]);
-                next[2 * i + 1] = Ops::template unpackhi<E>(v[i], v[i + G / 2]);
-            }
-            for (int i = 0; i < G; ++i) v[i] = next[i];
-        }
+        for (int r = 0; r < G; ++r) group[g][r] = load_row(g * G + r);
+        transpose_in_lanes<Ops, E>(group[g]);
     }
     for (int j = 0; j < G; ++j) {
         vec lanes[L];
@@ -126,6 +141,24 @@ inline void transpose_rows(const LoadRow &load_row, typename Ops::vec *out) {
 template <class Ops, int E>
 inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typename Ops::vec *out) {
     transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
+}
+
+// transpose_block for vectors of two lanes (AVX2's): each vector loads the
+// same half of rows r and G + r, one per lane, so that the in-lane
+// transpose alone leaves whole destination rows, without the cross-lane
+// permutes (and the second group's vectors live until them). Stores each
+// destination row as it is made: row c at dst + c * dst_pitch.
+template <class Ops, int E>
+inline void transpose_block_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                 std::ptrdiff_t dst_pitch) {
+    static_assert(Ops::lanes == 2);
+    constexpr int G = 16 / E;
+    for (int l = 0; l < 2; ++l) { // columns l * G ...
+        typename Ops::vec v[G];
+        for (int r = 0; r < G; ++r) v[r] = Ops::load_halves(src + r * pitch + l * 16, src + (G + r) * pitch + l * 16);
+        transpose_in_lanes<Ops, E>(v);
+        for (int j = 0; j < G; ++j) Ops::store(dst + (l * G + j) * dst_pitch, v[j]);
+    }
 }
 
 // Stores B destination rows from out[w][p][c] (row c gets the W * P
@@ -179,6 +212,29 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
                                0, 0);
     constexpr int blocks = parts * parts * W;
     const int per_block = Prefetch && ahead ? (ahead->per_call + blocks - 1) / blocks : 0;
+    // Ordinary stores need no runs of whole lines: each register block of
+    // AVX2's 4- and 8-byte elements is stored as soon as it is made
+    // (transpose_block_into), in the same order of lines (a destination
+    // line's halves one block apart). Holding W * parts blocks for the runs
+    // spilled most of them to the stack and read them back at once (perf
+    // annotate of the 32 x 32 f32 execute: store-forwarded reloads between
+    // the unpacks). Only where a block has at most 8 rows: its B
+    // destination lines may share one of L1's 8-way sets (rows a multiple
+    // of 4 KiB apart), and with 16 or 32 (2- and 1-byte elements) a line's
+    // first half left L1 before its second came (docs/performance.md).
+    if constexpr (Ops::lanes == 2 && parts > 1 && B <= 8)
+        if (!stream) {
+            for (int b = 0; b < parts; ++b)
+                for (int w = 0; w < W; ++w)
+                    for (int a = 0; a < parts; ++a) {
+                        if constexpr (Prefetch)
+                            if (ahead) ahead->issue(per_block);
+                        transpose_block_into<Ops, E>(src + (w * T + a * B) * src_pitch + b * Ops::bytes, src_pitch,
+                                                     dst + b * B * dst_pitch + w * tile_bytes + a * Ops::bytes,
+                                                     dst_pitch);
+                    }
+            return;
+        }
     for (int b = 0; b < parts; ++b) {       // destination rows b * B ...
         vec out[W][parts][B];
         for (int w = 0; w < W; ++w)
@@ -315,10 +371,33 @@ void run_copy(std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes, boo
     std::memcpy(dst + body, src + body, bytes - body);
 }
 
+// Runs up to this long, in the caches, are copied inline (copy_runs).
+constexpr std::size_t inline_run_bytes = 1024;
+
 template <class Ops>
 void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *src,
                std::ptrdiff_t src_step, std::size_t run_bytes, std::size_t count, bool stream) {
     constexpr int per_line = static_cast<int>(tile_bytes) / Ops::bytes;
+    // Short runs in the caches (attention heads split or merged: runs of
+    // 64-256 bytes) are copied inline, two vectors at a time, the last
+    // vector overlapping the one before where a run is no multiple of it:
+    // a call to memcpy per run cost more than the run's bytes
+    // (docs/performance.md).
+    if (!stream && run_bytes >= static_cast<std::size_t>(Ops::bytes) && run_bytes <= inline_run_bytes) {
+        const std::size_t last = run_bytes - Ops::bytes;
+        for (std::size_t i = 0; i < count; ++i, dst += dst_step, src += src_step) {
+            std::size_t b = 0;
+            for (; b + 2 * Ops::bytes <= run_bytes; b += 2 * Ops::bytes) {
+                const auto x = Ops::load(src + b), y = Ops::load(src + b + Ops::bytes);
+                Ops::store(dst + b, x);
+                Ops::store(dst + b + Ops::bytes, y);
+            }
+            const std::size_t rest = run_bytes - b; // under two vectors
+            if (rest > static_cast<std::size_t>(Ops::bytes)) Ops::store(dst + b, Ops::load(src + b));
+            if (rest > 0) Ops::store(dst + last, Ops::load(src + last));
+        }
+        return;
+    }
     const bool whole_lines = stream && run_bytes % tile_bytes == 0 && dst_step % tile_bytes == 0 &&
                              reinterpret_cast<std::uintptr_t>(dst) % tile_bytes == 0;
     if (!whole_lines) {

@@ -25,6 +25,9 @@ constexpr dim_t min_split_columns = 64;
 // Runs shorter than this are visited in the source's order, a task's worth
 // per call (the attention case's 128-byte runs).
 constexpr std::size_t short_run_bytes = 4096;
+// Fewer runs than this along the source's innermost outer dim make calls
+// too short to pay for themselves in the caches (plan_run_copy).
+constexpr dim_t few_runs_per_call = 32;
 // Long runs are cut into pieces of at most this, so one run keeps every core busy.
 constexpr std::size_t long_run_piece_bytes = std::size_t{1} << 20;
 // A blocked format's inner block: strips of this much destination amortise
@@ -75,6 +78,16 @@ void plan_run_copy(movement_program &p, const copy_plan &plan, std::ptrdiff_t e,
     p.stream = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e) >= machine.copy_streaming_bytes;
     r.short_runs = r.run_bytes < short_run_bytes && !outer_order.empty();
     if (r.short_runs) {
+        // In the caches the reads need no page order: where the source's
+        // innermost outer dim is short (attention heads split: the 8-16
+        // heads) and the next one longer, the calls go along the longer
+        // one, so each call copies more runs (docs/performance.md).
+        const std::size_t n = outer_order.size();
+        if (!p.stream && n >= 2 && outer_order[n - 1].size < few_runs_per_call &&
+            outer_order[n - 2].size > outer_order[n - 1].size) {
+            std::swap(outer_order[n - 1], outer_order[n - 2]);
+            r.source_order = false;
+        }
         const copy_dim along = outer_order.back();
         outer_order.pop_back();
         for (const copy_dim &d : outer_order) r.outer.add(d, e);
@@ -417,7 +430,9 @@ std::string describe(const movement_program &p) {
     const std::string stores = p.stream ? "streaming stores" : "ordinary stores";
     if (const auto *r = std::get_if<run_copy_program>(&p.detail)) {
         text += ": runs of " + bytes_text(r->run_bytes);
-        if (r->short_runs) text += ", " + std::to_string(r->per_unit) + " a call in the source's order";
+        if (r->short_runs)
+            text += ", " + std::to_string(r->per_unit) + " a call" +
+                    (r->source_order ? " in the source's order" : " along a longer dim than the source's");
         else if (r->pieces > 1) text += " in " + std::to_string(r->pieces) + " pieces";
     } else if (const auto *t = std::get_if<transpose_program>(&p.detail)) {
         text += ": " + std::to_string(t->t) + "x" + std::to_string(t->t) + " tiles of " + std::to_string(t->e) + "-byte elements";

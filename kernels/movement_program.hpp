@@ -69,6 +69,7 @@ struct run_copy_program {
     std::size_t run_bytes = 0;
     outer_dims outer;
     bool short_runs = false;
+    bool source_order = true; // false: along a longer dim than the source's innermost outer one
     std::ptrdiff_t along_src = 0, along_dst = 0; // byte steps between a unit's runs
     std::size_t along_count = 0, per_unit = 0, units_per_row = 0;
     std::size_t piece = 0, pieces = 0; // long runs

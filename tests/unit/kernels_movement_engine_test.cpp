@@ -198,6 +198,10 @@ std::vector<move_case> cases() {
         // padded runs, a misaligned start.
         {"dense_copy", {3, 1000, 700}, {0, 1, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"short_runs", {50, 40, 3}, {1, 0, 2}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        // Runs copied inline (up to a KiB in the caches): whole vectors and
+        // a last one overlapping, padded and misaligned (attention heads).
+        {"short_runs_inline_padded_offset", {7, 9, 37}, {1, 0, 2}, {0, 1, 2}, {0, 0, 3}, {0, 0, 5}, 1, 3},
+        {"short_runs_inline_heads", {1, 16, 8, 64}, {0, 1, 2, 3}, {0, 2, 1, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
         {"padded_runs", {40, 3000}, {0, 1}, {0, 1}, {0, 17}, {0, 5}, 1, 3},
     };
 }

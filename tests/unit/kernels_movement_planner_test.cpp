@@ -39,6 +39,31 @@ copy_plan dense(dim_t elements) { return make_copy_plan({elements}, {1}, 0, {1},
 
 } // namespace
 
+// Attention heads split ([B,S,H,D] -> [B,H,S,D]): runs of D elements. In
+// the caches each call goes along S (many runs) rather than along the
+// source's innermost outer dim H (8 runs); streamed, in the source's order.
+TEST(movement_planner, short_runs_in_the_caches_go_along_the_longer_outer_dim) {
+    const dim_t s = 64, h = 8, d = 64;
+    const auto split_heads = [&](dim_t b) {
+        return make_copy_plan({b, h, s, d}, {s * h * d, d, h * d, 1}, 0, {h * s * d, s * d, d, 1}, 0);
+    };
+    const movement_program cached = plan_movement(split_heads(1), data_type::s8, machine(1));
+    ASSERT_EQ(cached.path, fast_path::run_copy);
+    const auto &r = std::get<run_copy_program>(cached.detail);
+    EXPECT_TRUE(r.short_runs);
+    EXPECT_FALSE(cached.stream);
+    EXPECT_FALSE(r.source_order);
+    EXPECT_EQ(r.along_count, static_cast<std::size_t>(s));
+    EXPECT_EQ(r.along_src, h * d);
+    EXPECT_EQ(r.along_dst, d);
+    // 16 MiB: streamed, in the source's order (along H).
+    const movement_program streamed = plan_movement(split_heads(512), data_type::s8, machine(1));
+    const auto &big = std::get<run_copy_program>(streamed.detail);
+    EXPECT_TRUE(streamed.stream);
+    EXPECT_TRUE(big.source_order);
+    EXPECT_EQ(big.along_count, static_cast<std::size_t>(h));
+}
+
 TEST(movement_planner, a_dense_copy_is_one_run_cut_into_pieces_for_threads) {
     // 4 KiB of f32: one run, one piece, on the calling thread, cached.
     const movement_program small = plan_movement(dense(1024), data_type::f32, machine(2));
