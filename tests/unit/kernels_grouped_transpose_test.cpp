@@ -484,7 +484,9 @@ TEST_F(grouped_transpose, planner_folds_a_shared_inner_dim_into_wider_elements) 
         const auto g = grouped_plan(plan, s.e);
         ASSERT_TRUE(g.has_value()) << what;
         EXPECT_EQ(g->element_bytes, s.wide_e) << what;
-        if (s.lanes > 0) EXPECT_EQ(g->micro_lanes, s.lanes) << what;
+        if (s.lanes > 0) {
+            EXPECT_EQ(g->micro_lanes, s.lanes) << what;
+        }
         const dim_t extent = plan.volume + s.offset;
         for (cpu_isa isa : levels_here())
             expect_grouped_matches_reference(s.e, p.dims, p.src_strides, s.offset, extent, p.dst_strides, s.offset,
