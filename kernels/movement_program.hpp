@@ -23,6 +23,7 @@
 #include "kernels/cpu_isa.hpp"
 #include "kernels/grouped_transpose.hpp"
 #include "kernels/isa_kernels.hpp"
+#include "kernels/window_transpose.hpp"
 
 namespace reshaper::impl {
 
@@ -31,7 +32,18 @@ namespace reshaper::impl {
 // start on bytes).
 // grouped_transpose: high-rank permutations of small dims
 // (kernels/grouped_transpose.hpp).
-enum class fast_path { none, run_copy, transpose, split_rows, join_rows, packed_transpose, grouped_transpose };
+// window_transpose: tiles whose rows span several source dims (window
+// partitions: kernels/window_transpose.hpp).
+enum class fast_path {
+    none,
+    run_copy,
+    transpose,
+    split_rows,
+    join_rows,
+    packed_transpose,
+    grouped_transpose,
+    window_transpose
+};
 std::string_view to_string(fast_path p);
 
 // What a plan depends on besides the move itself; current_machine() reads
@@ -61,14 +73,16 @@ struct unit_split {
 };
 
 // Run copy: contiguous runs of run_bytes. Short runs go a task's worth at
-// a time along the innermost outer dim (`along`), in the source's order;
-// long ones in pieces of at most a MiB.
+// a time along the innermost outer dim (`along`), in the source's order
+// or, where plan_run_copy found it better, the destination's; long ones
+// in pieces of at most a MiB.
 struct run_copy_program {
     run_copy_fn copy = nullptr;
     runs_copy_fn copy_runs = nullptr;
     std::size_t run_bytes = 0;
     outer_dims outer;
     bool short_runs = false;
+    bool destination_order = false; // short runs: the destination's order, not the source's
     std::ptrdiff_t along_src = 0, along_dst = 0; // byte steps between a unit's runs
     std::size_t along_count = 0, per_unit = 0, units_per_row = 0;
     std::size_t piece = 0, pieces = 0; // long runs
@@ -147,7 +161,7 @@ struct movement_program {
     unit_split split;             // the fast paths'; the element walk's parts split themselves
     std::ptrdiff_t src_offset = 0, dst_offset = 0; // bytes, fast paths only
     std::variant<element_walk_program, run_copy_program, transpose_program, row_groups_program,
-                 packed_transpose_program, grouped_transpose_plan>
+                 packed_transpose_program, grouped_transpose_plan, window_transpose_program>
         detail;
 };
 
