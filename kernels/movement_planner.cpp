@@ -17,6 +17,8 @@
 namespace reshaper::impl {
 namespace {
 
+// The window transpose's least move (its span table costs more below).
+constexpr std::size_t min_window_bytes = 4096;
 // Transposes whose tiles would be mostly empty go element by element.
 constexpr dim_t min_transpose_side = 4;
 // Split and joined rows pay where each call moves long rows: shorter ones
@@ -350,7 +352,13 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (grouped_transpose_pays(plan, element_bytes, rows.size, inner.size)) return fast_path::grouped_transpose;
     // Runs under a line that continue into further dims (window partitions
     // and merges): tiles whose short side spans those dims.
-    if (std::min(rows.size, inner.size) >= 2 && choose_window_span(plan, element_bytes, k))
+    // Not below a page (its tables cost more there), and not a blocked
+    // format's inner block (destination rows back to back: the tiled
+    // transpose's block rows write those).
+    const bool tiny = static_cast<std::size_t>(plan.volume) * element_bytes < min_window_bytes;
+    const bool block_rows_kind = rows.dst_stride == inner.size && group_bytes <= tile_bytes;
+    if (!tiny && !block_rows_kind &&
+        std::min(rows.size, inner.size) >= 2 && choose_window_span(plan, element_bytes, k))
         return fast_path::window_transpose;
     if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;
     return fast_path::transpose;
