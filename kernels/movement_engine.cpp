@@ -16,6 +16,8 @@ void run_movement(const movement_program &program, const void *src, void *dst) {
     if (const auto *g = std::get_if<row_groups_program>(&program.detail)) return run_row_groups(program, *g, from, to);
     if (const auto *q = std::get_if<packed_transpose_program>(&program.detail))
         return run_packed_transpose(program, *q, from, to);
+    if (const auto *w = std::get_if<window_transpose_program>(&program.detail))
+        return run_window_transpose(program, *w, from, to);
     // The grouped plan carries its own offsets.
     if (const auto *g = std::get_if<grouped_transpose_plan>(&program.detail))
         return run_grouped_transpose(*g, src, dst);

@@ -17,6 +17,8 @@
 namespace reshaper::impl {
 namespace {
 
+// The window transpose's least move (its span table costs more below).
+constexpr std::size_t min_window_bytes = 4096;
 // Transposes whose tiles would be mostly empty go element by element.
 constexpr dim_t min_transpose_side = 4;
 // Split and joined rows pay where each call moves long rows: shorter ones
@@ -70,23 +72,36 @@ void plan_run_copy(movement_program &p, const copy_plan &plan, std::ptrdiff_t e,
     const copy_dim &run = plan.dims.back();
     r.run_bytes = static_cast<std::size_t>(run.size) * static_cast<std::size_t>(e);
     std::vector<copy_dim> outer_order(plan.dims.begin(), plan.dims.end() - 1);
-    if (r.run_bytes < short_run_bytes)
-        std::stable_sort(outer_order.begin(), outer_order.end(),
-                         [](const copy_dim &a, const copy_dim &b) { return a.src_stride > b.src_stride; });
     p.src_offset = plan.src_offset * e;
     p.dst_offset = plan.dst_offset * e;
     p.stream = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e) >= machine.copy_streaming_bytes;
     r.short_runs = r.run_bytes < short_run_bytes && !outer_order.empty();
     if (r.short_runs) {
-        // In the caches the reads need no page order: where the source's
-        // innermost outer dim is short (attention heads split: the 8-16
-        // heads) and the next one longer, the calls go along the longer
-        // one, so each call copies more runs (docs/performance.md).
-        const std::size_t n = outer_order.size();
-        if (!p.stream && n >= 2 && outer_order[n - 1].size < few_runs_per_call &&
-            outer_order[n - 2].size > outer_order[n - 1].size) {
-            std::swap(outer_order[n - 1], outer_order[n - 2]);
-            r.source_order = false;
+        // Short runs go in the source's order, unless the move stays in the
+        // caches and another order puts more runs in a call: the
+        // destination's (the head splits of attention: 4 runs of 128 B a
+        // call in the source's order, 49 in the destination's), or else
+        // the source's next dim where its innermost outer one is short and
+        // the next longer (docs/performance.md).
+        const auto innermost_by = [&](auto stride) {
+            return std::min_element(outer_order.begin(), outer_order.end(), [&](const copy_dim &a, const copy_dim &b) {
+                       return stride(a) < stride(b);
+                   })->size;
+        };
+        const dim_t source_runs = innermost_by([](const copy_dim &d) { return d.src_stride; });
+        const dim_t destination_runs = innermost_by([](const copy_dim &d) { return d.dst_stride; });
+        // The order of copy_plan's dims is the destination's already.
+        if (!p.stream && destination_runs > source_runs) {
+            r.order = short_run_order::destination;
+        } else {
+            std::stable_sort(outer_order.begin(), outer_order.end(),
+                             [](const copy_dim &a, const copy_dim &b) { return a.src_stride > b.src_stride; });
+            const std::size_t n = outer_order.size();
+            if (!p.stream && n >= 2 && outer_order[n - 1].size < few_runs_per_call &&
+                outer_order[n - 2].size > outer_order[n - 1].size) {
+                std::swap(outer_order[n - 1], outer_order[n - 2]);
+                r.order = short_run_order::source_but_longer_along;
+            }
         }
         const copy_dim along = outer_order.back();
         outer_order.pop_back();
@@ -311,6 +326,7 @@ std::string_view to_string(fast_path p) {
     case fast_path::join_rows: return "joined rows";
     case fast_path::packed_transpose: return "tiled packed transpose";
     case fast_path::grouped_transpose: return "grouped transpose";
+    case fast_path::window_transpose: return "window transpose";
     }
     return "element walk";
 }
@@ -345,6 +361,16 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
         rows.size >= min_split_columns && !block_rows)
         return fast_path::join_rows;
     if (grouped_transpose_pays(plan, element_bytes, rows.size, inner.size)) return fast_path::grouped_transpose;
+    // Runs under a line that continue into further dims (window partitions
+    // and merges): tiles whose short side spans those dims.
+    // Not below a page (its tables cost more there), and not a blocked
+    // format's inner block (destination rows back to back: the tiled
+    // transpose's block rows write those).
+    const bool tiny = static_cast<std::size_t>(plan.volume) * element_bytes < min_window_bytes;
+    const bool block_rows_kind = rows.dst_stride == inner.size && group_bytes <= tile_bytes;
+    if (!tiny && !block_rows_kind &&
+        std::min(rows.size, inner.size) >= 2 && choose_window_span(plan, element_bytes, k))
+        return fast_path::window_transpose;
     if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;
     return fast_path::transpose;
 }
@@ -399,6 +425,19 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
             p.detail = std::move(g);
             break;
         }
+        case fast_path::window_transpose: {
+            const int rows = source_contiguous_dim(plan);
+            window_transpose_program w =
+                plan_window_transpose(plan, bits / 8, rows, *choose_window_span(plan, bits / 8, rows), k);
+            const std::size_t total = static_cast<std::size_t>(plan.volume) * (bits / 8);
+            p.stream = total >= machine.transpose_streaming_bytes;
+            p.src_offset = plan.src_offset * e;
+            p.dst_offset = plan.dst_offset * e;
+            p.split = split_units(w.outer.volume * static_cast<std::size_t>(w.blocks),
+                                  static_cast<std::size_t>(w.span * w.block * e), machine);
+            p.detail = std::move(w);
+            break;
+        }
         case fast_path::packed_transpose:
         case fast_path::none: break;
         }
@@ -431,8 +470,10 @@ std::string describe(const movement_program &p) {
     if (const auto *r = std::get_if<run_copy_program>(&p.detail)) {
         text += ": runs of " + bytes_text(r->run_bytes);
         if (r->short_runs)
-            text += ", " + std::to_string(r->per_unit) + " a call" +
-                    (r->source_order ? " in the source's order" : " along a longer dim than the source's");
+            text += ", " + std::to_string(r->per_unit) + " a call " +
+                    (r->order == short_run_order::destination ? "in the destination's order (more runs a call, in cache)"
+                     : r->order == short_run_order::source_but_longer_along ? "along a longer dim than the source's"
+                                                                           : "in the source's order");
         else if (r->pieces > 1) text += " in " + std::to_string(r->pieces) + " pieces";
     } else if (const auto *t = std::get_if<transpose_program>(&p.detail)) {
         text += ": " + std::to_string(t->t) + "x" + std::to_string(t->t) + " tiles of " + std::to_string(t->e) + "-byte elements";
@@ -456,6 +497,13 @@ std::string describe(const movement_program &p) {
                                           " register blocks"
                                     : std::string(", table gathers"));
         return text + ", " + std::string(to_string(p.isa)) + ", " + std::to_string(g->outer.volume) + " tiles, " + stores;
+    } else if (const auto *w = std::get_if<window_transpose_program>(&p.detail)) {
+        const std::string side = w->merge ? "destination" : "source";
+        text += std::string(w->merge ? " (merge)" : " (partition)") + ": " + std::to_string(w->t) + "x" +
+                std::to_string(w->t) + " tiles of " + std::to_string(w->e) + "-byte elements whose " + side +
+                " runs span " + std::to_string(w->span_dims) + " dims, " + std::to_string(w->span) +
+                " elements (" + std::to_string(w->short_run) + " in the innermost alone), " +
+                std::to_string(w->block) + " " + (w->merge ? "channels" : "columns") + " staged at a time";
     } else if (const auto *w = std::get_if<element_walk_program>(&p.detail)) {
         const std::size_t parts = w->parts.size();
         const bool parallel = std::any_of(w->parts.begin(), w->parts.end(),

@@ -23,6 +23,7 @@
 #include "kernels/cpu_isa.hpp"
 #include "kernels/grouped_transpose.hpp"
 #include "kernels/isa_kernels.hpp"
+#include "kernels/window_transpose.hpp"
 
 namespace reshaper::impl {
 
@@ -31,7 +32,18 @@ namespace reshaper::impl {
 // start on bytes).
 // grouped_transpose: high-rank permutations of small dims
 // (kernels/grouped_transpose.hpp).
-enum class fast_path { none, run_copy, transpose, split_rows, join_rows, packed_transpose, grouped_transpose };
+// window_transpose: tiles whose rows span several source dims (window
+// partitions: kernels/window_transpose.hpp).
+enum class fast_path {
+    none,
+    run_copy,
+    transpose,
+    split_rows,
+    join_rows,
+    packed_transpose,
+    grouped_transpose,
+    window_transpose
+};
 std::string_view to_string(fast_path p);
 
 // What a plan depends on besides the move itself; current_machine() reads
@@ -60,16 +72,25 @@ struct unit_split {
     bool parallel = false;
 };
 
+// The order the calls of a short-run copy take. In the caches the reads need
+// no page order, so each call goes where it copies the most runs.
+enum class short_run_order {
+    source,                 // the source's order (streamed moves always)
+    destination,            // the destination's: its innermost outer dim holds more runs
+    source_but_longer_along // the source's, but along its next dim, which is longer
+};
+
 // Run copy: contiguous runs of run_bytes. Short runs go a task's worth at
-// a time along the innermost outer dim (`along`), in the source's order;
-// long ones in pieces of at most a MiB.
+// a time along the innermost outer dim (`along`), in the source's order
+// or, where plan_run_copy found it better, the destination's; long ones
+// in pieces of at most a MiB.
 struct run_copy_program {
     run_copy_fn copy = nullptr;
     runs_copy_fn copy_runs = nullptr;
     std::size_t run_bytes = 0;
     outer_dims outer;
     bool short_runs = false;
-    bool source_order = true; // false: along a longer dim than the source's innermost outer one
+    short_run_order order = short_run_order::source;
     std::ptrdiff_t along_src = 0, along_dst = 0; // byte steps between a unit's runs
     std::size_t along_count = 0, per_unit = 0, units_per_row = 0;
     std::size_t piece = 0, pieces = 0; // long runs
@@ -148,7 +169,7 @@ struct movement_program {
     unit_split split;             // the fast paths'; the element walk's parts split themselves
     std::ptrdiff_t src_offset = 0, dst_offset = 0; // bytes, fast paths only
     std::variant<element_walk_program, run_copy_program, transpose_program, row_groups_program,
-                 packed_transpose_program, grouped_transpose_plan>
+                 packed_transpose_program, grouped_transpose_plan, window_transpose_program>
         detail;
 };
 

@@ -86,5 +86,7 @@ void run_transpose(const movement_program &p, const transpose_program &t, const 
 void run_row_groups(const movement_program &p, const row_groups_program &g, const byte *src, byte *dst);
 void run_packed_transpose(const movement_program &p, const packed_transpose_program &t, const byte *src,
                           byte *dst);
+void run_window_transpose(const movement_program &p, const window_transpose_program &w, const byte *src,
+                          byte *dst);
 
 } // namespace reshaper::impl

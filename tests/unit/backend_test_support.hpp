@@ -167,7 +167,8 @@ inline void expect_policy_mover(const compiled_partition &cp, data_type t) {
                                details.find("tiled transpose") != std::string::npos ||
                                details.find("split rows") != std::string::npos ||
                                details.find("joined rows") != std::string::npos ||
-                               details.find("grouped transpose") != std::string::npos;
+                               details.find("grouped transpose") != std::string::npos ||
+                               details.find("window transpose") != std::string::npos;
         EXPECT_TRUE(fast_path || two_byte_blocked) << details;
     } else {
         EXPECT_EQ(cp.lowering(), lowering_kind::reorder) << details;

@@ -52,7 +52,7 @@ TEST(movement_planner, short_runs_in_the_caches_go_along_the_longer_outer_dim) {
     const auto &r = std::get<run_copy_program>(cached.detail);
     EXPECT_TRUE(r.short_runs);
     EXPECT_FALSE(cached.stream);
-    EXPECT_FALSE(r.source_order);
+    EXPECT_EQ(r.order, short_run_order::destination);
     EXPECT_EQ(r.along_count, static_cast<std::size_t>(s));
     EXPECT_EQ(r.along_src, h * d);
     EXPECT_EQ(r.along_dst, d);
@@ -60,8 +60,25 @@ TEST(movement_planner, short_runs_in_the_caches_go_along_the_longer_outer_dim) {
     const movement_program streamed = plan_movement(split_heads(512), data_type::s8, machine(1));
     const auto &big = std::get<run_copy_program>(streamed.detail);
     EXPECT_TRUE(streamed.stream);
-    EXPECT_TRUE(big.source_order);
+    EXPECT_EQ(big.order, short_run_order::source);
     EXPECT_EQ(big.along_count, static_cast<std::size_t>(h));
+}
+
+// Where the destination's innermost outer dim holds no more runs than the
+// source's (4 against 8), the calls keep the source's order, but go along
+// its next dim where that is longer (64 runs rather than 8).
+TEST(movement_planner, short_runs_in_the_caches_go_along_the_sources_longer_next_dim) {
+    // Destination order [Y=8, X=64, Z=4, runs of 16 f32]; the source's is
+    // Z, X, Y from outer to inner.
+    const copy_plan plan = make_copy_plan({8, 64, 4, 16}, {16, 128, 8192, 1}, 0, {4096, 64, 16, 1}, 0);
+    const movement_program cached = plan_movement(plan, data_type::f32, machine(1));
+    ASSERT_EQ(cached.path, fast_path::run_copy);
+    const auto &r = std::get<run_copy_program>(cached.detail);
+    EXPECT_FALSE(cached.stream);
+    EXPECT_EQ(r.order, short_run_order::source_but_longer_along);
+    EXPECT_EQ(r.along_count, 64u);
+    EXPECT_EQ(r.along_src, 128 * 4);
+    EXPECT_EQ(r.along_dst, 64 * 4);
 }
 
 TEST(movement_planner, a_dense_copy_is_one_run_cut_into_pieces_for_threads) {
