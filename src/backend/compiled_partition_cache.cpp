@@ -67,11 +67,12 @@ public:
             v);
         return *this;
     }
-    key_fields &add_tensor(const logical_tensor &lt) {
+    key_fields &add_tensor(const logical_tensor &lt) { return add(lt.id).add_tensor_without_id(lt); }
+    key_fields &add_tensor_without_id(const logical_tensor &lt) {
         // Strides exactly as given, those of size-1 dims too: the plans
         // agree (same_strided_layout), but the output's strides are handed
         // on as given, and a framework may choose its next kernel by them.
-        add(lt.id).add(static_cast<std::int64_t>(lt.dtype)).add(lt.shape).add(lt.strides);
+        add(static_cast<std::int64_t>(lt.dtype)).add(lt.shape).add(lt.strides);
         add(static_cast<std::int64_t>(lt.layout)).add(lt.format).add(static_cast<std::int64_t>(lt.property));
         add(static_cast<std::int64_t>(lt.values.has_value()));
         if (lt.values) {
@@ -195,6 +196,37 @@ void visit_partition_key(Sink &sink, const graph &g, const partition &p, const t
     }
 }
 
+// A partition's form: visit_partition_key without names (the partition's
+// id, its ops' ids and names, which compile reads only for error and
+// verbose words) and with each tensor id replaced by its rank among the
+// ids the partition touches, so that the relative order of ids counts too.
+template <class Sink>
+void visit_partition_form(Sink &sink, const graph &g, const partition &p, const touched_tensors &touched,
+                          const engine &eng) {
+    key_fields<Sink> key(sink);
+    const auto rank = [&](tensor_id id) {
+        return static_cast<std::int64_t>(std::lower_bound(touched.begin(), touched.end(), id) - touched.begin());
+    };
+    key.add(to_string(eng.kind())).add(static_cast<std::int64_t>(eng.index()));
+    key.add(static_cast<std::int64_t>(p.supported));
+    key.add(static_cast<std::int64_t>(p.inputs.size()));
+    for (tensor_id id : p.inputs) key.add(rank(id));
+    key.add(static_cast<std::int64_t>(p.outputs.size()));
+    for (tensor_id id : p.outputs) key.add(rank(id));
+    key.add(static_cast<std::int64_t>(p.op_indices.size()));
+    for (std::size_t index : p.op_indices) {
+        const op &o = g.ops.at(index);
+        key.add(o.kind).add(o.domain).add(o.version.value_or(-1));
+        key.add(static_cast<std::int64_t>(o.attrs.size()));
+        for (const auto &[name, value] : o.attrs) key.add(name).add_attribute(value);
+        key.add(static_cast<std::int64_t>(o.inputs.size()));
+        for (tensor_id id : o.inputs) key.add(rank(id));
+        key.add(static_cast<std::int64_t>(o.outputs.size()));
+        for (tensor_id id : o.outputs) key.add(rank(id));
+    }
+    for (tensor_id id : touched) key.add_tensor_without_id(g.tensor(id));
+}
+
 std::uint64_t hash_of(std::string_view key) {
     hashing_sink h;
     h.write(key.data(), key.size());
@@ -209,6 +241,16 @@ std::string compiled_partition_key(const graph &g, const partition &p,
     std::string key;
     writing_sink sink{key};
     visit_partition_key(sink, g, p, touched_tensors(g, p), inputs, outputs, eng);
+    return key;
+}
+
+std::string partition_form_key(const graph &g, const partition &p, const engine &eng,
+                               std::vector<tensor_id> *touched_ids) {
+    const touched_tensors touched(g, p);
+    std::string key;
+    writing_sink sink{key};
+    visit_partition_form(sink, g, p, touched, eng);
+    if (touched_ids) touched_ids->assign(touched.begin(), touched.end());
     return key;
 }
 

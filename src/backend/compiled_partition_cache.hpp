@@ -28,6 +28,16 @@ std::string compiled_partition_key(const graph &g, const partition &p,
                                    const std::vector<logical_tensor> &inputs,
                                    const std::vector<logical_tensor> &outputs, const engine &eng);
 
+// A partition's form: compiled_partition_key of the graph's own tensors
+// without names (the partition's id, its ops' ids and names: compile reads
+// them for the words of errors and verbose lines only) and with each tensor
+// id replaced by its rank among the ids the partition's ops touch.
+// Partitions of one form compile to one plan under their own ids
+// (backend/renamed_partition.hpp). Those ids, sorted, into `touched` when
+// given: rank k of one partition is touched[k] of the other.
+std::string partition_form_key(const graph &g, const partition &p, const engine &eng,
+                               std::vector<tensor_id> *touched = nullptr);
+
 class compiled_partition_cache {
 public:
     using value_type = std::shared_ptr<const compiled_partition>;

@@ -36,8 +36,10 @@ struct perf_figures {
 struct compiled_summary {
     impl::lowering_kind lowering = impl::lowering_kind::alias;
     std::vector<std::pair<impl::tensor_id, impl::tensor_id>> inplace_pairs;
-    std::string plan;          // describe_plan, for the JSON report only
-    std::string why_not_alias; // the same
+    // describe_plan and why_not_alias, for the JSON report only; shared by
+    // the partitions of one form (hundreds of bytes each, 100,000 times).
+    std::shared_ptr<const std::string> plan;
+    std::shared_ptr<const std::string> why_not_alias;
 };
 
 struct partition_run {

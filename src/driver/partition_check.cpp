@@ -2,10 +2,17 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
 
 #include <tbb/global_control.h>
 
+#include "backend/compiled_partition_cache.hpp"
 #include "backend/engine.hpp"
+#include "backend/renamed_partition.hpp"
 #include "backend/graph_dump.hpp"
 #include "core/fail.hpp"
 #include "core/verbose_log.hpp"
@@ -80,18 +87,62 @@ void check_partition(const graph_run &run, partition_run &pr, const impl::compil
     result.passed = outcome.passed;
 }
 
+// Each form of partition compiled once (backend/renamed_partition.hpp):
+// the first partition of a form compiles, the others take its plan under
+// their own ids. Shared by the threads that run partitions side by side.
+class compiled_forms {
+public:
+    struct form {
+        std::shared_ptr<const impl::compiled_partition> compiled;
+        std::vector<tensor_id> touched; // its ids, partition_form_key's order
+        std::shared_ptr<const std::string> plan, why_not_alias; // for the JSON report, when asked
+    };
+    // Verbose lines and dumped files say what each compile did: then every
+    // partition compiles.
+    static bool wanted(const options &opts) {
+        const char *dump = std::getenv("RESHAPER_GRAPH_DUMP");
+        return opts.mode != run_mode::perf && impl::verbose_level() == 0 && !(dump && *dump);
+    }
+    std::shared_ptr<const form> find(const std::string &key) const {
+        std::lock_guard lock(mutex_);
+        const auto it = forms_.find(key);
+        return it == forms_.end() ? nullptr : it->second;
+    }
+    void add(std::string key, std::shared_ptr<const form> f) {
+        std::lock_guard lock(mutex_);
+        forms_.emplace(std::move(key), std::move(f));
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::unordered_map<std::string, std::shared_ptr<const form>> forms_;
+};
+
 // Compiles one supported partition with `eng`, writes the compiled output
 // descriptions into the graph (what they were into result.replaced, when
 // `keep_replaced`: side by side, for undoing),
 // and checks or times it. Returns false for a partition infer mode leaves alone.
 bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<const impl::engine> &eng,
-                   const options &opts, partition_result &result, bool keep_replaced = false) {
+                   const options &opts, partition_result &result, compiled_forms *forms,
+                   bool keep_replaced = false) {
     const bool infer_only = opts.mode == run_mode::infer;
+    const bool json = opts.report == report_format::json;
     std::shared_ptr<const impl::compiled_partition> compiled;
+    std::shared_ptr<const compiled_forms::form> same_form;
+    std::string form_key;
+    std::vector<tensor_id> touched;
     try {
         // The boundary tensors are the graph's own (as its producers'
         // compiles left them), which compile takes when none are given.
-        compiled = impl::compile(run.graph, pr.part, {}, {}, eng);
+        const auto compile_own = [&run, &pr, eng] { return impl::compile(run.graph, pr.part, {}, {}, eng); };
+        if (forms) {
+            form_key = impl::partition_form_key(run.graph, pr.part, *eng, &touched);
+            same_form = forms->find(form_key);
+        }
+        if (same_form)
+            compiled = std::make_shared<impl::renamed_partition>(same_form->compiled, same_form->touched, touched,
+                                                                 compile_own);
+        else compiled = compile_own();
         impl::dump_compiled_partition(run.graph, pr.part, *compiled); // RESHAPER_GRAPH_DUMP=partition
     } catch (const error &e) {
         // Infer mode promises shapes, not a lowering: a partition that
@@ -116,9 +167,21 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
     compiled_summary summary;
     summary.lowering = compiled->lowering();
     summary.inplace_pairs = compiled->inplace_pairs();
-    if (opts.report == report_format::json) {
-        summary.plan = impl::describe_plan(*compiled);
-        if (summary.lowering != impl::lowering_kind::alias) summary.why_not_alias = compiled->why_not_alias();
+    if (same_form && compiled->outputs().size() == 1) { // words that name no id: the form's
+        summary.plan = same_form->plan;
+        summary.why_not_alias = same_form->why_not_alias;
+    } else if (json) {
+        summary.plan = std::make_shared<const std::string>(impl::describe_plan(*compiled));
+        if (summary.lowering != impl::lowering_kind::alias)
+            summary.why_not_alias = std::make_shared<const std::string>(compiled->why_not_alias());
+    }
+    if (forms && !same_form) {
+        auto f = std::make_shared<compiled_forms::form>();
+        f->compiled = compiled;
+        f->touched = std::move(touched);
+        f->plan = summary.plan;
+        f->why_not_alias = summary.why_not_alias;
+        forms->add(std::move(form_key), std::move(f));
     }
     pr.compiled = std::move(summary);
     if (opts.mode == run_mode::check) check_partition(run, pr, *compiled, opts, result);
@@ -158,6 +221,9 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
     const std::size_t supported = static_cast<std::size_t>(std::count_if(
         run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.part.supported; }));
     std::shared_ptr<const impl::engine> eng;
+    std::optional<compiled_forms> forms;
+    if (compiled_forms::wanted(opts)) forms.emplace();
+    compiled_forms *const shared_forms = forms ? &*forms : nullptr;
     if (runs_side_by_side(opts, supported)) {
         try {
             eng = impl::engine::create(impl::engine_kind_from_string(kind));
@@ -166,7 +232,7 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
             throw;
         }
         return run_in_levels(run, compiles, [&](std::size_t i, partition_result &result) {
-            run_partition(run, run.partitions[i], eng, opts, result, true);
+            run_partition(run, run.partitions[i], eng, opts, result, shared_forms, true);
         });
     }
     std::vector<partition_result> results(run.partitions.size());
@@ -183,7 +249,7 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
                     throw;
                 }
             }
-            run_partition(run, pr, eng, opts, results[i]);
+            run_partition(run, pr, eng, opts, results[i], shared_forms);
         }
     } catch (...) {
         gather(run, results, i + 1);
