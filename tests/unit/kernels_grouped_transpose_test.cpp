@@ -22,18 +22,13 @@
 #include "kernels/movement_program.hpp"
 #include "layout/reference.hpp"
 #include "element_copy_reference.hpp"
+#include "isa_levels_support.hpp"
 
 using namespace reshaper::impl;
+using reshaper::impl::testing::levels_here;
 using reshaper::impl::testing::element_copy_reference;
 
 namespace {
-
-std::vector<cpu_isa> levels_here() {
-    std::vector<cpu_isa> levels;
-    for (cpu_isa l : {cpu_isa::scalar, cpu_isa::avx2, cpu_isa::avx512})
-        if (l <= detected_cpu_isa()) levels.push_back(l);
-    return levels;
-}
 
 // The grouped transpose's plan at `isa` (the detected level unless given),
 // streaming as the machine's threshold says (the suites lower it).

@@ -24,8 +24,10 @@
 #include "kernels/movement_program.hpp"
 #include "kernels/strided_copy.hpp"
 #include "element_copy_reference.hpp"
+#include "isa_levels_support.hpp"
 
 using namespace reshaper::impl;
+using reshaper::impl::testing::levels_here;
 using reshaper::impl::testing::element_copy_reference;
 
 namespace {
@@ -36,13 +38,6 @@ void run_at(cpu_isa isa, const copy_plan &plan, std::size_t element_bits, const 
     machine_facts machine = current_machine();
     machine.isa = isa;
     run_movement(plan_movement(plan, element_bits, machine), src, dst);
-}
-
-std::vector<cpu_isa> levels_here() {
-    std::vector<cpu_isa> levels;
-    for (cpu_isa l : {cpu_isa::scalar, cpu_isa::avx2, cpu_isa::avx512})
-        if (l <= detected_cpu_isa()) levels.push_back(l);
-    return levels;
 }
 
 } // namespace

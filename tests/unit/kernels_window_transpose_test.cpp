@@ -12,20 +12,15 @@
 #include <vector>
 
 #include "element_copy_reference.hpp"
+#include "isa_levels_support.hpp"
 #include "kernels/cpu_isa.hpp"
 #include "kernels/movement_program.hpp"
 
 using namespace reshaper::impl;
+using reshaper::impl::testing::levels_here;
 using reshaper::impl::testing::element_copy_reference;
 
 namespace {
-
-std::vector<cpu_isa> levels_here() {
-    std::vector<cpu_isa> levels;
-    for (cpu_isa l : {cpu_isa::scalar, cpu_isa::avx2, cpu_isa::avx512})
-        if (l <= detected_cpu_isa()) levels.push_back(l);
-    return levels;
-}
 
 // [N, C, H, W] (rows padded by `pad` elements, starting `offset` in) seen
 // as [N, wh_count, ww_count, wh, ww, C] windows, into a dense destination
