@@ -21,6 +21,7 @@
 #include "api_test_graphs.hpp"
 #include "reshaper/reshaper.h"
 #include "reshaper/reshaper.hpp"
+#include "file_text_support.hpp"
 
 using nlohmann::json;
 
@@ -336,10 +337,7 @@ void compare_built_with_file(json root, comparison_counts &counts) {
 TEST(Builder, EveryCorpusGraphBuiltInCodeMatchesItsFile) {
     comparison_counts counts;
     for (const auto &path : corpus_files()) {
-        std::ifstream in(path);
-        std::stringstream text;
-        text << in.rdbuf();
-        const json root = json::parse(text.str(), nullptr, false);
+        const json root = json::parse(reshaper::test::file_text(path), nullptr, false);
         if (root.is_discarded()) { ++counts.skipped; continue; } // not JSON: nothing to build
         SCOPED_TRACE(path.string());
         compare_built_with_file(root, counts);

@@ -17,6 +17,7 @@
 #include "io/graph_json.hpp"
 #include "ops/graph_inference.hpp"
 #include "partition/partitioner.hpp"
+#include "file_text_support.hpp"
 
 namespace reshaper::impl::testing {
 namespace {
@@ -24,21 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
-std::vector<fs::path> json_files(const fs::path &dir) {
-    std::vector<fs::path> files;
-    if (!fs::exists(dir)) return files;
-    for (const auto &entry : fs::recursive_directory_iterator(dir))
-        if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    return files;
-}
-
-std::string slurp(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using reshaper::test::file_text;
+using reshaper::test::json_files_below;
 
 // The file with the stride of every size-1 dim of every tensor description
 // (every op's inputs and outputs) set to another value per place; how many
@@ -104,7 +92,7 @@ struct variation_counts {
 void expect_variations_change_nothing(const std::vector<fs::path> &files, variation_counts &counts) {
     for (const fs::path &path : files) {
         SCOPED_TRACE(path.string());
-        const std::string text = slurp(path);
+        const std::string text = file_text(path);
         json varied;
         try {
             varied = json::parse(text);
@@ -171,7 +159,7 @@ void expect_variations_change_nothing(const std::vector<fs::path> &files, variat
 
 TEST(CorpusStrides, TheStridesOfSizeOneDimsChangeNothing) {
     variation_counts corpus;
-    expect_variations_change_nothing(json_files(fs::path(RESHAPER_SHARED_DIR) / "corpus" / "onednn-graph"), corpus);
+    expect_variations_change_nothing(json_files_below(fs::path(RESHAPER_SHARED_DIR) / "corpus" / "onednn-graph"), corpus);
     if (corpus.files == 0) GTEST_SKIP() << "no corpus";
     // The corpus has size-1 dims to vary in many files. Its data-movement
     // graphs have none: the examples and test graphs of data movement do.
@@ -179,7 +167,7 @@ TEST(CorpusStrides, TheStridesOfSizeOneDimsChangeNothing) {
     EXPECT_GT(corpus.strides, 100u);
     variation_counts ours;
     for (const char *dir : {"examples", "tests/data/driver"})
-        expect_variations_change_nothing(json_files(fs::path(RESHAPER_SOURCE_DIR) / dir), ours);
+        expect_variations_change_nothing(json_files_below(fs::path(RESHAPER_SOURCE_DIR) / dir), ours);
     EXPECT_GT(ours.lowered, 5u);
     std::printf("varied %zu strides in %zu corpus files and %zu in %zu of ours; compared %zu lowerings\n",
                 corpus.strides, corpus.files, ours.strides, ours.files, corpus.lowered + ours.lowered);
@@ -191,7 +179,7 @@ TEST(CorpusStrides, TheStridesOfSizeOneDimsChangeNothing) {
 // own, with a transpose and reshape reading it too) loads, keeps the
 // producer's strides, and its data-movement chain views tensor 2.
 TEST(CorpusStrides, ATensorDescribedWithOtherStridesInSizeOneDimsLoads) {
-    const loaded l = load(slurp(fs::path(RESHAPER_SOURCE_DIR) / "tests/data/driver/size_one_strides.json"));
+    const loaded l = load(file_text(fs::path(RESHAPER_SOURCE_DIR) / "tests/data/driver/size_one_strides.json"));
     EXPECT_EQ(l.g.tensor(2).strides, (dims_t{1024, 1024, 32, 1}));
     EXPECT_EQ(l.g.tensor(6).strides, (dims_t{1024, 9, 32, 1}));
     const partition *movement = nullptr;
@@ -203,7 +191,7 @@ TEST(CorpusStrides, ATensorDescribedWithOtherStridesInSizeOneDimsLoads) {
     EXPECT_EQ(cp->outputs().at(0).strides, (dims_t{1024, 1}));
 
     // A stride that differs in a dim of size > 1 is still a conflict.
-    std::string text = slurp(fs::path(RESHAPER_SOURCE_DIR) / "tests/data/driver/size_one_strides.json");
+    std::string text = file_text(fs::path(RESHAPER_SOURCE_DIR) / "tests/data/driver/size_one_strides.json");
     const std::string select_view = R"("stride": [16384, 1024, 32, 1])";
     text.replace(text.find(select_view), select_view.size(), R"("stride": [16384, 1024, 33, 1])");
     const error e = error_of([&] { load(text); });

@@ -5,6 +5,7 @@
 #include "backend/verbose.hpp"
 #include "backend/compiled_partition_cache.hpp"
 #include "partition/partitioner.hpp"
+#include "file_text_support.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -166,12 +167,7 @@ std::vector<std::string> verbose_fields(const std::string &line) {
     return fields;
 }
 
-std::string read_file(const std::string &path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using reshaper::test::file_text;
 
 TEST(backend_verbose, levels_two_and_three_explain_every_decision_in_parseable_lines) {
     const std::string path = ::testing::TempDir() + "/reshaper_verbose_levels.txt";
@@ -195,7 +191,7 @@ TEST(backend_verbose, levels_two_and_three_explain_every_decision_in_parseable_l
         {"info", 3}, {"compile", 7}, {"execute", 8}, {"partition", 5},
         {"cache", 5}, {"lowering", 4}, {"stage", 4}};
     std::map<std::string, std::vector<std::vector<std::string>>> events;
-    std::istringstream lines(read_file(path));
+    std::istringstream lines(file_text(path));
     for (std::string line; std::getline(lines, line);) {
         auto f = verbose_fields(line);
         ASSERT_EQ(f.at(0), "reshaper_verbose") << line;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/graph_json.hpp"
+#include "file_text_support.hpp"
 
 using namespace reshaper::impl;
 using ojson = nlohmann::ordered_json;
@@ -347,10 +348,8 @@ TEST(GraphJsonErrors, EndlessStreamsStopAtTheirFirstBytes) {
 namespace {
 
 std::string extensions_file() {
-    std::ifstream in(std::filesystem::path(RESHAPER_SOURCE_DIR) / "tests" / "data" / "io" / "extensions.json");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return reshaper::test::file_text(std::filesystem::path(RESHAPER_SOURCE_DIR) / "tests" / "data" / "io" /
+                                     "extensions.json");
 }
 
 // Reads `text`; an impl::error is fine, anything else fails the test.

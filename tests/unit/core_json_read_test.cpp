@@ -14,6 +14,7 @@
 
 #include "core/element_codec.hpp"
 #include "io/graph_json.hpp"
+#include "file_text_support.hpp"
 
 using namespace reshaper::impl;
 namespace fs = std::filesystem;
@@ -23,20 +24,9 @@ namespace {
 const fs::path corpus_dir = fs::path(RESHAPER_SHARED_DIR) / "corpus" / "onednn-graph";
 const fs::path data_dir = fs::path(RESHAPER_SOURCE_DIR) / "tests" / "data" / "io";
 
-std::vector<fs::path> corpus_files() {
-    std::vector<fs::path> files;
-    for (const auto &entry : fs::recursive_directory_iterator(corpus_dir))
-        if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    return files;
-}
+std::vector<fs::path> corpus_files() { return reshaper::test::json_files_below(corpus_dir); }
 
-std::string slurp(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using reshaper::test::file_text;
 
 float as_float(const attribute_value &v) { return std::get<float>(v); }
 
@@ -65,7 +55,7 @@ TEST(GraphJsonCorpus, EveryFileLoadsAndRoundTrips) {
 TEST(GraphJsonCorpus, OpsAndTensorsMatchTheRawFiles) {
     for (const auto &path : corpus_files()) {
         SCOPED_TRACE(path.string());
-        const auto raw = nlohmann::json::parse(slurp(path));
+        const auto raw = nlohmann::json::parse(file_text(path));
         const graph g = read_graph_file(path.string());
         ASSERT_EQ(g.ops.size(), raw["graph"].size());
         for (std::size_t i = 0; i < g.ops.size(); ++i) {
@@ -126,14 +116,14 @@ TEST(GraphJsonCorpus, StaticReshapeIsReadCorrectly) {
 TEST(GraphJsonCorpus, ExtraTopLevelFieldsAreKept) {
     const auto files = corpus_files();
     auto it = std::find_if(files.begin(), files.end(), [](const fs::path &p) {
-        return slurp(p).find("fpmath_mode_apply_to_int") != std::string::npos;
+        return file_text(p).find("fpmath_mode_apply_to_int") != std::string::npos;
     });
     ASSERT_NE(it, files.end());
     const graph g = read_graph_file(it->string());
     ASSERT_EQ(g.extra_fields.count("fpmath_mode_apply_to_int"), 1u);
     const auto written = nlohmann::ordered_json::parse(write_graph_json(g));
     EXPECT_EQ(written["fpmath_mode_apply_to_int"],
-              nlohmann::ordered_json::parse(slurp(*it))["fpmath_mode_apply_to_int"]);
+              nlohmann::ordered_json::parse(file_text(*it))["fpmath_mode_apply_to_int"]);
 }
 
 TEST(GraphJsonExtensions, AreReadFromTheExtensionsFile) {

@@ -19,6 +19,7 @@
 
 #include "io/graph_json.hpp"
 #include "scoped_env.hpp"
+#include "file_text_support.hpp"
 
 using namespace reshaper::impl;
 
@@ -215,13 +216,9 @@ TEST(GraphJsonStream, EveryCorpusFileReadsAlike) {
     const std::filesystem::path dir = std::filesystem::path(RESHAPER_SHARED_DIR) / "corpus" / "onednn-graph";
     if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no corpus at " << dir;
     int files = 0;
-    for (const auto &entry : std::filesystem::recursive_directory_iterator(dir)) {
-        if (entry.path().extension() != ".json") continue;
-        SCOPED_TRACE(entry.path().string());
-        std::ifstream in(entry.path(), std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
-        const outcome o = expect_same(text.str());
+    for (const auto &path : reshaper::test::json_files_below(dir)) {
+        SCOPED_TRACE(path.string());
+        const outcome o = expect_same(reshaper::test::file_text(path));
         EXPECT_TRUE(o.g) << o.failure; // every corpus file loads
         ++files;
     }

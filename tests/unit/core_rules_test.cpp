@@ -12,16 +12,12 @@
 #include "core/fail.hpp"
 #include "core/rules.hpp"
 #include "io/graph_json.hpp"
+#include "file_text_support.hpp"
 
 namespace reshaper::impl {
 namespace {
 
-std::string read_text(const std::filesystem::path &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using reshaper::test::file_text;
 
 // C++ text without its comments (string and character literals kept whole),
 // so that a comment may show an example message.
@@ -51,7 +47,7 @@ std::string without_comments(const std::string &text) {
 
 TEST(Rules, CheckedInDocsMatchTheTable) {
     EXPECT_TRUE(generate_rules_markdown() ==
-                read_text(std::string(RESHAPER_SOURCE_DIR) + "/docs/rules.md"))
+                file_text(std::string(RESHAPER_SOURCE_DIR) + "/docs/rules.md"))
         << "docs/rules.md is stale: run build/bin/reshaper-gen-rules-doc > docs/rules.md";
 }
 
@@ -119,7 +115,7 @@ TEST(Rules, NoSourceWritesARuleIdAsText) {
             const auto ext = entry.path().extension();
             if (ext != ".cpp" && ext != ".hpp" && ext != ".h") continue;
             ++files;
-            const std::string text = without_comments(read_text(entry.path()));
+            const std::string text = without_comments(file_text(entry.path()));
             for (std::sregex_iterator it(text.begin(), text.end(), bracketed), end; it != end; ++it)
                 ADD_FAILURE() << entry.path().filename() << " writes the rule id " << (*it)[0]
                               << " as text: name it as rule::" << (*it)[1] << " (core/fail.hpp)";
@@ -132,7 +128,7 @@ TEST(Rules, NoSourceWritesARuleIdAsText) {
     for (const auto &entry :
          std::filesystem::recursive_directory_iterator(std::string(RESHAPER_SOURCE_DIR) + "/src/python")) {
         if (entry.path().extension() != ".py") continue;
-        const std::string text = read_text(entry.path());
+        const std::string text = file_text(entry.path());
         for (std::sregex_iterator it(text.begin(), text.end(), python_id), end; it != end; ++it) {
             ++python_ids;
             EXPECT_NE(find_rule((*it)[1].str()), nullptr)

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "benchmarks/large_graph.hpp"
+#include "file_text_support.hpp"
 
 extern char **environ;
 
@@ -40,12 +41,7 @@ struct outcome {
     std::optional<json> report; // the first line of stdout, when it is JSON
 };
 
-std::string read_all(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using reshaper::test::file_text;
 
 // The driver with `args` and extra environment entries "NAME=value", as a
 // child of its own (posix_spawn and wait4: its exit, signal and peak RSS).
@@ -91,8 +87,8 @@ outcome run(const std::vector<std::string> &args, const std::vector<std::string>
     r.exit_code = r.exited ? WEXITSTATUS(status) : -1;
     r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     r.max_rss_kb = usage.ru_maxrss;
-    r.out = read_all(out_path);
-    r.err = read_all(err_path);
+    r.out = file_text(out_path);
+    r.err = file_text(err_path);
     std::remove(out_path.c_str());
     std::remove(err_path.c_str());
     if (!r.out.empty() && r.out[0] == '{') r.report = json::parse(r.out.substr(0, r.out.find('\n')), nullptr, false);

@@ -13,17 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "command_output.hpp"
+#include "file_text_support.hpp"
 
 namespace {
 
 const std::string report_dir = std::string(RESHAPER_SOURCE_DIR) + "/tests/data/driver/json_report";
 
-std::string read_text(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using reshaper::test::file_text;
 
 // The report of `file` (run from its directory, so that "graph" names it
 // as the stored report does). The scalar kernels' plans read the same on
@@ -41,7 +37,7 @@ TEST(DriverJsonReport, IsTheReportTheDomWriterWroteByteForByte) {
         for (const char *mode : {"check", "infer"})
             for (int threads : {1, 2}) {
                 const auto r = report_of(std::string(name) + ".json", mode, threads);
-                const std::string stored = read_text(report_dir + "/" + name + "." + mode + ".report");
+                const std::string stored = file_text(report_dir + "/" + name + "." + mode + ".report");
                 ASSERT_FALSE(stored.empty()) << name << " " << mode;
                 EXPECT_EQ(r.out, stored) << name << " " << mode << " threads " << threads;
                 // The stored check of mixed_error stops at its `any` input.

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_output.hpp"
+#include "file_text_support.hpp"
 
 using nlohmann::json;
 
@@ -25,10 +26,7 @@ std::string source(const std::string &rel) { return std::string(RESHAPER_SOURCE_
 
 // The ids docs/rules.md lists (its table's first column).
 std::set<std::string> documented_rules() {
-    std::ifstream in(source("docs/rules.md"));
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string md = text.str();
+    const std::string md = reshaper::test::file_text(source("docs/rules.md"));
     const std::regex row(R"(\n\| `([a-z][a-z0-9_]*)` \|)");
     std::set<std::string> ids;
     for (std::sregex_iterator it(md.begin(), md.end(), row), end; it != end; ++it) ids.insert((*it)[1]);

@@ -16,6 +16,7 @@
 
 #include "command_output.hpp"
 #include "kernels/cpu_isa.hpp"
+#include "file_text_support.hpp"
 
 using nlohmann::json;
 
@@ -690,19 +691,14 @@ TEST(DriverVerbose, VerboseFileTakesTheLinesInsteadOfStderr) {
     const auto r = run_driver("--mode=check " + data("permuted_input.json") + " 2>" + err + " #",
                               "RESHAPER_VERBOSE=2 RESHAPER_VERBOSE_FILE=" + path + " ");
     ASSERT_EQ(r.exit_code, 0) << r.out;
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string lines = text.str();
+    const std::string lines = reshaper::test::file_text(path);
     EXPECT_NE(lines.find("reshaper_verbose,partition,cpu,partition 0,op 0 'flatten_transposed' StaticReshape,claimed"),
               std::string::npos) << lines;
     EXPECT_NE(lines.find("reshaper_verbose,lowering,cpu,partition 1,kernel,no alias: output dim 0"),
               std::string::npos) << lines;
     EXPECT_NE(lines.find("reshaper_verbose,compile,cpu,partition 0,"), std::string::npos) << lines;
-    std::ifstream err_in(err);
-    std::stringstream err_text;
-    err_text << err_in.rdbuf();
-    EXPECT_EQ(err_text.str().find("reshaper_verbose"), std::string::npos) << err_text.str();
+    const std::string err_text = reshaper::test::file_text(err);
+    EXPECT_EQ(err_text.find("reshaper_verbose"), std::string::npos) << err_text;
 }
 
 // reshaper-run with RESHAPER_GRAPH_DUMP: the graph and every compiled

@@ -5,16 +5,12 @@
 #include <sstream>
 
 #include "ops/registry.hpp"
+#include "file_text_support.hpp"
 
 namespace reshaper::impl {
 namespace {
 
-std::string checked_in_docs() {
-    std::ifstream in(std::string(RESHAPER_SOURCE_DIR) + "/docs/ops.md", std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+std::string checked_in_docs() { return reshaper::test::file_text(std::string(RESHAPER_SOURCE_DIR) + "/docs/ops.md"); }
 
 TEST(OpsDocs, CheckedInDocsMatchTheRegistry) {
     EXPECT_TRUE(generate_ops_markdown(op_registry::instance()) == checked_in_docs())
