@@ -171,6 +171,32 @@ inline void transpose_block_into(const std::uint8_t *src, std::ptrdiff_t pitch, 
     }
 }
 
+// Two register blocks of transpose_block_into that make B = 32 / E whole
+// destination lines: source rows 0 .. B-1 their first 32 bytes (waiting in
+// a buffer in L1), rows B .. 2B-1 their second; each line then stored as
+// two back-to-back stores. For destination rows a multiple of 4 KiB apart,
+// where the B lines share one L1 set and their first halves left it
+// before the second halves came (see transpose_lane_lines_into).
+template <class Ops, int E>
+inline void transpose_block_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                       std::ptrdiff_t dst_pitch) {
+    constexpr int G = 16 / E, B = 2 * G;
+    alignas(32) std::uint8_t first[B * Ops::bytes];
+    transpose_block_into<Ops, E>(src, pitch, first, Ops::bytes);
+    const std::uint8_t *low = src + B * pitch, *high = low + G * pitch;
+    asm("" : "+r"(low), "+r"(high), "+r"(dst));
+    for (int l = 0; l < 2; ++l) {
+        typename Ops::vec v[G];
+        for (int r = 0; r < G; ++r) v[r] = Ops::load_halves(low + r * pitch + l * 16, high + r * pitch + l * 16);
+        transpose_in_lanes<Ops, E>(v);
+        for (int j = 0; j < G; ++j) {
+            const int row = l * G + j;
+            Ops::store(dst + row * dst_pitch, Ops::load(first + row * Ops::bytes));
+            Ops::store(dst + row * dst_pitch + Ops::bytes, v[j]);
+        }
+    }
+}
+
 // The register blocks of transpose_block_into for W tiles side by side,
 // in quarters of G = 16 / E vectors (16 source bytes of 2G rows: G
 // destination rows of 32 bytes), each quarter's loads issued before the
@@ -314,6 +340,16 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     // first half left L1 before its second came (docs/performance.md).
     if constexpr (Ops::lanes == 2 && parts > 1 && B <= 8)
         if (!stream) {
+            if (dst_pitch % 4096 == 0) {
+                for (int b = 0; b < parts; ++b)
+                    for (int w = 0; w < W; ++w) {
+                        if constexpr (Prefetch)
+                            if (ahead) ahead->issue(2 * per_block);
+                        transpose_block_lines_into<Ops, E>(src + w * T * src_pitch + b * Ops::bytes, src_pitch,
+                                                           dst + b * B * dst_pitch + w * tile_bytes, dst_pitch);
+                    }
+                return;
+            }
             // Single tiles (small transposes, edges) pipelined; wide tiles
             // measured 0-10% slower so (f32 in the caches, 4 tiles side by side).
             if constexpr (W == 1 && !Prefetch) {
