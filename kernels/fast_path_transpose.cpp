@@ -310,19 +310,32 @@ void block_strip(const transpose_program &t, const byte *src, byte *dst, dim_t r
 void run_transpose(const movement_program &p, const transpose_program &t, const byte *src, byte *dst) {
     const auto pieces = static_cast<std::size_t>(t.pieces), row_tiles = static_cast<std::size_t>(t.row_tiles);
     for_units(p.split, p.stream, [&](std::size_t begin, std::size_t end) {
+        // Unit u: piece u % pieces of strip u / pieces, whose row tile and
+        // outer position advance as an odometer: the three 64-bit divisions
+        // per unit (and an outer walk's set-up) had cost a tenth of a 4 KiB
+        // execute (perf annotate of run_transpose).
+        const std::size_t first_strip = begin == 0 ? 0 : begin / pieces;
+        std::size_t piece = begin - first_strip * pieces;
+        std::size_t row_tile = first_strip == 0 ? 0 : first_strip % row_tiles;
+        outer_walk at(t.outer, first_strip == 0 ? 0 : first_strip / row_tiles);
         for (std::size_t u = begin; u < end; ++u) {
-            const auto piece = static_cast<dim_t>(u % pieces);
-            const std::size_t strip_index = u / pieces;
-            const auto row = static_cast<dim_t>(strip_index % row_tiles) * t.strip_rows;
-            const outer_walk at(t.outer, strip_index / row_tiles);
-            const dim_t col = piece * t.piece_cols;
-            if (col >= t.cols) continue;
-            const dim_t rows = std::min(t.strip_rows, t.rows - row);
-            if (t.block_rows) {
-                block_strip(t, src + at.src(), dst + at.dst(), row, rows, p.stream);
-                continue;
+            const auto row = static_cast<dim_t>(row_tile) * t.strip_rows;
+            const dim_t col = static_cast<dim_t>(piece) * t.piece_cols;
+            if (col < t.cols) {
+                const dim_t rows = std::min(t.strip_rows, t.rows - row);
+                if (t.block_rows)
+                    block_strip(t, src + at.src(), dst + at.dst(), row, rows, p.stream);
+                else
+                    strip(t, src + at.src(), dst + at.dst(), row, rows, col, std::min(t.cols, col + t.piece_cols))
+                        .run(p.stream);
             }
-            strip(t, src + at.src(), dst + at.dst(), row, rows, col, std::min(t.cols, col + t.piece_cols)).run(p.stream);
+            if (++piece == pieces) {
+                piece = 0;
+                if (++row_tile == row_tiles) {
+                    row_tile = 0;
+                    if (u + 1 < end) at.next();
+                }
+            }
         }
     });
 }

@@ -148,17 +148,133 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
 // transpose alone leaves whole destination rows, without the cross-lane
 // permutes (and the second group's vectors live until them). Stores each
 // destination row as it is made: row c at dst + c * dst_pitch.
+//
+// Every row address is one of two bases (rows 0 and G) plus 0 to 3
+// pitches, an x86 addressing mode each (3 * pitch the one extra register).
+// The empty asm makes the bases opaque: without it GCC strength-reduced
+// the callers' loops into a pointer per row (16 for the 16 x 16 f32 tile),
+// spilled them to the stack and reloaded one before every load (objdump of
+// transpose_tiles<avx2_ops, 4, 1, false>: 27 cycles per 8 x 8 block).
 template <class Ops, int E>
 inline void transpose_block_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
                                  std::ptrdiff_t dst_pitch) {
-    static_assert(Ops::lanes == 2);
+    static_assert(Ops::lanes == 2 && 16 / E <= 4);
     constexpr int G = 16 / E;
+    const std::uint8_t *low = src, *high = src + G * pitch;
+    std::uint8_t *first = dst, *second = dst + G * dst_pitch;
+    asm("" : "+r"(low), "+r"(high), "+r"(first), "+r"(second));
     for (int l = 0; l < 2; ++l) { // columns l * G ...
         typename Ops::vec v[G];
-        for (int r = 0; r < G; ++r) v[r] = Ops::load_halves(src + r * pitch + l * 16, src + (G + r) * pitch + l * 16);
+        for (int r = 0; r < G; ++r) v[r] = Ops::load_halves(low + r * pitch + l * 16, high + r * pitch + l * 16);
         transpose_in_lanes<Ops, E>(v);
-        for (int j = 0; j < G; ++j) Ops::store(dst + (l * G + j) * dst_pitch, v[j]);
+        for (int j = 0; j < G; ++j) Ops::store((l == 0 ? first : second) + j * dst_pitch, v[j]);
     }
+}
+
+// Two register blocks of transpose_block_into that make B = 32 / E whole
+// destination lines: source rows 0 .. B-1 their first 32 bytes (waiting in
+// a buffer in L1), rows B .. 2B-1 their second; each line then stored as
+// two back-to-back stores. For destination rows a multiple of 4 KiB apart,
+// where the B lines share one L1 set and their first halves left it
+// before the second halves came (see transpose_lane_lines_into).
+template <class Ops, int E>
+inline void transpose_block_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                       std::ptrdiff_t dst_pitch) {
+    constexpr int G = 16 / E, B = 2 * G;
+    alignas(32) std::uint8_t first[B * Ops::bytes];
+    transpose_block_into<Ops, E>(src, pitch, first, Ops::bytes);
+    const std::uint8_t *low = src + B * pitch, *high = low + G * pitch;
+    asm("" : "+r"(low), "+r"(high), "+r"(dst));
+    for (int l = 0; l < 2; ++l) {
+        typename Ops::vec v[G];
+        for (int r = 0; r < G; ++r) v[r] = Ops::load_halves(low + r * pitch + l * 16, high + r * pitch + l * 16);
+        transpose_in_lanes<Ops, E>(v);
+        for (int j = 0; j < G; ++j) {
+            const int row = l * G + j;
+            Ops::store(dst + row * dst_pitch, Ops::load(first + row * Ops::bytes));
+            Ops::store(dst + row * dst_pitch + Ops::bytes, v[j]);
+        }
+    }
+}
+
+// The register blocks of transpose_block_into for W tiles side by side,
+// in quarters of G = 16 / E vectors (16 source bytes of 2G rows: G
+// destination rows of 32 bytes), each quarter's loads issued before the
+// stores of the one before: a load after a store to an address with the
+// same low 12 bits waits for it (4K aliasing), and two buffers of a size
+// allocated one after the other lie 16 bytes past a multiple of 4 KiB
+// apart (the 4 KiB f32 transpose: 71 ns for its 4 tiles at a distance of
+// 0, 64 or 2048 bytes, 98-123 ns at 8-96 and 4032-4088).
+template <class Ops, int E, int W>
+inline void transpose_blocks_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                  std::ptrdiff_t dst_pitch) {
+    static_assert(Ops::lanes == 2 && 16 / E <= 4);
+    using vec = typename Ops::vec;
+    constexpr int G = 16 / E, B = 2 * G, T = 64 / E;
+    constexpr int quarters = 2 * W * 2 * 2; // per tile: 2 column halves x 2 row blocks x 2 lanes
+    // Quarter q: column half b, tile w, row block a, lane l (b outermost).
+    const auto source = [&](int q) {
+        const int l = q % 2, a = q / 2 % 2, w = q / 4 % W, b = q / (4 * W);
+        return src + (w * T + a * B) * pitch + b * Ops::bytes + l * 16;
+    };
+    const auto target = [&](int q) {
+        const int l = q % 2, a = q / 2 % 2, w = q / 4 % W, b = q / (4 * W);
+        return dst + (b * B + l * G) * dst_pitch + w * tile_bytes + a * Ops::bytes;
+    };
+    const auto load = [&](int q, vec *v) {
+        const std::uint8_t *low = source(q), *high = low + G * pitch;
+        asm("" : "+r"(low), "+r"(high)); // see transpose_block_into
+        for (int r = 0; r < G; ++r) v[r] = Ops::load_halves(low + r * pitch, high + r * pitch);
+    };
+    vec v[2][G];
+    load(0, v[0]);
+#pragma GCC unroll 64
+    for (int q = 0; q < quarters; ++q) {
+        vec *now = v[q % 2];
+        if (q + 1 < quarters) load(q + 1, v[(q + 1) % 2]);
+        transpose_in_lanes<Ops, E>(now);
+        std::uint8_t *to = target(q);
+        asm("" : "+r"(to));
+        for (int j = 0; j < G; ++j) Ops::store(to + j * dst_pitch, now[j]);
+    }
+}
+
+// The same for 1- and 2-byte elements, a lane's worth of columns at a
+// time: G = 16 / E destination rows of 32 bytes from 2G source rows of 16
+// bytes (rows r and G + r in one vector's halves). G vectors are live, so
+// the block fits AVX2's 16 registers, where a register block of 32 or 16
+// rows of 32 bytes did not: transpose_tiles held a whole wide tile's
+// blocks (512 vectors for s8) on the stack and stored them from there.
+// `store_row(j, v)` takes destination row j.
+template <class Ops, int E, class StoreRow>
+inline void transpose_lane_block(const std::uint8_t *src, std::ptrdiff_t pitch, const StoreRow &store_row) {
+    static_assert(Ops::lanes == 2 && (E == 1 || E == 2));
+    constexpr int G = 16 / E;
+    const std::uint8_t *low = src, *high = src + G * pitch;
+    asm("" : "+r"(low), "+r"(high)); // see transpose_block_into
+    typename Ops::vec v[G];
+    for (int r = 0; r < G; ++r) v[r] = Ops::load_halves(low + r * pitch, high + r * pitch);
+    transpose_in_lanes<Ops, E>(v);
+    for (int j = 0; j < G; ++j) store_row(j, v[j]);
+}
+
+// Two lane blocks that make whole destination lines: source rows 0 .. 2G-1
+// the lines' first 32 bytes, rows 2G .. 4G-1 their second. The first
+// block waits in a buffer in L1 and each line is then stored whole, its
+// halves back to back: stored as made, the G lines' first halves left L1
+// before their second halves came where destination rows lie a multiple of
+// 4 KiB apart (all G lines in one of L1's 8-way sets).
+template <class Ops, int E>
+inline void transpose_lane_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                      std::ptrdiff_t dst_pitch) {
+    constexpr int G = 16 / E;
+    alignas(32) std::uint8_t first[G * Ops::bytes];
+    transpose_lane_block<Ops, E>(src, pitch, [&](int j, typename Ops::vec v) { Ops::store(first + j * Ops::bytes, v); });
+    asm("" : "+r"(dst));
+    transpose_lane_block<Ops, E>(src + 2 * G * pitch, pitch, [&](int j, typename Ops::vec v) {
+        Ops::store(dst + j * dst_pitch, Ops::load(first + j * Ops::bytes));
+        Ops::store(dst + j * dst_pitch + Ops::bytes, v);
+    });
 }
 
 // Stores B destination rows from out[w][p][c] (row c gets the W * P
@@ -224,6 +340,22 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     // first half left L1 before its second came (docs/performance.md).
     if constexpr (Ops::lanes == 2 && parts > 1 && B <= 8)
         if (!stream) {
+            if (dst_pitch % 4096 == 0) {
+                for (int b = 0; b < parts; ++b)
+                    for (int w = 0; w < W; ++w) {
+                        if constexpr (Prefetch)
+                            if (ahead) ahead->issue(2 * per_block);
+                        transpose_block_lines_into<Ops, E>(src + w * T * src_pitch + b * Ops::bytes, src_pitch,
+                                                           dst + b * B * dst_pitch + w * tile_bytes, dst_pitch);
+                    }
+                return;
+            }
+            // Single tiles (small transposes, edges) pipelined; wide tiles
+            // measured 0-10% slower so (f32 in the caches, 4 tiles side by side).
+            if constexpr (W == 1 && !Prefetch) {
+                transpose_blocks_into<Ops, E, W>(src, src_pitch, dst, dst_pitch);
+                return;
+            }
             for (int b = 0; b < parts; ++b)
                 for (int w = 0; w < W; ++w)
                     for (int a = 0; a < parts; ++a) {
@@ -233,6 +365,33 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
                                                      dst + b * B * dst_pitch + w * tile_bytes + a * Ops::bytes,
                                                      dst_pitch);
                     }
+            return;
+        }
+    // 1- and 2-byte elements with ordinary stores: G destination lines at a
+    // time (transpose_lane_lines_into), a tile's lines before the next
+    // tile's, so that each source tile is read from L1 all 4 times
+    // (per 16 bytes of its rows). Where destination rows lie a multiple of
+    // 4 KiB apart each tile's 64 lines share one L1 set, and the G lines of
+    // every tile side by side before the next G (their lines in W sets)
+    // measured faster (docs/performance.md).
+    if constexpr (Ops::lanes == 2 && (E == 1 || E == 2))
+        if (!stream) {
+            constexpr int G = 16 / E;                     // destination rows per lane block
+            constexpr int line_groups = W * (64 / 16);    // calls of transpose_lane_lines_into
+            const int per_group = Prefetch && ahead ? (ahead->per_call + line_groups - 1) / line_groups : 0;
+            const auto lines = [&](int w, int c) { // source bytes c * 16 ...: destination rows c * G ...
+                if constexpr (Prefetch)
+                    if (ahead) ahead->issue(per_group);
+                transpose_lane_lines_into<Ops, E>(src + w * T * src_pitch + c * 16, src_pitch,
+                                                  dst + c * G * dst_pitch + w * tile_bytes, dst_pitch);
+            };
+            if (dst_pitch % 4096 == 0) {
+                for (int c = 0; c < 64 / 16; ++c)
+                    for (int w = 0; w < W; ++w) lines(w, c);
+            } else {
+                for (int w = 0; w < W; ++w)
+                    for (int c = 0; c < 64 / 16; ++c) lines(w, c);
+            }
             return;
         }
     for (int b = 0; b < parts; ++b) {       // destination rows b * B ...

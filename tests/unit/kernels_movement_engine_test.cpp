@@ -306,30 +306,35 @@ TEST_F(movement_engine, tile_kernels_agree_with_the_scalar_level) {
 // The wide tiles (walk[.][.].wide tiles side by side) at every level and
 // reach, plain and streamed: destination row c, element r = source row r, element c,
 // for every one of the w * t source rows, and no byte of the destination
-// rows' gaps or past them written.
+// rows' gaps or past them written. Destination rows lines apart, and 4 KiB
+// apart (the 1- and 2-byte tiles' ordinary stores walk those in another
+// order: all rows in one L1 set).
 TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
     std::mt19937 rng(13);
-    constexpr std::ptrdiff_t src_pitch = 100, dst_pitch = (max_wide_tiles + 1) * 64; // lines apart: streamable
+    constexpr std::ptrdiff_t src_pitch = 100, max_dst_pitch = 4096;
     std::vector<std::uint8_t> src(src_pitch * 64 * max_wide_tiles + 64);
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+    alignas(64) static std::uint8_t got[64 * max_dst_pitch + 64];
+    for (const std::ptrdiff_t dst_pitch : {std::ptrdiff_t{(max_wide_tiles + 1) * 64}, max_dst_pitch}) // streamable
     for (cpu_isa isa : levels_here())
         for (int reach = 0; reach < row_reaches; ++reach)
         for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e)
             for (bool stream : {false, true}) {
                 const int e = 1 << log2e, t = 64 / e, w = kernels_for(isa).walk[reach][log2e].wide;
                 ASSERT_TRUE(w >= 1 && w <= max_wide_tiles);
-                alignas(64) std::uint8_t got[64 * (max_wide_tiles + 1) * 64];
-                std::memset(got, 0xA5, sizeof got);
+                const std::size_t used = static_cast<std::size_t>(t * dst_pitch + 64);
+                std::memset(got, 0xA5, used);
                 kernels_for(isa).wide_tile[reach][log2e](src.data(), src_pitch, got, dst_pitch, stream, nullptr);
                 if (stream) store_fence();
                 for (int c = 0; c < t; ++c) {
                     for (int r = 0; r < w * t; ++r)
                         ASSERT_EQ(0, std::memcmp(got + c * dst_pitch + r * e, src.data() + r * src_pitch + c * e, e))
-                            << to_string(isa) << " " << e << "-byte elements, row " << c << " element " << r;
+                            << to_string(isa) << " " << e << "-byte elements, row " << c << " element " << r
+                            << ", rows " << dst_pitch << " bytes apart";
                     for (std::ptrdiff_t g = w * 64; g < dst_pitch; ++g)
                         ASSERT_EQ(got[c * dst_pitch + g], 0xA5) << to_string(isa) << " " << e << " gap byte " << g;
                 }
-                for (std::size_t g = static_cast<std::size_t>(t * dst_pitch); g < sizeof got; ++g)
+                for (std::size_t g = static_cast<std::size_t>(t * dst_pitch); g < used; ++g)
                     ASSERT_EQ(got[g], 0xA5) << to_string(isa) << " " << e << " byte past the tile " << g;
             }
 }
