@@ -20,9 +20,12 @@ namespace {
 // Destination rows [row, row + rows) (multiples of P: whole source bytes)
 // of one outer position, all `cols` columns (a multiple of P): source rows
 // are byte rows at src_pitch, destination rows byte rows at dst_pitch.
-// With `stream` (4-bit) each pair of destination row parts is split into
-// an L1 buffer and written by the streaming run copy (measured faster:
-// docs/performance.md, "Why the kernels are tuned as they are").
+// With `stream` (4-bit) each pair of destination row parts is split
+// straight into the destination with streaming stores where the level has
+// that split and the rows allow it (split_nibbles_streamed), else into an
+// L1 buffer and written by the streaming run copy (both measured faster
+// than ordinary stores: docs/performance.md, "Why the kernels are tuned as
+// they are").
 template <std::size_t Bits>
 void packed_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
                   std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols, bool stream);
@@ -75,10 +78,14 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
                 k.packed_tile(in, tile_bytes, out, step_rows, false, nullptr);
             }
             const auto half = static_cast<std::size_t>(n / 2);
+            const bool split_streamed = stream && k.split_nibbles_streamed && half % split_streamed_pairs == 0 &&
+                                        dst_pitch % split_streamed_pairs == 0 &&
+                                        reinterpret_cast<std::uintptr_t>(to) % split_streamed_pairs == 0;
             for (dim_t b = 0; b < row_bytes; ++b) {
                 byte *low = to + 2 * b * dst_pitch;
-                if (!stream) {
-                    k.split_nibbles(out + b * step_rows, half, low, low + dst_pitch);
+                if (!stream || split_streamed) {
+                    (split_streamed ? k.split_nibbles_streamed : k.split_nibbles)(out + b * step_rows, half, low,
+                                                                                 low + dst_pitch);
                     continue;
                 }
                 k.split_nibbles(out + b * step_rows, half, pair[0], pair[1]);
