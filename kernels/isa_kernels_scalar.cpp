@@ -80,6 +80,7 @@ constexpr isa_kernels table = {
     .packed_tile = &transpose_tiles<1, walk[0].wide>,
     .split_nibbles = &split_nibble_pairs,
     .split_nibbles_streamed = no_kernel, // no streaming stores
+    .byte_tiles_split_streamed = no_kernel,
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),
     .one_tile_rows_tile_by_tile = true,
