@@ -20,9 +20,13 @@ namespace {
 // Destination rows [row, row + rows) (multiples of P: whole source bytes)
 // of one outer position, all `cols` columns (a multiple of P): source rows
 // are byte rows at src_pitch, destination rows byte rows at dst_pitch.
-// With `stream` (4-bit) each pair of destination row parts is split into
-// an L1 buffer and written by the streaming run copy (measured faster:
-// docs/performance.md, "Why the kernels are tuned as they are").
+// With `stream` (4-bit) each pair of destination row parts is split
+// straight into the destination with streaming stores where the level has
+// that split and the rows allow it (split_nibbles_streamed; a whole step's
+// tiles split in registers where the level has byte_tiles_split_streamed),
+// else into an L1 buffer and written by the streaming run copy (each
+// measured faster than the one before: docs/performance.md, "Why the
+// kernels are tuned as they are").
 template <std::size_t Bits>
 void packed_strip(const isa_kernels &k, const byte *src, std::ptrdiff_t src_pitch, byte *dst,
                   std::ptrdiff_t dst_pitch, dim_t row, dim_t rows, dim_t cols, bool stream);
@@ -67,18 +71,26 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
             const dim_t row_bytes = std::min<dim_t>(tile_bytes, strip_bytes - part);
             const byte *from = src + part;
             byte *to = dst + 2 * part * dst_pitch;
+            const auto half = static_cast<std::size_t>(n / 2);
+            const bool split_streamed = stream && k.split_nibbles_streamed && half % split_streamed_pairs == 0 &&
+                                        dst_pitch % split_streamed_pairs == 0 &&
+                                        reinterpret_cast<std::uintptr_t>(to) % split_streamed_pairs == 0;
             if (n == step_rows && row_bytes == tile_bytes) {
+                if (split_streamed && k.byte_tiles_split_streamed) {
+                    k.byte_tiles_split_streamed(from, src_pitch, to, dst_pitch, next);
+                    continue;
+                }
                 k.packed_tile(from, src_pitch, out, step_rows, false, next);
             } else {
                 for (dim_t r = 0; r < n; ++r)
                     std::memcpy(in + r * tile_bytes, from + r * src_pitch, static_cast<std::size_t>(row_bytes));
                 k.packed_tile(in, tile_bytes, out, step_rows, false, nullptr);
             }
-            const auto half = static_cast<std::size_t>(n / 2);
             for (dim_t b = 0; b < row_bytes; ++b) {
                 byte *low = to + 2 * b * dst_pitch;
-                if (!stream) {
-                    k.split_nibbles(out + b * step_rows, half, low, low + dst_pitch);
+                if (!stream || split_streamed) {
+                    (split_streamed ? k.split_nibbles_streamed : k.split_nibbles)(out + b * step_rows, half, low,
+                                                                                 low + dst_pitch);
                     continue;
                 }
                 k.split_nibbles(out + b * step_rows, half, pair[0], pair[1]);

@@ -221,6 +221,14 @@ constexpr bool has_row_groups(std::int64_t rows, std::size_t element_bytes, bool
 // destination rows. Ordinary stores.
 using split_nibbles_fn = void (*)(const std::uint8_t *pairs, std::size_t count, std::uint8_t *low,
                                   std::uint8_t *high);
+// The same with streaming stores, for `count` a multiple of
+// split_streamed_pairs and `low`, `high` aligned to as many bytes.
+inline constexpr std::size_t split_streamed_pairs = 32;
+// A streamed 4-bit step's whole byte tiles (packed_wide side by side)
+// transposed and split at once into destination rows aligned as above
+// (rows 2c and 2c + 1 from byte c), `ahead` prefetched as wide tiles do.
+using byte_tiles_split_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                                     std::ptrdiff_t dst_pitch, line_prefetch *ahead);
 
 // A kernel a level does not have; the engine then takes the way each entry
 // below names. Tables write it out, so every absence is a decision.
@@ -257,6 +265,13 @@ struct isa_kernels {
     int packed_wide;
     wide_tile_fn packed_tile;
     split_nibbles_fn split_nibbles;
+    // Streamed 4-bit transposes split straight into the destination rows
+    // with it; no_kernel: into an L1 pair buffer, then the streaming run
+    // copy.
+    split_nibbles_fn split_nibbles_streamed;
+    // Where it has split_nibbles_streamed, a level may also split whole
+    // steps' tiles in registers; no_kernel: packed_tile, then the split.
+    byte_tiles_split_fn byte_tiles_split_streamed;
     row_group_table split_rows;
     row_group_table join_rows;
     // Streamed transposes of exactly one tile's rows (the 16 x 16 f32

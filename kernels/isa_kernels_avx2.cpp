@@ -2,6 +2,7 @@
 // vector ops (avx2_ops) live in isa_kernels_simd.hpp: the AVX-512 level
 // uses them too, for 32-byte block rows.
 #include "kernels/isa_kernels_simd.hpp"
+#include "kernels/isa_nibble_stream.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -31,6 +32,8 @@ constexpr isa_kernels table = {
     .packed_wide = 8,
     .packed_tile = &transpose_tiles<avx2_ops, 1, 8, true>,
     .split_nibbles = &split_nibble_pairs,
+    .split_nibbles_streamed = &split_nibble_pairs_streamed,
+    .byte_tiles_split_streamed = &byte_tiles_split_streamed<avx2_ops, 8>, // packed_wide tiles
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),
     // One tile's rows walk as any other rows here (measured on Zen 3).

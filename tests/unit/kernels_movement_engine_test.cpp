@@ -495,11 +495,14 @@ void set_packed(std::vector<std::uint8_t> &b, std::size_t bits, dim_t e, std::ui
 // A 3-D packed move: source [outer, cols, rows] read as [outer, rows, cols]
 // (the source's contiguous dim is the destination's rows: a transpose), or,
 // with `same_order`, both tensors row-major [outer, rows, cols] (runs).
-// Rows are padded by src_pad / dst_pad elements.
+// Rows are padded by src_pad / dst_pad elements. With `line_aligned` the
+// destination (before its offset) starts on a line boundary, as the
+// driver's buffers do (the streamed nibble split needs aligned rows).
 struct packed_case {
     dim_t outer, rows, cols;
     dim_t src_pad, dst_pad, src_offset, dst_offset;
     bool same_order = false;
+    bool line_aligned = false;
 };
 
 std::string describe(const packed_case &c) {
@@ -519,11 +522,15 @@ fast_path check_packed_case(const packed_case &c, std::size_t bits, cpu_isa isa,
     const dims_t ds{c.rows * (c.cols + c.dst_pad), c.cols + c.dst_pad, 1};
     const dim_t per_byte = 8 / static_cast<dim_t>(bits), guard = 64;
     std::vector<std::uint8_t> src(static_cast<std::size_t>((c.outer * ss[0] + c.src_offset) / per_byte + guard));
-    std::vector<std::uint8_t> dst(static_cast<std::size_t>((c.outer * ds[0] + c.dst_offset) / per_byte + 2 * guard));
+    std::vector<std::uint8_t> dst(static_cast<std::size_t>((c.outer * ds[0] + c.dst_offset) / per_byte + 3 * guard));
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     for (auto &b : dst) b = static_cast<std::uint8_t>(rng());
     std::vector<std::uint8_t> expected = dst;
-    const dim_t dst_start = guard * per_byte + c.dst_offset; // the destination buffer starts `guard` bytes in
+    // The destination buffer starts `start` bytes in: `guard`, and up to the
+    // next line boundary where the case asks for one.
+    const auto misalign = static_cast<dim_t>(reinterpret_cast<std::uintptr_t>(dst.data() + guard) % 64);
+    const dim_t start = guard + (c.line_aligned ? (64 - misalign) % 64 : 0);
+    const dim_t dst_start = start * per_byte + c.dst_offset;
     for (dim_t o = 0; o < c.outer; ++o)
         for (dim_t r = 0; r < c.rows; ++r)
             for (dim_t k = 0; k < c.cols; ++k)
@@ -536,10 +543,10 @@ fast_path check_packed_case(const packed_case &c, std::size_t bits, cpu_isa isa,
     EXPECT_EQ(path, strided_copy_path(type, dims, ss, ds) == fast_path::none ? fast_path::none : path)
         << describe(c); // the offsets only ever take a fast path away
     if (path != fast_path::none)
-        run_at(isa, plan, bits, src.data(), dst.data() + guard);
+        run_at(isa, plan, bits, src.data(), dst.data() + start);
     else
         strided_copy(type, dims, strided_tensor{src.data(), c.src_offset, ss},
-                     strided_tensor{dst.data() + guard, c.dst_offset, ds});
+                     strided_tensor{dst.data() + start, c.dst_offset, ds});
     const auto mismatch = std::mismatch(dst.begin(), dst.end(), expected.begin());
     EXPECT_TRUE(mismatch.first == dst.end())
         << bits << "-bit " << describe(c) << ", " << to_string(isa) << ", " << to_string(path)
@@ -564,6 +571,13 @@ TEST_F(movement_engine, packed_moves_match_the_element_copy_at_every_level) {
         {4, 512, 1032, 0, 0, 0, 0},
         {1, 2048, 4352, 0, 0, 0, 0},
         {1, 2048, 4360, 0, 6, 0, 2},
+        // Streamed into line-aligned rows (the nibble split streams
+        // straight into them where a level has that split): rows a whole
+        // number of lines apart, then half a line, then a last step whose
+        // row parts are no multiple of 32 bytes (the L1 pair buffer).
+        {1, 2048, 4352, 0, 0, 0, 0, false, true},
+        {1, 2048, 4352, 0, 64, 0, 0, false, true},
+        {1, 2048, 4392, 0, 0, 0, 0, false, true},
         // Rows that do not hold whole bytes, offsets inside a byte: the walk.
         {2, 40, 9, 0, 0, 0, 0},    {1, 33, 64, 0, 0, 0, 0},  {1, 64, 64, 0, 0, 1, 0},
         {1, 64, 64, 0, 0, 0, 3},   {1, 64, 64, 0, 0, 2, 2},  {3, 17, 31, 1, 3, 3, 1},
@@ -587,6 +601,72 @@ TEST_F(movement_engine, packed_moves_match_the_element_copy_at_every_level) {
         EXPECT_GE(transposes / levels, bits == 4 ? 9 : 7) << bits;
         EXPECT_GE(runs / levels, 2) << bits;
         EXPECT_GE(walks / levels, 8) << bits;
+    }
+}
+
+// The streamed nibble split (split_nibbles_streamed) bit for bit as the
+// plain one, at every level that has it, for every pair count it takes up
+// to a tile step's, into aligned rows with every byte around them kept.
+TEST_F(movement_engine, streamed_nibble_split_matches_the_plain_one) {
+    std::mt19937 rng(27);
+    constexpr std::size_t most = tile_bytes * max_wide_tiles / 2, guard = 64;
+    std::vector<std::uint8_t> pairs(2 * most);
+    for (auto &b : pairs) b = static_cast<std::uint8_t>(rng());
+    int levels_with_it = 0;
+    for (cpu_isa isa : levels_here()) {
+        const isa_kernels &k = kernels_for(isa);
+        if (!k.split_nibbles_streamed) continue;
+        ++levels_with_it;
+        for (std::size_t count = split_streamed_pairs; count <= most; count += split_streamed_pairs) {
+            line_aligned_bytes got(2 * (count + 2 * guard)), want(got.size());
+            for (auto &b : got) b = static_cast<std::uint8_t>(rng());
+            want = got;
+            std::uint8_t *low = got.data() + guard, *high = got.data() + count + 3 * guard;
+            k.split_nibbles_streamed(pairs.data(), count, low, high);
+            store_fence();
+            k.split_nibbles(pairs.data(), count, want.data() + guard, want.data() + count + 3 * guard);
+            ASSERT_TRUE(got == want) << to_string(isa) << ", " << count << " pairs";
+        }
+    }
+    const auto levels = levels_here();
+    if (std::find(levels.begin(), levels.end(), cpu_isa::avx2) != levels.end()) {
+        EXPECT_GE(levels_with_it, 1);
+    }
+}
+
+// The byte tiles split in registers (byte_tiles_split_streamed) bit for bit
+// as the level's packed tile followed by the plain split, at every level
+// that has it: source rows off line boundaries, destination rows 32-byte
+// aligned but a line and a half apart, every gap byte kept.
+TEST_F(movement_engine, byte_tiles_split_in_registers_match_tile_then_split) {
+    std::mt19937 rng(28);
+    int levels_with_it = 0;
+    for (cpu_isa isa : levels_here()) {
+        const isa_kernels &k = kernels_for(isa);
+        if (!k.byte_tiles_split_streamed) continue;
+        ++levels_with_it;
+        const std::ptrdiff_t w = k.packed_wide, src_pitch = 100, row_bytes = 32 * w, dst_pitch = row_bytes + 32;
+        std::vector<std::uint8_t> src(static_cast<std::size_t>(64 * w * src_pitch + 8));
+        for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+        const std::uint8_t *from = src.data() + 3; // rows off line boundaries
+        line_aligned_bytes got(static_cast<std::size_t>(128 * dst_pitch + 64)), want;
+        for (auto &b : got) b = static_cast<std::uint8_t>(rng());
+        want = got;
+        k.byte_tiles_split_streamed(from, src_pitch, got.data() + 32, dst_pitch, nullptr);
+        store_fence();
+        line_aligned_bytes bytes(static_cast<std::size_t>(64 * 64 * w));
+        k.packed_tile(from, src_pitch, bytes.data(), 64 * w, false, nullptr);
+        for (std::ptrdiff_t c = 0; c < 64; ++c) {
+            std::uint8_t *low = want.data() + 32 + 2 * c * dst_pitch;
+            k.split_nibbles(bytes.data() + c * 64 * w, static_cast<std::size_t>(row_bytes), low, low + dst_pitch);
+        }
+        const auto mismatch = std::mismatch(got.begin(), got.end(), want.begin());
+        EXPECT_TRUE(mismatch.first == got.end())
+            << to_string(isa) << ": first wrong byte at " << (mismatch.first - got.begin()) << " of " << got.size();
+    }
+    const auto levels = levels_here();
+    if (std::find(levels.begin(), levels.end(), cpu_isa::avx2) != levels.end()) {
+        EXPECT_GE(levels_with_it, 1);
     }
 }
 

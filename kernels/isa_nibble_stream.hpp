@@ -1,0 +1,91 @@
+// The streamed 4-bit transposes' nibble split (isa_kernels::split_nibbles_streamed):
+// split_nibble_pairs' rows written straight to memory with AVX2 streaming
+// stores, so the two destination rows no longer pass through an L1 pair
+// buffer and the streaming run copy (`packed_strip<4>`). Included by the
+// levels that have AVX2, each compiled for its own ISA (internal linkage,
+// as isa_kernels_simd.hpp explains).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <immintrin.h>
+
+#include "kernels/isa_kernels_simd.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// As split_nibble_pairs, for `count` a multiple of 32 and `low`, `high`
+// 32-byte aligned: 32 pairs (64 bytes) make 32 bytes of each row.
+void split_nibble_pairs_streamed(const std::uint8_t *pairs, std::size_t count, std::uint8_t *low,
+                                 std::uint8_t *high) {
+    const __m256i low4 = _mm256_set1_epi16(0x000F), high4 = _mm256_set1_epi16(0x00F0);
+    // Per 16-bit pair v = a | b << 8: (a & 0x0F) | (b << 4) and
+    // (a >> 4) | (b & 0xF0), each in the pair's low byte.
+    const auto low_of = [&](__m256i v) {
+        return _mm256_or_si256(_mm256_and_si256(v, low4), _mm256_and_si256(_mm256_srli_epi16(v, 4), high4));
+    };
+    const auto high_of = [&](__m256i v) {
+        return _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4),
+                               _mm256_and_si256(_mm256_srli_epi16(v, 8), high4));
+    };
+    for (std::size_t j = 0; j < count; j += 32) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(pairs + 2 * j));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(pairs + 2 * j + 32));
+        // packus packs per 128-bit lane (a's 8, b's 8, a's next 8, b's
+        // next 8); the 64-bit permute puts them back in order.
+        const __m256i lo = _mm256_permute4x64_epi64(_mm256_packus_epi16(low_of(a), low_of(b)), 0xD8);
+        const __m256i hi = _mm256_permute4x64_epi64(_mm256_packus_epi16(high_of(a), high_of(b)), 0xD8);
+        _mm256_stream_si256(reinterpret_cast<__m256i *>(low + j), lo);
+        _mm256_stream_si256(reinterpret_cast<__m256i *>(high + j), hi);
+    }
+}
+
+// W byte tiles side by side (source rows w * 64 .. w * 64 + 63, 64 bytes
+// each) transposed and split at once: byte c of the W * 64 source rows
+// makes destination rows 2c (low nibbles) and 2c + 1 (high), W * 32 bytes
+// each, streamed (rows 32-byte aligned). The tiles' register blocks are
+// split as they come out of the transpose (split_nibble_pairs_streamed's
+// arithmetic), not stored into a byte-row buffer and read back. `ahead`:
+// the next step's prefetches, a share per register block (as
+// transpose_tiles issues them).
+template <class Ops, int W>
+void byte_tiles_split_streamed(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                               std::ptrdiff_t dst_pitch, line_prefetch *ahead) {
+    static_assert(Ops::bytes == 32);
+    using vec = typename Ops::vec;
+    constexpr int parts = static_cast<int>(tile_bytes) / Ops::bytes; // 2
+    constexpr int B = Ops::bytes;                                    // 32 rows of a block
+    constexpr int blocks = parts * parts * W;
+    const int per_block = ahead ? (ahead->per_call + blocks - 1) / blocks : 0;
+    const __m256i low4 = _mm256_set1_epi16(0x000F), high4 = _mm256_set1_epi16(0x00F0);
+    for (int b = 0; b < parts; ++b) { // source bytes b * 32 ...
+        vec out[W][parts][B];
+        for (int w = 0; w < W; ++w)
+            for (int a = 0; a < parts; ++a) {
+                if (ahead) ahead->issue(per_block);
+                transpose_block<Ops, 1>(src + (w * 64 + a * B) * src_pitch + b * Ops::bytes, src_pitch, out[w][a]);
+            }
+        for (int c = 0; c < B; ++c) {
+            std::uint8_t *low = dst + 2 * (b * B + c) * dst_pitch, *high = low + dst_pitch;
+            for (int w = 0; w < W; ++w) {
+                // out[w][0][c], out[w][1][c]: byte c of source rows w * 64 ..
+                // w * 64 + 63, 32 pairs.
+                const vec x = out[w][0][c], y = out[w][1][c];
+                const auto low_of = [&](vec v) {
+                    return _mm256_or_si256(_mm256_and_si256(v, low4), _mm256_and_si256(_mm256_srli_epi16(v, 4), high4));
+                };
+                const auto high_of = [&](vec v) {
+                    return _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4),
+                                           _mm256_and_si256(_mm256_srli_epi16(v, 8), high4));
+                };
+                Ops::stream(low + w * 32, _mm256_permute4x64_epi64(_mm256_packus_epi16(low_of(x), low_of(y)), 0xD8));
+                Ops::stream(high + w * 32, _mm256_permute4x64_epi64(_mm256_packus_epi16(high_of(x), high_of(y)), 0xD8));
+            }
+        }
+    }
+}
+
+} // namespace
+} // namespace reshaper::impl
