@@ -160,9 +160,36 @@ def elements_of(dtype, nbytes):
     return nbytes * 8 // ELEMENT_BITS[dtype]
 
 
+def padded_blocked_graph(dtype, shape, fmt, to_blocked):
+    """A graph moving `shape` between the dense strided layout and the
+    opaque blocked layout `fmt` (padded where the blocked dim is no
+    multiple of its block), to the blocked one or from it."""
+    plain = {"dtype": dtype, "shape": shape, "stride": dense_strides(shape), "layout_type": "strided",
+             "property_type": "undef"}
+    blocked = {"dtype": dtype, "shape": shape, "layout_type": "opaque", "format": fmt, "property_type": "undef"}
+    src, dst = (plain, blocked) if to_blocked else (blocked, plain)
+    return {"version": "3.3.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [{
+        "id": 0, "name": "relayout", "kind": "Reshape", "domain": "ai.onnx", "version": 21,
+        "attrs": {"allowzero": {"type": "s64", "value": 0}},
+        "inputs": [dict(src, id=0),
+                   {"id": 2, "dtype": "s64", "shape": [len(shape)], "stride": [1], "layout_type": "strided",
+                    "property_type": "constant", "values": shape}],
+        "outputs": [dict(dst, id=1)]}]}
+
+
+def case_graph(dtype, dims, perm):
+    """The graph of a case: a permutation of dense `dims` (permute_graph),
+    or where `perm` is a (format, to_blocked) pair, `dims` between nchw and
+    that padded blocked format (padded_blocked_graph)."""
+    if isinstance(perm, tuple):
+        return padded_blocked_graph(dtype, dims, perm[0], perm[1])
+    return permute_graph(dtype, dims, perm)
+
+
 def dram_cases(quick):
     """(group, label, dtype, source dims, perm): 64 MiB of input, NHWC data
-    as NCHW per dtype class, and blocked layouts both ways."""
+    as NCHW per dtype class, and blocked layouts both ways (padded ones:
+    the logical dims and (format, to_blocked) for perm, see case_graph)."""
     cases = []
     dtypes = (["f32", "bf16", "s8", "s64", "boolean", "c128", "s4"] if quick else
               ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c64", "c128", "boolean", "s4"])
@@ -182,6 +209,10 @@ def dram_cases(quick):
     # (A/16, B/16, c, d, 16a, 16b); abcd's (A/16, 16a, B/16, 16b, c, d).
     cases.append(("blocked", "[256,256,16,16] ABcd16a16b -> abcd", "f32", [16] * 6, [0, 4, 1, 5, 2, 3]))
     cases.append(("blocked", "[256,256,16,16] abcd -> ABcd16a16b", "f32", [16] * 6, [0, 2, 4, 5, 1, 3]))
+    # 250 channels: 15 whole blocks and 10 of a 16th, padded to 256 (as
+    # backend_bench's bm_padded, there against oneDNN's reorder).
+    cases.append(("blocked", "[16,250,64,64] padded nChw16c -> nchw", "f32", [16, 250, 64, 64], ("nChw16c", False)))
+    cases.append(("blocked", "[16,250,64,64] nchw -> padded nChw16c", "f32", [16, 250, 64, 64], ("nChw16c", True)))
     return cases
 
 
@@ -221,7 +252,7 @@ def driver_perf(driver, workdir, cases, thread_counts, samples):
     for k, (group, label, dtype, dims, perm) in enumerate(cases):
         path = os.path.join(workdir, f"case_{k}.json")
         with open(path, "w") as f:
-            json.dump(permute_graph(dtype, dims, perm), f)
+            json.dump(case_graph(dtype, dims, perm), f)
         for threads in thread_counts:
             run = subprocess.run([driver, "--mode=perf", "--report=json", f"--reps={samples}",
                                   f"--threads={threads}", path], capture_output=True, text=True)
@@ -323,6 +354,7 @@ Measured by hand in tuning runs from 2026-11-22 to 2026-11-27, not by `scripts/b
 - **The grouped transpose's wider elements and micro blocks** (`widen_shared_inner_dim`, `kernels/grouped_transpose_planner.cpp`; `avx2_grouped_micro_kernel`, `kernels/grouped_transpose_avx2.cpp`). Where a dim is innermost in both tensors, every tile's first elements on both sides share it, so no micro block applied and each tile went through the buffer and the gathers (perf, bf16 rank 12 of 4s: `gather_runs_avx2<2>` 31% of the samples, rank 15 of 3s 52%; vpgatherdd is slow on Zen 3). Folding that dim into the element (bf16 with a shared 4 as 8-byte elements) gives micro blocks again. 16-byte elements take 2 x 2 blocks (a 128-bit lane permute each), 1-byte ones 16 x 16 (four stages of unpacks). Measured on the Zen 3 EPYC (2 cores, avx2, loaded by other builds: load average 6), high_rank_bench, one thread, thread CPU time, 3 interleaved rounds, ratio of the streaming copy's fastest run to the kernel's: bf16 rank 12 of 4s (shared dim) 0.30 -> 0.64, c128 rank 20 of 2s 0.53 -> 0.59; u8 rank 24 of 2s reversed 0.09-0.14 -> 0.16-0.20, perm (1, 0, 23 ... 2) 0.14-0.15 -> 0.24-0.36. Not changed by them: dims of 3 (f32 rank 14 0.32, bf16 rank 15 0.12: no micro blocks, every tile gathered) and permutations whose first 16 (8) elements share a dim without it being the innermost (the seeded u8 rank 24 case, 0.20). Gathers of 1- and 2-byte elements by plain loads packed into 8-byte words instead of vpgatherdd and packs (`gather32_loads`; 4-byte elements keep vpgatherdd: plain loads measured 8.1 -> 9.0 ms on f32 rank 14 of 3s), same run, fastest of 4 rounds of the kernel's CPU time: bf16 rank 15 of 3s 27.2-29.0 -> 21.8-25.3 ms (0.12 -> 0.13-0.14x), u8 rank 24 of 2s 10.2-10.4 -> 8.2-8.5 ms (0.18-0.19 -> 0.23x).
 - **The grouped transpose's micro blocks over longer axes** (dims of 3; `micro_along_steps`, `kernels/grouped_transpose_planner.cpp`; `write_staged_avx2`, `kernels/grouped_transpose_avx2.cpp`). Profile first (perf record, high_rank_bench): `gather_runs_avx2<4>` took 41% of the samples on f32 rank 14 of 3s, `gather_runs_avx2<2>` 53% on bf16 rank 15 of 3s (the rest mostly the yardsticks' copies). No dims of 3 make exactly 8 elements, so the micro blocks now run over longer axes: one block whole and the other's inner dims up to the first dim it holds (the pair with the fewest 8 x 8 blocks per element: a dim both blocks hold goes to the longer axis), 9 to 81 elements each, a block at every 8th index and the last one overlapping the one before (elements written twice get the same value), so there is no remainder loop. Their staged runs (324 bytes for f32, never starting on a line) went out through the engine's run copy, two calls of memcpy per run: half the kernel's samples; the level's own writer streams the whole lines and writes the partial first and last lines with two overlapping ordinary stores that stay off the streamed lines (overlapping them, a line cached and then streamed, measured 5x slower). Streaming those partial lines too (4-byte streaming stores), or longer runs and tiles (source runs to 512 bytes, destination runs to 1 KiB, tiles to 64 KiB) measured within the rounds' spread. Measured on the Zen 3 EPYC (2 cores, avx2, shared: load average up to 20), high_rank_bench, `chrt -f 10`, wall clock, before and after binaries interleaved, 3 rounds of 3 runs each, median ratio of the streaming copy's time to the kernel's: f32 rank 14 of 3s 0.26 -> 0.35, bf16 rank 15 of 3s 0.14 -> 0.23, then the shared dim in the longer axis 0.24 -> 0.26 (f32 rank 14 unchanged: its blocks share no dim); f32 rank 12 of 4s 0.51 -> 0.50 (the writer in place of the run copy, within the spread). The micro kernel's loop over across steps cost the 2 x 2 blocks of 16-byte elements (c64 rank 12 of 4s,2 0.74 -> 0.48, c128 rank 20 of 2s 0.50 -> 0.45 in one run), so a single step takes the plain block loop (another run: 0.59 -> 0.60 and 0.52 -> 0.53 against the binary before these changes). Outputs bit for bit as numpy's (the benchmark's checksum).
 - **The window transpose** (issue 27; `fast_path_window_transpose.cpp`, `window_transpose.hpp`; chosen in `choose_fast_path` after the grouped transpose and before the tiled one, for moves of at least 4 KiB whose source (or, for merges, destination) runs are under 64 bytes and continue into another dim, never a blocked format's inner block). Profile first (perf, 2026-11-27): maxvit_t's window partitions took the tiled transpose, whose tiles read source runs of 7 floats (28 bytes), a tenth of each tile. The window transpose's tile rows span every source dim contiguous together (window width, windows across, image rows: up to 196 elements), transposed into a 24 KiB L1 buffer and copied out through a table of row offsets made at plan time; merges mirror it. Single-thread CPU time before -> after, bit-exact, at load average 10-18: [8,256,14,14] -> [8,4,49,256] 444-731 -> 200-263 us, [1,64,56,56] partition 365 -> 83 us, [8,128,28,28] partition 1953 -> 479 us, [8,64,56,56] partition 3972 -> 2131 us, merges 1736 -> 429 us and 4254 -> 1984 us. The 24 KiB buffer and block sizes are reasoned (L1 is 32 KiB), not measured. In the same round, short runs in the caches take the order with the most runs a call (`short_run_order`): maxvit_t's head split (128-byte runs, 4 a call in the source's order, 49 in the destination's) 297 -> 162 us; streamed moves keep the source's order, which measured faster there (15.3 against 21.7 ms, the 67 MB attention case).
+- **The blocked transpose** (issue 27, blocked lane; `fast_path_blocked_transpose.cpp`, `blocked_transpose.hpp`; chosen in `plan_movement` for streamed tiled transposes with whole tiles both ways, one side a single tile, whose tiled walk is out of the source's order). Profile first (perf, 2026-11-27, reshaper-run --mode=perf --threads=1 at real-time priority, 64 MiB, load average 8-13 from other builds, ratios to the one-thread streaming copy in the same run): ABcd16a16b -> abcd took the tiled transpose with strips of 16 rows (`b`) of 256 columns (`c,d`), two wide steps a strip, so it read one line of every KiB of the source, the second step alone prefetched: 37% of the samples in the wide tile against the streaming copy's 18%; abcd -> ABcd16a16b took strips of one tile's columns (no wide steps, no prefetch) reading 16 KiB runs 256 KiB apart. The blocked transpose walks the outer dims and column steps in the source's order (ABcd16a16b's `a`, inside each `c,d` column of the source, within a unit), prefetches the next unit's source a share per tile, and writes whole lines with streaming stores. Old -> new, 4 interleaved rounds: ABcd16a16b -> abcd 0.47 -> 0.58 (18.2 -> 13.5 ms), abcd -> ABcd16a16b 0.41 -> 0.49 (19.7 -> 15.8 ms). Tried (3 rounds each, ABcd16a16b -> abcd): without the prefetch 0.39-0.45 against 0.57-0.62 (the hardware prefetchers do not keep up with the tiles' order within a 16 KiB unit); prefetching 2 or 4 units ahead 0.54-0.63, no better; 2 column tiles a unit (each destination row gets 128 bytes at once) 0.64-0.71, kept; 4 0.61-0.65, 8 0.51-0.59; a whole 256 KiB `A,B` block a unit, staged per `a` in L1 and streamed out as one 16 KiB run, 0.42-0.48. What is left is the writes: with the tiles' stores into an L1 buffer instead (reads alone) the move ran at 0.92-1.01 of the copy, with the loads from an L1 buffer instead (writes alone) at 0.58-0.74: streaming stores of single lines a KiB apart run at about 5 GB/s here, so longer destination runs, not the reads, are the next step.
 """
 
 # Measured by hand (benchmarks/model_chains_bench.py), kept as written.
@@ -531,8 +563,10 @@ def write_markdown(path, plot, run):
     add("")
     add("## Blocked layouts both ways (64 MiB)")
     add("")
-    add("The same, to and from nChw16c, nChw8c and ABcd16a16b (goal 0.9 of the one-thread streaming copy). "
-        "Padded blocked layouts are in the fixed-costs table (`backend_bench`, against oneDNN's reorder).")
+    add("The same, to and from nChw16c, nChw8c, ABcd16a16b and a padded nChw16c (250 channels in 256; its "
+        "graphs: `padded_blocked_graph`, the bytes counted are the logical tensor's) (goal 0.9 of the "
+        "one-thread streaming copy). The padded layouts are also in the fixed-costs table (`backend_bench`, "
+        "against oneDNN's reorder).")
     add("")
     table(*dram_rows("blocked", lambda dtype: 0.9))
     add("")
