@@ -66,6 +66,20 @@ std::optional<blocked_transpose_program> plan_blocked_transpose(const copy_plan 
         }
     }
     if (dest_order_reads_in_order) return std::nullopt; // the tiled transpose's walk reads in order already
+    // One tile of columns that an outer dim continues in the destination
+    // (abcd -> ABcd16a16b: `a` after `b` in each destination row): that dim
+    // becomes the columns' tiles, so a unit's tiles write neighbouring
+    // lines of each destination row.
+    dim_t col_tiles = cols.size / t;
+    std::ptrdiff_t tile_src_col = t * cols.src_stride * e;
+    if (cols.size == t)
+        for (auto d = outer.begin(); d != outer.end(); ++d)
+            if (d->dst_stride == t) {
+                col_tiles = d->size;
+                tile_src_col = d->src_stride * e;
+                outer.erase(d);
+                break;
+            }
     sort_by_source_stride(outer);
     sort_by_source_stride(inner);
     blocked_transpose_program b;
@@ -76,14 +90,15 @@ std::optional<blocked_transpose_program> plan_blocked_transpose(const copy_plan 
     b.e = e;
     b.t = t;
     b.row_tiles = rows.size / t;
-    b.col_tiles = cols.size / t;
+    b.col_tiles = col_tiles;
+    b.tile_src_col = tile_src_col;
     b.src_pitch = cols.src_stride * e;
     b.dst_pitch = rows.dst_stride * e;
     b.step_tiles = std::min(b.col_tiles, step_column_tiles);
     std::vector<copy_dim> unit = inner;
     unit.push_back(rows);
-    unit.push_back(copy_dim{b.step_tiles * t, cols.src_stride, cols.dst_stride});
-    b.unit_src_bytes = dense_bytes_of(unit, e);
+    unit.push_back(copy_dim{t, cols.src_stride, cols.dst_stride});
+    b.tile_src_bytes = dense_bytes_of(unit, e);
     b.aligned_lines = b.dst_pitch % tile_bytes == 0;
     for (const std::ptrdiff_t s : b.outer.dst) b.aligned_lines = b.aligned_lines && s % tile_bytes == 0;
     for (const std::ptrdiff_t s : b.inner.dst) b.aligned_lines = b.aligned_lines && s % tile_bytes == 0;
@@ -106,8 +121,8 @@ void run_blocked_transpose(const movement_program &p, const blocked_transpose_pr
         }
     }
     const auto steps = static_cast<std::size_t>((b.col_tiles + b.step_tiles - 1) / b.step_tiles);
-    const std::ptrdiff_t step_src = b.step_tiles * b.t * b.src_pitch, step_dst = b.step_tiles * b.t * b.e;
-    const std::ptrdiff_t tile_src_col = b.t * b.src_pitch, tile_dst_row = b.t * b.dst_pitch, tile_side = b.t * b.e;
+    const std::ptrdiff_t step_src = b.step_tiles * b.tile_src_col, step_dst = b.step_tiles * b.t * b.e;
+    const std::ptrdiff_t tile_src_col = b.tile_src_col, tile_dst_row = b.t * b.dst_pitch, tile_side = b.t * b.e;
     for_units(p.split, p.stream, [&](std::size_t begin, std::size_t end) {
         outer_walk at(b.outer, begin / steps), ahead(b.outer, begin / steps);
         std::size_t step = begin % steps;
@@ -120,17 +135,20 @@ void run_blocked_transpose(const movement_program &p, const blocked_transpose_pr
             // The next unit's source, a share per tile (none after the last).
             line_prefetch next{};
             int per_call = 0;
-            if (b.unit_src_bytes > 0 && u + 1 < end) {
+            if (b.tile_src_bytes > 0 && u + 1 < end) {
                 const std::size_t next_step = step + 1 == steps ? 0 : step + 1;
                 // Integer addresses: prefetches never fault (line_prefetch).
                 const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(src) +
                                              static_cast<std::uintptr_t>(ahead.src() +
                                                                          static_cast<std::ptrdiff_t>(next_step) * step_src);
+                // Each of its column tiles' source: a dense block, tile_src_col apart.
                 const std::uintptr_t line = first / tile_bytes * tile_bytes;
-                const auto lines =
-                    static_cast<std::ptrdiff_t>((first + b.unit_src_bytes - line + tile_bytes - 1) / tile_bytes);
-                next = line_prefetch{line, 0, lines, 1, 0, 0};
-                per_call = static_cast<int>((lines + calls - 1) / calls);
+                const auto row_lines =
+                    static_cast<std::ptrdiff_t>((first + b.tile_src_bytes - line + tile_bytes - 1) / tile_bytes);
+                const dim_t next_cols =
+                    std::min<dim_t>(b.step_tiles, b.col_tiles - static_cast<dim_t>(next_step) * b.step_tiles);
+                next = line_prefetch{line, b.tile_src_col, row_lines, next_cols, 0, 0};
+                per_call = static_cast<int>((row_lines * next_cols + calls - 1) / calls);
             }
             for (std::size_t i = 0; i < inner_src.size(); ++i)
                 for (dim_t r = 0; r < b.row_tiles; ++r)

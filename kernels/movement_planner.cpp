@@ -529,7 +529,9 @@ std::string describe(const movement_program &p) {
     } else if (const auto *b = std::get_if<blocked_transpose_program>(&p.detail)) {
         text += ": " + std::to_string(b->t) + "x" + std::to_string(b->t) + " tiles of " + std::to_string(b->e) +
                 "-byte elements in the source's order, " + std::to_string(b->inner.volume) +
-                " inner positions a column" + (b->unit_src_bytes > 0 ? ", next unit prefetched" : "");
+                " inner positions a column, " + std::to_string(b->step_tiles) + " of " +
+                std::to_string(b->col_tiles) + " column tiles a unit" +
+                (b->tile_src_bytes > 0 ? ", next unit prefetched" : "");
     } else if (const auto *w = std::get_if<element_walk_program>(&p.detail)) {
         const std::size_t parts = w->parts.size();
         const bool parallel = std::any_of(w->parts.begin(), w->parts.end(),

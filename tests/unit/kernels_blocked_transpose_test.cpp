@@ -141,7 +141,16 @@ TEST(blocked_transpose, taken_only_streamed_and_where_the_tiled_walk_jumps_throu
     ASSERT_EQ(p.path, fast_path::blocked_transpose);
     const auto &b = std::get<blocked_transpose_program>(p.detail);
     EXPECT_EQ(b.inner.volume, 16u); // ABcd16a16b's a lies inside each c,d column of the source
-    EXPECT_EQ(b.unit_src_bytes, std::size_t{16} * 16 * 16 * 4 * static_cast<std::size_t>(b.step_tiles));
+    EXPECT_EQ(b.tile_src_bytes, std::size_t{16} * 16 * 16 * 4); // a column tile's c,d x a x b, dense
+    // abcd -> ABcd16a16b: `a` continues each destination row after `b`, so
+    // it makes the column tiles (16 of them), each B x c x d apart.
+    const permute_move into = to_blocked(2, 2, 4, 4, 16);
+    const movement_program q = plan_movement(make_copy_plan(into.dims, into.src_strides, 0, into.dst_strides, 0), 32,
+                                             streamed(current_machine().isa, 1));
+    ASSERT_EQ(q.path, fast_path::blocked_transpose);
+    const auto &qb = std::get<blocked_transpose_program>(q.detail);
+    EXPECT_EQ(qb.col_tiles, 16);
+    EXPECT_EQ(qb.tile_src_col, std::ptrdiff_t{2} * 16 * 4 * 4 * 4); // B/16 x 16 b x c x d f32
     EXPECT_NE(describe(p).find("blocked transpose"), std::string::npos);
     // nChw16c -> nchw and NHWC as NCHW read their source in order when
     // walked as the tiled transpose: they keep it.
