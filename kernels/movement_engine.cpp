@@ -18,6 +18,8 @@ void run_movement(const movement_program &program, const void *src, void *dst) {
         return run_packed_transpose(program, *q, from, to);
     if (const auto *w = std::get_if<window_transpose_program>(&program.detail))
         return run_window_transpose(program, *w, from, to);
+    if (const auto *b = std::get_if<blocked_transpose_program>(&program.detail))
+        return run_blocked_transpose(program, *b, from, to);
     // The grouped plan carries its own offsets.
     if (const auto *g = std::get_if<grouped_transpose_plan>(&program.detail))
         return run_grouped_transpose(*g, src, dst);

@@ -327,6 +327,7 @@ std::string_view to_string(fast_path p) {
     case fast_path::packed_transpose: return "tiled packed transpose";
     case fast_path::grouped_transpose: return "grouped transpose";
     case fast_path::window_transpose: return "window transpose";
+    case fast_path::blocked_transpose: return "blocked transpose";
     }
     return "element walk";
 }
@@ -413,7 +414,27 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
         const auto e = static_cast<std::ptrdiff_t>(bits / 8);
         switch (p.path) {
         case fast_path::run_copy: plan_run_copy(p, plan, e, k, machine); break;
-        case fast_path::transpose: plan_transpose(p, plan, e, k, machine); break;
+        case fast_path::transpose: {
+            // Streamed blocked inner blocks whose tiled walk jumps through
+            // the source walk in its order instead (blocked_transpose.hpp).
+            const std::size_t total = static_cast<std::size_t>(plan.volume) * (bits / 8);
+            if (total >= machine.transpose_streaming_bytes)
+                if (auto b = plan_blocked_transpose(plan, bits / 8, k)) {
+                    p.path = fast_path::blocked_transpose;
+                    p.stream = true;
+                    p.src_offset = plan.src_offset * e;
+                    p.dst_offset = plan.dst_offset * e;
+                    const auto steps = static_cast<std::size_t>((b->col_tiles + b->step_tiles - 1) / b->step_tiles);
+                    p.split = split_units(b->outer.volume * steps,
+                                          static_cast<std::size_t>(b->step_tiles * b->t * b->row_tiles * b->t) *
+                                              b->inner.volume * (bits / 8),
+                                          machine);
+                    p.detail = std::move(*b);
+                    break;
+                }
+            plan_transpose(p, plan, e, k, machine);
+            break;
+        }
         case fast_path::split_rows:
         case fast_path::join_rows: plan_row_groups(p, plan, e, k, machine); break;
         case fast_path::grouped_transpose: {
@@ -439,6 +460,7 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
             break;
         }
         case fast_path::packed_transpose:
+        case fast_path::blocked_transpose: // chosen within the transpose's branch
         case fast_path::none: break;
         }
     }
@@ -504,6 +526,12 @@ std::string describe(const movement_program &p) {
                 " runs span " + std::to_string(w->span_dims) + " dims, " + std::to_string(w->span) +
                 " elements (" + std::to_string(w->short_run) + " in the innermost alone), " +
                 std::to_string(w->block) + " " + (w->merge ? "channels" : "columns") + " staged at a time";
+    } else if (const auto *b = std::get_if<blocked_transpose_program>(&p.detail)) {
+        text += ": " + std::to_string(b->t) + "x" + std::to_string(b->t) + " tiles of " + std::to_string(b->e) +
+                "-byte elements in the source's order, " + std::to_string(b->inner.volume) +
+                " inner positions a column, " + std::to_string(b->step_tiles) + " of " +
+                std::to_string(b->col_tiles) + " column tiles a unit" +
+                (b->tile_src_bytes > 0 ? ", next unit prefetched" : "");
     } else if (const auto *w = std::get_if<element_walk_program>(&p.detail)) {
         const std::size_t parts = w->parts.size();
         const bool parallel = std::any_of(w->parts.begin(), w->parts.end(),

@@ -20,6 +20,7 @@
 
 #include "core/data_type.hpp"
 #include "kernels/copy_plan.hpp"
+#include "kernels/blocked_transpose.hpp"
 #include "kernels/cpu_isa.hpp"
 #include "kernels/grouped_transpose.hpp"
 #include "kernels/isa_kernels.hpp"
@@ -34,6 +35,8 @@ namespace reshaper::impl {
 // (kernels/grouped_transpose.hpp).
 // window_transpose: tiles whose rows span several source dims (window
 // partitions: kernels/window_transpose.hpp).
+// blocked_transpose: streamed tiled transposes of a blocked format's inner
+// block walked in the source's order (kernels/blocked_transpose.hpp).
 enum class fast_path {
     none,
     run_copy,
@@ -42,7 +45,8 @@ enum class fast_path {
     join_rows,
     packed_transpose,
     grouped_transpose,
-    window_transpose
+    window_transpose,
+    blocked_transpose
 };
 std::string_view to_string(fast_path p);
 
@@ -169,7 +173,8 @@ struct movement_program {
     unit_split split;             // the fast paths'; the element walk's parts split themselves
     std::ptrdiff_t src_offset = 0, dst_offset = 0; // bytes, fast paths only
     std::variant<element_walk_program, run_copy_program, transpose_program, row_groups_program,
-                 packed_transpose_program, grouped_transpose_plan, window_transpose_program>
+                 packed_transpose_program, grouped_transpose_plan, window_transpose_program,
+                 blocked_transpose_program>
         detail;
 };
 

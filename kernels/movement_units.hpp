@@ -88,5 +88,7 @@ void run_packed_transpose(const movement_program &p, const packed_transpose_prog
                           byte *dst);
 void run_window_transpose(const movement_program &p, const window_transpose_program &w, const byte *src,
                           byte *dst);
+void run_blocked_transpose(const movement_program &p, const blocked_transpose_program &b, const byte *src,
+                           byte *dst);
 
 } // namespace reshaper::impl

@@ -1,5 +1,6 @@
 #include "backend/kernel_movement.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -70,9 +71,11 @@ private:
     }
 
     // A padded blocked step as strided copies of its boxes, then zeroes
-    // (empty strings) into the padding, read from one element at stride 0.
+    // (empty strings) into the padding, read from one element at stride 0;
+    // or the last block's valid part and padding at once (padded_edge).
     void copy_boxes(const kernel_step_plan &planned, void *from, void *to) const {
         for (const movement_program &box : planned.box_copies) run_movement(box, from, to);
+        if (planned.edge) return run_padded_edge(*planned.edge, from, to);
         // padding_zero_run zero elements of any dtype (16 bytes at most each).
         static const std::string no_string[padding_zero_run];
         alignas(64) static const std::uint8_t zero_bytes[padding_zero_run * 16] = {};
@@ -150,12 +153,21 @@ kernel_step_plan plan_kernel_step(data_type type, const movement_step &step, con
     if (step.src.opaque() || step.dst.opaque()) {
         p.boxes = padded_step_as_boxes(step);
         if (p.boxes) {
-            for (const strided_box &b : p.boxes->copies)
+            // Only where the step streams: in the caches the padding's
+            // second pass finds its lines there.
+            const std::size_t step_bytes = static_cast<std::size_t>(checked_volume(step.dims).value_or(0)) *
+                                           std::max<std::size_t>(1, element_bits(type) / 8);
+            if (step_bytes >= machine.transpose_streaming_bytes) p.edge = plan_padded_edge(type, *p.boxes, machine);
+            for (std::size_t k = 0; k < p.boxes->copies.size(); ++k) {
+                if (p.edge && k + 1 == p.boxes->copies.size()) break; // the edge's
+                const strided_box &b = p.boxes->copies[k];
                 if (auto program = program_of(b.dims, b.src_offset, b.src_strides, b.dst_offset, b.dst_strides))
                     p.box_copies.push_back(std::move(*program));
-            for (const strided_box &b : p.boxes->padding)
-                if (auto program = program_of(b.dims, 0, b.src_strides, b.dst_offset, b.dst_strides))
-                    p.box_padding.push_back(std::move(*program));
+            }
+            if (!p.edge)
+                for (const strided_box &b : p.boxes->padding)
+                    if (auto program = program_of(b.dims, 0, b.src_strides, b.dst_offset, b.dst_strides))
+                        p.box_padding.push_back(std::move(*program));
         } else {
             const std::size_t rank = step.dims.size();
             const auto layout_of = [&](const step_side &side) {

@@ -9,6 +9,7 @@
 
 #include "backend/data_mover.hpp"
 #include "backend/movement_plan.hpp"
+#include "backend/padded_edge.hpp"
 #include "kernels/copy_plan.hpp"
 #include "kernels/movement_program.hpp"
 #include "layout/blocked_views.hpp"
@@ -46,6 +47,10 @@ struct kernel_step_plan {
     // The boxes' programs, in order (those of no elements left out): the
     // copies, then the padding's zeroes, read from one element at stride 0.
     std::vector<movement_program> box_copies, box_padding;
+    // A padded destination's last block, valid part and padding written
+    // at once (backend/padded_edge.hpp); then neither is in the boxes'
+    // programs above.
+    std::optional<padded_edge_plan> edge;
     // A padded step without boxes: its two layouts as digits.
     std::optional<padded_walk_plan> walk;
     // Whether all of the above was planned; where planning threw, the run

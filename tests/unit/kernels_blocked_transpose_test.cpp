@@ -1,0 +1,165 @@
+// The blocked transpose (kernels/blocked_transpose.hpp): ABcd<t>a<t>b to
+// abcd and back for every element size, odd spatial dims, offsets and
+// misaligned destinations, at every SIMD level here, on one thread and
+// split for two, against the independent element copy; and which moves
+// the planner gives it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "element_copy_reference.hpp"
+#include "isa_levels_support.hpp"
+#include "kernels/cpu_isa.hpp"
+#include "kernels/movement_program.hpp"
+
+using namespace reshaper::impl;
+using reshaper::impl::testing::element_copy_reference;
+using reshaper::impl::testing::levels_here;
+
+namespace {
+
+dims_t dense_strides(const dims_t &dims) {
+    dims_t strides(dims.size());
+    dim_t step = 1;
+    for (std::size_t k = dims.size(); k-- > 0;) {
+        strides[k] = step;
+        step *= dims[k];
+    }
+    return strides;
+}
+
+// A dense tensor of `physical` dims read in the order `perm` into the
+// dense layout of those dims: what bench_report.py's permute_graph moves.
+struct permute_move {
+    dims_t dims, src_strides, dst_strides;
+    dim_t volume = 1;
+};
+permute_move permute(const dims_t &physical, const std::vector<int> &perm) {
+    const dims_t strides = dense_strides(physical);
+    permute_move m;
+    for (int p : perm) {
+        m.dims.push_back(physical[static_cast<std::size_t>(p)]);
+        m.src_strides.push_back(strides[static_cast<std::size_t>(p)]);
+        m.volume *= physical[static_cast<std::size_t>(p)];
+    }
+    m.dst_strides = dense_strides(m.dims);
+    return m;
+}
+
+// ABcd<t>a<t>b with t = 64 / e, A = blocks_a * t, B = blocks_b * t:
+// physical (A/t, B/t, c, d, t, t); abcd's (A/t, t, B/t, t, c, d).
+permute_move from_blocked(dim_t blocks_a, dim_t blocks_b, dim_t c, dim_t d, dim_t t) {
+    return permute({blocks_a, blocks_b, c, d, t, t}, {0, 4, 1, 5, 2, 3});
+}
+permute_move to_blocked(dim_t blocks_a, dim_t blocks_b, dim_t c, dim_t d, dim_t t) {
+    return permute({blocks_a, t, blocks_b, t, c, d}, {0, 2, 4, 5, 1, 3});
+}
+
+machine_facts streamed(cpu_isa isa, int threads) {
+    machine_facts m = current_machine();
+    m.isa = isa;
+    m.threads = threads;
+    m.transpose_streaming_bytes = 0; // every move streams
+    m.copy_streaming_bytes = 0;
+    return m;
+}
+
+// Runs the move and compares every destination byte, guards included,
+// with the element copy; returns the path taken.
+fast_path check(const permute_move &m, std::size_t e, dim_t src_offset, std::size_t dst_misalign,
+                const machine_facts &machine, std::mt19937 &rng) {
+    const std::size_t guard = 128;
+    std::vector<std::uint8_t> src(static_cast<std::size_t>(m.volume + src_offset) * e);
+    // Line-aligned destination (plus dst_misalign bytes), as the kernels stream into.
+    std::vector<std::uint8_t> storage(static_cast<std::size_t>(m.volume) * e + 2 * guard + 64);
+    for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+    for (auto &b : storage) b = static_cast<std::uint8_t>(rng());
+    const std::size_t lead = (64 - reinterpret_cast<std::uintptr_t>(storage.data() + guard) % 64) % 64 + dst_misalign;
+    std::vector<std::uint8_t> expected = storage;
+    element_copy_reference(m.dims, e, src.data(), m.src_strides, src_offset, expected.data() + guard + lead,
+                           m.dst_strides, 0);
+    const copy_plan plan = make_copy_plan(m.dims, m.src_strides, src_offset, m.dst_strides, 0);
+    const movement_program program = plan_movement(plan, 8 * e, machine);
+    run_movement(program, src.data(), storage.data() + guard + lead);
+    const auto mismatch = std::mismatch(storage.begin(), storage.end(), expected.begin());
+    EXPECT_TRUE(mismatch.first == storage.end())
+        << e << "-byte elements, src offset " << src_offset << ", dst misaligned by " << dst_misalign << ", "
+        << to_string(machine.isa) << ", " << describe(program) << ": first wrong byte at "
+        << (mismatch.first - storage.begin()) << " of " << storage.size();
+    return program.path;
+}
+
+} // namespace
+
+TEST(blocked_transpose, abcd16a16b_both_ways_match_the_element_copy_at_every_level) {
+    std::mt19937 rng(20261127);
+    for (std::size_t e : {1, 2, 4, 8, 16}) {
+        const auto t = static_cast<dim_t>(64 / e);
+        // Odd spatial dims: column counts of whole tiles need c * d a multiple
+        // of t; fewer positions for the larger tiles of small elements.
+        const dim_t c = t == 64 ? 1 : t == 32 ? 3 : 5, d = t;
+        for (bool into : {false, true}) {
+            const dim_t blocks_a = t >= 32 ? 1 : 2, blocks_b = t >= 32 ? 2 : 3;
+            const permute_move m =
+                into ? to_blocked(blocks_a, blocks_b, c, d, t) : from_blocked(blocks_a, blocks_b, c, d, t);
+            for (cpu_isa isa : levels_here())
+                for (dim_t offset : {0, 3}) {
+                    const fast_path path = check(m, e, offset, 0, streamed(isa, 1), rng);
+                    EXPECT_EQ(path, fast_path::blocked_transpose) << e << "-byte, into " << into;
+                    // Destination rows off their lines: ordinary stores.
+                    check(m, e, offset, e, streamed(isa, 1), rng);
+                }
+        }
+    }
+}
+
+// Large enough to be split into tasks for two threads (parallel_threshold_bytes).
+TEST(blocked_transpose, split_for_threads_matches_the_element_copy) {
+    std::mt19937 rng(5);
+    for (bool into : {false, true}) {
+        const permute_move m = into ? to_blocked(2, 4, 16, 16, 16) : from_blocked(2, 4, 16, 16, 16); // 1 MiB of f32
+        for (cpu_isa isa : levels_here()) {
+            const machine_facts machine = streamed(isa, 2);
+            const movement_program p =
+                plan_movement(make_copy_plan(m.dims, m.src_strides, 0, m.dst_strides, 0), 32, machine);
+            EXPECT_TRUE(p.split.parallel) << describe(p);
+            EXPECT_EQ(check(m, 4, 0, 0, machine, rng), fast_path::blocked_transpose);
+        }
+    }
+}
+
+TEST(blocked_transpose, taken_only_streamed_and_where_the_tiled_walk_jumps_through_the_source) {
+    const permute_move from = from_blocked(2, 2, 4, 4, 16);
+    const copy_plan plan = make_copy_plan(from.dims, from.src_strides, 0, from.dst_strides, 0);
+    machine_facts in_cache = current_machine();
+    in_cache.transpose_streaming_bytes = std::size_t{1} << 40;
+    EXPECT_EQ(plan_movement(plan, 32, in_cache).path, fast_path::transpose);
+    const movement_program p = plan_movement(plan, 32, streamed(current_machine().isa, 1));
+    ASSERT_EQ(p.path, fast_path::blocked_transpose);
+    const auto &b = std::get<blocked_transpose_program>(p.detail);
+    EXPECT_EQ(b.inner.volume, 16u); // ABcd16a16b's a lies inside each c,d column of the source
+    EXPECT_EQ(b.tile_src_bytes, std::size_t{16} * 16 * 16 * 4); // a column tile's c,d x a x b, dense
+    // abcd -> ABcd16a16b: `a` continues each destination row after `b`, so
+    // it makes the column tiles (16 of them), each B x c x d apart.
+    const permute_move into = to_blocked(2, 2, 4, 4, 16);
+    const movement_program q = plan_movement(make_copy_plan(into.dims, into.src_strides, 0, into.dst_strides, 0), 32,
+                                             streamed(current_machine().isa, 1));
+    ASSERT_EQ(q.path, fast_path::blocked_transpose);
+    const auto &qb = std::get<blocked_transpose_program>(q.detail);
+    EXPECT_EQ(qb.col_tiles, 16);
+    EXPECT_EQ(qb.tile_src_col, std::ptrdiff_t{2} * 16 * 4 * 4 * 4); // B/16 x 16 b x c x d f32
+    EXPECT_NE(describe(p).find("blocked transpose"), std::string::npos);
+    // nChw16c -> nchw and NHWC as NCHW read their source in order when
+    // walked as the tiled transpose: they keep it.
+    for (const permute_move &m : {permute({4, 4, 8, 8, 16}, {0, 1, 4, 2, 3}), permute({2, 64, 256}, {0, 2, 1})}) {
+        const copy_plan q = make_copy_plan(m.dims, m.src_strides, 0, m.dst_strides, 0);
+        EXPECT_EQ(plan_movement(q, 32, streamed(current_machine().isa, 1)).path, fast_path::transpose);
+    }
+    // Partial tiles (spatial dims of no whole tile) keep the tiled transpose.
+    const permute_move odd = from_blocked(1, 2, 3, 5, 16);
+    const copy_plan r = make_copy_plan(odd.dims, odd.src_strides, 0, odd.dst_strides, 0);
+    EXPECT_EQ(plan_movement(r, 32, streamed(current_machine().isa, 1)).path, fast_path::transpose);
+}
