@@ -485,7 +485,7 @@ def write_markdown(path, plot, run):
         "times them in turn with the execute (`time_in_turn`, `src/driver/perf_timing.hpp`), a batch of "
         "executes per sample where one takes under 10 us. DRAM-sized moves (64 MiB of input, past the "
         "last-level cache) are compared to the streaming copy; in-cache ones (32 KiB - 2 MiB) to memcpy "
-        "timed warm (each sample after an untimed run of the same, as in a loop of it alone).")
+        "timed warm (each sample after two untimed runs of the same, as in a loop of it alone).")
     add("")
     if cores:
         add(f"**Two threads are not always two cores.** The driver's runs on {many} threads measured how many "
