@@ -121,7 +121,14 @@ void plan_run_copy(movement_program &p, const copy_plan &plan, std::ptrdiff_t e,
                                                      return across_source ? a.src_stride < b.src_stride
                                                                           : a.dst_stride < b.dst_stride;
                                                  });
-            if (across->size > 1 && across->size < few_runs_per_call) {
+            // Only where that walk is the tensor's own order through whole
+            // rows of runs: a split of heads from a q/k/v slice (source
+            // rows three times the heads' bytes apart) measured no gain.
+            const dim_t run = plan.dims.back().size;
+            const dim_t across_step = across_source ? across->src_stride : across->dst_stride;
+            const dim_t along_step = across_source ? along.src_stride : along.dst_stride;
+            if (across->size > 1 && across->size < few_runs_per_call && across_step == run &&
+                along_step == run * across->size) {
                 r.grid = run_grid_kernel(machine.isa);
                 r.across_src = across->src_stride * e;
                 r.across_dst = across->dst_stride * e;

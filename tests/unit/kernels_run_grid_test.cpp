@@ -174,6 +174,13 @@ TEST(run_grid, planner_takes_a_grid_for_short_runs_in_the_cache) {
     const permute_move wide = permute({1, 40, 36, 64}, {0, 2, 1, 3}, 0);
     EXPECT_FALSE(takes_grid(plan_movement(make_copy_plan(wide.dims, wide.src_strides, 0, wide.dst_strides, 0), 8,
                                           machine(isa, 1))));
+    // Heads split from a q/k/v slice ([32,49,3*12*32] read as [32,12,49,32]):
+    // the source's rows of heads lie 3 rows apart, so no grid.
+    const dims_t qkv_dims{32, 12, 49, 32}, qkv_src{56448, 32, 1152, 1};
+    const movement_program q = plan_movement(make_copy_plan(qkv_dims, qkv_src, 0, dense_strides(qkv_dims), 0), 32,
+                                             machine(isa, 1));
+    ASSERT_EQ(q.path, fast_path::run_copy);
+    EXPECT_FALSE(takes_grid(q)) << describe(q);
 }
 
 // Grids of random shapes (odd sizes, a third outer dim, offsets), every
