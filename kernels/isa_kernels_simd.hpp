@@ -542,6 +542,17 @@ void copy_runs(std::uint8_t *dst, std::ptrdiff_t dst_step, const std::uint8_t *s
     // vector overlapping the one before where a run is no multiple of it:
     // a call to memcpy per run cost more than the run's bytes
     // (docs/performance.md).
+    if (!stream && run_bytes % (2 * Ops::bytes) == 0 && run_bytes <= inline_run_bytes) {
+        for (std::size_t i = 0; i < count; ++i, dst += dst_step, src += src_step) {
+#pragma GCC unroll 1
+            for (std::size_t b = 0; b < run_bytes; b += 2 * Ops::bytes) {
+                const auto x = Ops::load(src + b), y = Ops::load(src + b + Ops::bytes);
+                Ops::store(dst + b, x);
+                Ops::store(dst + b + Ops::bytes, y);
+            }
+        }
+        return;
+    }
     if (!stream && run_bytes >= static_cast<std::size_t>(Ops::bytes) && run_bytes <= inline_run_bytes) {
         const std::size_t last = run_bytes - Ops::bytes;
         for (std::size_t i = 0; i < count; ++i, dst += dst_step, src += src_step) {

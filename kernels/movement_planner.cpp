@@ -30,6 +30,9 @@ constexpr std::size_t short_run_bytes = 4096;
 // Fewer runs than this along the source's innermost outer dim make calls
 // too short to pay for themselves in the caches (plan_run_copy).
 constexpr dim_t few_runs_per_call = 32;
+// Short runs in the caches take a grid (run_grid.hpp) from this many bytes
+// of a move (measured: docs/performance.md).
+constexpr std::size_t grid_min_bytes = 0;
 // Long runs are cut into pieces of at most this, so one run keeps every core busy.
 constexpr std::size_t long_run_piece_bytes = std::size_t{1} << 20;
 // A blocked format's inner block: strips of this much destination amortise
@@ -105,13 +108,42 @@ void plan_run_copy(movement_program &p, const copy_plan &plan, std::ptrdiff_t e,
         }
         const copy_dim along = outer_order.back();
         outer_order.pop_back();
+        // A grid in the caches: at each step along, the runs across the
+        // other tensor's innermost outer dim where that is short (the
+        // heads), so that tensor is walked in its own order while a call
+        // still covers many runs (docs/performance.md).
+        const std::size_t total = static_cast<std::size_t>(plan.volume) * static_cast<std::size_t>(e);
+        if (!p.stream && r.order != short_run_order::source_but_longer_along && !outer_order.empty() &&
+            total >= grid_min_bytes) {
+            const bool across_source = r.order == short_run_order::destination;
+            const auto across = std::min_element(outer_order.begin(), outer_order.end(),
+                                                 [&](const copy_dim &a, const copy_dim &b) {
+                                                     return across_source ? a.src_stride < b.src_stride
+                                                                          : a.dst_stride < b.dst_stride;
+                                                 });
+            // Only where that walk is the tensor's own order through whole
+            // rows of runs: a split of heads from a q/k/v slice (source
+            // rows three times the heads' bytes apart) measured no gain.
+            const dim_t run = plan.dims.back().size;
+            const dim_t across_step = across_source ? across->src_stride : across->dst_stride;
+            const dim_t along_step = across_source ? along.src_stride : along.dst_stride;
+            if (across->size > 1 && across->size < few_runs_per_call && across_step == run &&
+                along_step == run * across->size) {
+                r.grid = run_grid_kernel(machine.isa);
+                r.across_src = across->src_stride * e;
+                r.across_dst = across->dst_stride * e;
+                r.across_count = static_cast<std::size_t>(across->size);
+                outer_order.erase(across);
+            }
+        }
         for (const copy_dim &d : outer_order) r.outer.add(d, e);
         r.along_src = along.src_stride * e;
         r.along_dst = along.dst_stride * e;
         r.along_count = static_cast<std::size_t>(along.size);
-        r.per_unit = std::min(r.along_count, std::max<std::size_t>(1, parallel_task_bytes / r.run_bytes));
+        const std::size_t step_bytes = r.run_bytes * r.across_count;
+        r.per_unit = std::min(r.along_count, std::max<std::size_t>(1, parallel_task_bytes / step_bytes));
         r.units_per_row = (r.along_count + r.per_unit - 1) / r.per_unit;
-        p.split = split_units(r.outer.volume * r.units_per_row, r.per_unit * r.run_bytes, machine);
+        p.split = split_units(r.outer.volume * r.units_per_row, r.per_unit * step_bytes, machine);
     } else {
         for (const copy_dim &d : outer_order) r.outer.add(d, e);
         r.piece = std::min(r.run_bytes, long_run_piece_bytes);
@@ -491,7 +523,12 @@ std::string describe(const movement_program &p) {
     const std::string stores = p.stream ? "streaming stores" : "ordinary stores";
     if (const auto *r = std::get_if<run_copy_program>(&p.detail)) {
         text += ": runs of " + bytes_text(r->run_bytes);
-        if (r->short_runs)
+        if (r->grid)
+            text += ", " + std::to_string(r->per_unit) + " x " + std::to_string(r->across_count) + " a call " +
+                    (r->order == short_run_order::destination ? "in the destination's order, across the source's"
+                                                              : "in the source's order, across the destination's") +
+                    " (a grid, in cache)";
+        else if (r->short_runs)
             text += ", " + std::to_string(r->per_unit) + " a call " +
                     (r->order == short_run_order::destination ? "in the destination's order (more runs a call, in cache)"
                      : r->order == short_run_order::source_but_longer_along ? "along a longer dim than the source's"

@@ -24,6 +24,7 @@
 #include "kernels/cpu_isa.hpp"
 #include "kernels/grouped_transpose.hpp"
 #include "kernels/isa_kernels.hpp"
+#include "kernels/run_grid.hpp"
 #include "kernels/window_transpose.hpp"
 
 namespace reshaper::impl {
@@ -97,6 +98,11 @@ struct run_copy_program {
     short_run_order order = short_run_order::source;
     std::ptrdiff_t along_src = 0, along_dst = 0; // byte steps between a unit's runs
     std::size_t along_count = 0, per_unit = 0, units_per_row = 0;
+    // A grid (`grid` set): at each step along, the runs across a short dim
+    // too, one call per unit (kernels/run_grid.hpp); per_unit counts steps.
+    run_grid_fn grid = nullptr;
+    std::ptrdiff_t across_src = 0, across_dst = 0;
+    std::size_t across_count = 1;
     std::size_t piece = 0, pieces = 0; // long runs
 };
 

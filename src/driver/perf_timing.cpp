@@ -45,7 +45,8 @@ std::vector<timed> time_in_turn(int samples, const std::vector<std::function<voi
     std::vector<std::vector<double>> per_run(runs.size());
     for (int s = 0; s < std::max(samples, 1); ++s)
         for (std::size_t k = 0; k < runs.size(); ++k) {
-            if (start == sample_start::in_cache) runs[k]();
+            if (start == sample_start::in_cache)
+                for (int i = 0; i < in_cache_settling_runs; ++i) runs[k]();
             per_run[k].push_back(elapsed_ns(runs[k], out[k].batch) / static_cast<double>(out[k].batch));
         }
     for (std::size_t k = 0; k < runs.size(); ++k) out[k].ms = median(std::move(per_run[k])) / 1e6;

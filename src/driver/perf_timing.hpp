@@ -26,13 +26,19 @@ struct timed {
     std::size_t batch = 1;  // runs per timed sample
 };
 
-// Whether each timed sample is preceded by an untimed run of the same.
+// Whether each timed sample is preceded by untimed runs of the same.
 // Runs in turn disturb each other's caches: a streaming copy timed before
 // an execute evicts the lines the execute writes, so a move the caches
 // would hold starts cold, while the memcpy after it finds them warm.
 // With `in_cache`, each run is timed in the cache state its own previous
-// run leaves, as in a loop of it alone.
+// runs leave, as in a loop of it alone.
+// One untimed run after the streaming copy does not settle the caches: the
+// next run of the same execute measured 0.50-0.61 of memcpy against 0.73-1.03
+// for the same execute timed after memcpy (run copies of 256 KiB and 2 MiB,
+// issue 27, docs/performance.md), while after two untimed runs the two
+// positions measured alike; so in_cache samples follow two.
 enum class sample_start { as_left, in_cache };
+inline constexpr int in_cache_settling_runs = 2;
 
 // `runs` timed in turn, sample by sample (so that a noisy neighbour slows
 // them all alike), `samples` samples each, after a warm-up that also

@@ -43,9 +43,9 @@ TEST(DriverPerfTiming, EverySampleRunsItsBatchAndReportsPerRun) {
     EXPECT_GE(t[0].ms, 0.0);
 }
 
-// In the cache state a run leaves itself: each sample follows an untimed
-// run of the same, so the sequence is a a-batch b b-batch ..., never a
-// timed run straight after another one.
+// In the cache state a run leaves itself: each sample follows
+// in_cache_settling_runs untimed runs of the same, so the sequence is
+// a a a-batch b b b-batch ..., never a timed run straight after another one.
 TEST(DriverPerfTiming, InCacheSamplesFollowARunOfTheirOwn) {
     std::vector<char> order;
     constexpr int samples = 2;
@@ -63,8 +63,11 @@ TEST(DriverPerfTiming, InCacheSamplesFollowARunOfTheirOwn) {
     ASSERT_EQ(t.size(), 2u);
     ASSERT_EQ(t[0].batch, 1u);
     ASSERT_EQ(t[1].batch, 1u);
-    // Warm-up a b a b, sizing a a a b b b, then per sample a a b b.
-    const std::string expected = std::string("ababaaabbb") + "aabb" + "aabb";
+    // Warm-up a b a b, sizing a a a b b b, then per sample the settling
+    // runs and the timed one of each.
+    const std::string sample = std::string(in_cache_settling_runs + 1, 'a') + std::string(in_cache_settling_runs + 1, 'b');
+    ASSERT_GE(in_cache_settling_runs, 1);
+    const std::string expected = std::string("ababaaabbb") + sample + sample;
     EXPECT_EQ(std::string(order.begin(), order.end()), expected);
 }
 
