@@ -32,11 +32,10 @@ struct timed {
 // would hold starts cold, while the memcpy after it finds them warm.
 // With `in_cache`, each run is timed in the cache state its own previous
 // runs leave, as in a loop of it alone.
-// One untimed run after the streaming copy does not settle the caches: the
-// next run of the same execute measured 0.50-0.61 of memcpy against 0.73-1.03
-// for the same execute timed after memcpy (run copies of 256 KiB and 2 MiB,
-// issue 27, docs/performance.md), while after two untimed runs the two
-// positions measured alike; so in_cache samples follow two.
+// One untimed run after the streaming copy does not settle the caches (the
+// same execute measured slower there than after memcpy; after two untimed
+// runs both positions measured alike: docs/performance.md, "Run grids and
+// the in-cache timing"), so in_cache samples follow two.
 enum class sample_start { as_left, in_cache };
 inline constexpr int in_cache_settling_runs = 2;
 
