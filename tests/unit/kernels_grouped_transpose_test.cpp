@@ -359,7 +359,7 @@ TEST_F(grouped_transpose, micro_blocks_over_longer_axes_match_the_reference) {
         const permutation p = numpy_permutation(dims, perm);
         const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
         const auto g = grouped_plan(plan, e);
-        if (!g || g->micro_lanes == 0) continue;
+        if (!g || g->micro_lanes == 0 || g->micro_swaps > 0) continue; // shared lanes: their own test
         const auto length = [&](const std::vector<dim_t> &steps) { return steps.back() + g->micro_lanes; };
         const dim_t along = length(g->micro_along_steps), across = length(g->micro_across_steps);
         ASSERT_EQ(g->micro_load.size(), static_cast<std::size_t>(along));
@@ -373,6 +373,73 @@ TEST_F(grouped_transpose, micro_blocks_over_longer_axes_match_the_reference) {
     }
     EXPECT_GE(longer, 8);
     EXPECT_GE(overlapping, 6);
+}
+
+// Shared lanes: dims of 2 and 4 where the source's first L elements and
+// the destination's share some dims (the L x L transposes do not apply):
+// every element size with such kernels (1, 2, 4, 8 bytes), 1 to log2(L) - 1
+// lane dims swapped, lanes permuted before and after or not, staged and
+// streamed or stored directly, and odd dims (3, 5) outside the lanes.
+TEST_F(grouped_transpose, shared_lanes_match_the_reference) {
+    std::mt19937 rng(32);
+    int shared = 0;
+    std::vector<int> swaps_seen(4, 0);
+    int permuted = 0;
+    for (int trial = 0; trial < 120 && shared < 40; ++trial) {
+        const std::size_t rank = 12 + rng() % 13;
+        const std::size_t e = std::size_t{1} << (trial % 4);
+        dims_t dims = random_dims(rank, 2, 4, dim_t{1} << 16, rng);
+        for (auto &d : dims) d = d == 3 ? 2 : d;
+        if (trial % 3 == 0) dims[rank - 1 - rng() % 3] = trial % 2 == 0 ? 3 : 5; // an odd dim somewhere
+        std::vector<std::size_t> perm = random_axis_order(rank, rng);
+        if (trial % 2 == 1) { // the source's two innermost axes innermost in the output too, swapped: more shared lanes
+            std::erase_if(perm, [&](std::size_t a) { return a + 2 >= rank; });
+            perm.push_back(rank - 1);
+            perm.push_back(rank - 2);
+        }
+        const permutation p = numpy_permutation(dims, perm);
+        const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+        const auto g = grouped_plan(plan, e);
+        if (!g || g->micro_swaps == 0) continue;
+        ++shared;
+        ASSERT_LT(static_cast<std::size_t>(g->micro_swaps), swaps_seen.size());
+        ++swaps_seen[static_cast<std::size_t>(g->micro_swaps)];
+        permuted += !g->micro_pre.empty() || !g->micro_post.empty() ? 1 : 0;
+        EXPECT_EQ(g->micro_load.size(), std::size_t{1} << g->micro_swaps);
+        EXPECT_EQ(g->micro_store.size(), std::size_t{1} << g->micro_swaps);
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0, plan.volume,
+                                             isa, rng, text(dims, perm));
+    }
+    EXPECT_GE(shared, 20) << swaps_seen[1] << " " << swaps_seen[2] << " " << swaps_seen[3];
+    EXPECT_GE(swaps_seen[1], 3);
+    EXPECT_GE(swaps_seen[2], 3);
+    EXPECT_GE(permuted, 10);
+}
+
+// f32 rank 22 of 2s (high_rank_bench's permutation): the source's first 8
+// elements (plan dims 7, 21, 12) and the destination's (21, 20, 19) share
+// dim 21, so 8 x 8 blocks do not apply, nor 4 x 4 (7, 21 against 21, 20):
+// blocks of 4 vectors of 8, dims 7 and 12 swapped with 20 and 19.
+TEST_F(grouped_transpose, shared_lanes_take_the_dims_both_first_lanes_hold) {
+    const permutation p =
+        numpy_permutation(dims_t(22, 2), {18, 10, 7, 0, 3, 12, 1, 21, 17, 11, 14, 5, 19, 13, 4, 16, 2, 6, 9, 8, 15, 20});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    ASSERT_EQ(plan.dims.size(), 22u);
+    const auto g = grouped_plan(plan, 4, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->micro_lanes, 8);
+    EXPECT_EQ(g->micro_swaps, 2);
+    // Loads: dims 20 and 19 (source strides 64 and 8192 elements).
+    EXPECT_EQ(g->micro_load, (std::vector<std::ptrdiff_t>{0, 64 * 4, 8192 * 4, 8256 * 4}));
+    // Stores: dims 7 and 12 (destination strides 16384 and 512 elements).
+    EXPECT_EQ(g->micro_store, (std::vector<std::ptrdiff_t>{0, 16384 * 4, 512 * 4, 16896 * 4}));
+    EXPECT_EQ(g->micro_kernel, grouped_shared_lanes_kernel(cpu_isa::avx2, 2, 2));
+    // The shared dim is the source's lane bit 1: moved to bit 0 first.
+    EXPECT_FALSE(g->micro_pre.empty());
+    const auto scalar = grouped_plan(plan, 4, cpu_isa::scalar);
+    ASSERT_TRUE(scalar.has_value());
+    EXPECT_EQ(scalar->micro_kernel, nullptr); // the portable level gathers
 }
 
 // A dim both blocks hold goes to the longer axis: bf16 rank 15 of 3s
