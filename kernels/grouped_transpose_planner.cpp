@@ -14,6 +14,11 @@ namespace {
 // other block within the tile's buffer.
 constexpr std::size_t max_source_run_bytes = 256;
 constexpr std::size_t max_destination_run_bytes = 512;
+// Tiles of large moves grow to at least this (docs/performance.md, "The
+// grouped transpose's tile floor"): moves of at least
+// large_grouped_move_bytes.
+constexpr std::size_t min_grouped_tile_bytes = std::size_t{8} << 10;
+constexpr std::size_t large_grouped_move_bytes = std::size_t{1} << 20;
 
 // The next dim that extends a block dense in one tensor: the unused dim
 // whose stride (source or destination) equals the block's volume.
@@ -208,6 +213,12 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
         grew = grow(false, max_destination_run_bytes, 0);
         grew = grow(true, max_source_run_bytes, 0) || grew;
     }
+    // Tiles still under min_grouped_tile_bytes in a large move: the
+    // destination's runs grow past their cap (each tile costs its walk,
+    // prefetch and calls; f32 rank 12 of 4s had 65536 tiles of 1 KiB).
+    if (static_cast<std::size_t>(plan.volume * e) >= large_grouped_move_bytes)
+        while (static_cast<std::size_t>(g.tile * e) < min_grouped_tile_bytes && grow(false, max_grouped_tile_bytes, 0)) {
+        }
     return g;
 }
 

@@ -442,6 +442,27 @@ TEST_F(grouped_transpose, shared_lanes_take_the_dims_both_first_lanes_hold) {
     EXPECT_EQ(scalar->micro_kernel, nullptr); // the portable level gathers
 }
 
+// f32 rank 12 of 4s (high_rank_bench's permutation, 64 MiB): the blocks
+// stop at 64-element runs on both sides, a tile of 1 KiB; a move that
+// large grows the destination's runs past their 512-byte cap until the
+// tile reaches 8 KiB (dims 8 and 7: runs of 4 KiB, tiles of 16 KiB),
+// while the same permutation of a rank-8 tensor (256 KiB) keeps them.
+TEST_F(grouped_transpose, large_moves_grow_small_tiles) {
+    const permutation big = numpy_permutation(dims_t(12, 4), {4, 1, 5, 11, 3, 8, 2, 7, 0, 10, 6, 9});
+    const copy_plan plan = make_copy_plan(big.dims, big.src_strides, 0, big.dst_strides, 0);
+    const auto g = grouped_plan(plan, 4);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->source_run, 64);
+    EXPECT_EQ(g->destination_run, 1024);
+    EXPECT_EQ(g->tile, 4096);
+    const permutation small = numpy_permutation(dims_t(8, 4), {4, 1, 5, 3, 2, 7, 0, 6});
+    const copy_plan small_plan = make_copy_plan(small.dims, small.src_strides, 0, small.dst_strides, 0);
+    const auto h = grouped_plan(small_plan, 4);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_LE(h->destination_run * 4, 512);
+    EXPECT_LT(h->tile * 4, 8192);
+}
+
 // A dim both blocks hold goes to the longer axis: bf16 rank 15 of 3s
 // (high_rank_bench's permutation), whose source block is its last four
 // dims (81 elements) and destination block four dims with source dim 12
