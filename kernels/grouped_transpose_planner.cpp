@@ -177,7 +177,8 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
     g.in_destination.assign(n, false);
     // Grows a block by its next dense dim when the run and the tile stay
     // within their limits (`min_bytes`: grow whatever the tile, up to there).
-    auto grow = [&](bool source, std::size_t max_run_bytes, std::size_t min_bytes) {
+    auto grow = [&](bool source, std::size_t max_run_bytes, std::size_t min_bytes,
+                    std::size_t max_tile_bytes = max_grouped_tile_bytes) {
         auto &block = source ? g.in_source : g.in_destination;
         dim_t &run = source ? g.source_run : g.destination_run;
         const int d = next_dense_dim(plan, block, run, source);
@@ -187,7 +188,7 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
         const dim_t new_tile = shared ? g.tile : g.tile * size;
         const bool below_min = static_cast<std::size_t>(run * e) < min_bytes;
         if (!below_min && (static_cast<std::size_t>(run * size * e) > max_run_bytes ||
-                           static_cast<std::size_t>(new_tile * e) > max_grouped_tile_bytes))
+                           static_cast<std::size_t>(new_tile * e) > max_tile_bytes))
             return false;
         if (static_cast<std::size_t>(new_tile * e) > max_grouped_buffer_bytes) return false;
         block[static_cast<std::size_t>(d)] = true;
@@ -216,9 +217,17 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
     // Tiles still under min_grouped_tile_bytes in a large move: the
     // destination's runs grow past their cap (each tile costs its walk,
     // prefetch and calls; f32 rank 12 of 4s had 65536 tiles of 1 KiB).
-    if (static_cast<std::size_t>(plan.volume * e) >= large_grouped_move_bytes)
+    if (static_cast<std::size_t>(plan.volume * e) >= large_grouped_move_bytes) {
         while (static_cast<std::size_t>(g.tile * e) < min_grouped_tile_bytes && grow(false, max_grouped_tile_bytes, 0)) {
         }
+        // Destination runs that end inside a line (dims of 3) grow by
+        // their neighbours, up to a tile of max_grouped_buffer_bytes, so
+        // that fewer lines are written in parts (each part an ordinary
+        // store, its line read first).
+        while (static_cast<std::size_t>(g.destination_run * e) % 64 != 0 &&
+               grow(false, max_grouped_buffer_bytes, 0, max_grouped_buffer_bytes)) {
+        }
+    }
     return g;
 }
 

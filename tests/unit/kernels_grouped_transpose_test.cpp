@@ -463,6 +463,34 @@ TEST_F(grouped_transpose, large_moves_grow_small_tiles) {
     EXPECT_LT(h->tile * 4, 8192);
 }
 
+// Dims of 3 in a large move: destination runs that end inside a line grow
+// by their neighbours up to a 64 KiB tile: bf16 rank 15 of 3s
+// (high_rank_bench's permutation) from 81 elements to 2187 (dims 8 and 7,
+// 9 and 3), a tile of 19683. A rank-12 tensor of 3s (1 MiB of bf16)
+// whose runs grow likewise moves as the reference does at every level.
+TEST_F(grouped_transpose, large_moves_grow_runs_that_end_inside_lines) {
+    const permutation p = numpy_permutation(dims_t(15, 3), {6, 5, 8, 11, 14, 9, 10, 7, 13, 3, 4, 12, 1, 2, 0});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->destination_run, 2187);
+    EXPECT_EQ(g->tile, 19683);
+    std::mt19937 rng(33);
+    int grown = 0;
+    for (int trial = 0; trial < 6 && grown < 1; ++trial) {
+        const std::vector<std::size_t> perm = random_axis_order(12, rng);
+        const permutation q = numpy_permutation(dims_t(12, 3), perm);
+        const copy_plan big = make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0);
+        const auto h = grouped_plan(big, 2);
+        if (!h || h->destination_run * 2 <= 512) continue;
+        ++grown;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(2, q.dims, q.src_strides, 0, big.volume, q.dst_strides, 0, big.volume, isa,
+                                             rng, text(dims_t(12, 3), perm));
+    }
+    EXPECT_EQ(grown, 1);
+}
+
 // A dim both blocks hold goes to the longer axis: bf16 rank 15 of 3s
 // (high_rank_bench's permutation), whose source block is its last four
 // dims (81 elements) and destination block four dims with source dim 12
@@ -477,14 +505,18 @@ TEST_F(grouped_transpose, longer_axes_keep_a_shared_dim_in_the_longer_one) {
     const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
     ASSERT_TRUE(g.has_value());
     EXPECT_EQ(g->source_run, 81);
-    EXPECT_EQ(g->destination_run, 81);
+    // 81 from the blocks, then grown by dims 8 and 7 (runs that end inside
+    // a line, in a move this large: large_moves_grow_runs_that_end_inside_lines).
+    EXPECT_EQ(g->destination_run, 2187);
     EXPECT_EQ(g->micro_lanes, 8);
     EXPECT_EQ(g->micro_store.size(), 81u);
     EXPECT_EQ(g->micro_load.size(), 27u);
     EXPECT_EQ(g->micro_along_steps, (std::vector<dim_t>{0, 8, 16, 19}));
     EXPECT_EQ(g->micro_across_steps.size(), 11u);
     EXPECT_EQ(g->micro_across_steps.back(), 73);
-    EXPECT_EQ(g->micro_block_source.size(), 1u); // every dim of the tile in an axis
+    // Every dim of the blocks' tile in an axis; the grown dims' 9 values
+    // outside them.
+    EXPECT_EQ(g->micro_block_source.size(), 9u);
 }
 
 // Offsets, padded dims (gaps the move must leave alone) and guards around
