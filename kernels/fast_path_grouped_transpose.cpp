@@ -61,6 +61,17 @@ micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes) {
     return nullptr;
 }
 
+micro_transpose_fn grouped_shared_lanes_kernel(cpu_isa isa, int log2e, int swaps) {
+#if defined(RESHAPER_X86_KERNELS)
+    if (isa >= cpu_isa::avx2) return avx2_grouped_shared_lanes_kernel(log2e, swaps);
+#else
+    (void)isa;
+#endif
+    (void)log2e;
+    (void)swaps;
+    return nullptr;
+}
+
 gather_runs_fn grouped_gather_kernel(cpu_isa isa, int log2e) {
 #if defined(RESHAPER_X86_KERNELS)
     if (isa >= cpu_isa::avx2)
@@ -106,6 +117,8 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         const std::ptrdiff_t *block_offset = g.stream ? g.micro_block_staged.data() : g.micro_block_offset.data();
         const auto across_steps = static_cast<dim_t>(g.micro_across_steps.size());
         const auto e = static_cast<dim_t>(g.element_bytes);
+        const byte *pre = g.micro_pre.empty() ? nullptr : g.micro_pre.data();
+        const byte *post = g.micro_post.empty() ? nullptr : g.micro_post.data();
         // Micro units [u, end): blocks of one along step per call.
         auto micro_units = [&](dim_t u, dim_t end, const byte *tile_src, byte *tile_dst) {
             while (u < end) {
@@ -113,7 +126,7 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                 const dim_t along = g.micro_along_steps[static_cast<std::size_t>(step)];
                 micro(tile_src, g.micro_load.data() + along, store, g.micro_block_source.data() + first,
                       block_offset + first, count, g.micro_across_steps.data(), across_steps, tile_dst + along * e,
-                      false);
+                      false, pre, post);
                 u += count;
             }
         };

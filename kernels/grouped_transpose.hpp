@@ -15,7 +15,9 @@
 // set of contiguous destination runs. Where the tile's first 8 source
 // elements (4 for 8-byte ones) and its first 8 destination elements are
 // different dims, the level's micro kernel (AVX2) transposes 8 x 8 blocks
-// in registers, loaded straight from the source (micro_* below);
+// in registers, loaded straight from the source (micro_* below); where
+// they share some dims of 2, blocks of fewer vectors swap the other lane
+// dims and permute lanes (micro_swaps; grouped_shared_lanes_avx2.cpp);
 // otherwise the executor copies the tile's source runs into a buffer in
 // L1 and writes each destination run by gathering its elements from the
 // buffer through a table made at plan time (the same for every run,
@@ -53,11 +55,14 @@ using gather_runs_fn = void (*)(const std::uint8_t *buffer, const std::int32_t *
 // each block once per across step s of `across` (elements): its vectors
 // then load from s elements further and vector a is stored at
 // store[s + a].
-// With `stream`, vector-aligned stores may be streamed.
+// With `stream`, vector-aligned stores may be streamed. `pre` and `post`
+// (null: none) are the lane permutations of the shared-lanes kernels
+// (grouped_shared_lanes_avx2.cpp), which take R = 2^K vectors per block
+// instead of L; the transposes ignore them.
 using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
                                     const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset,
                                     dim_t blocks, const dim_t *across, dim_t across_steps, std::uint8_t *dst,
-                                    bool stream);
+                                    bool stream, const std::uint8_t *pre, const std::uint8_t *post);
 // Staged destination runs (`runs` of `run_bytes`, back to back in
 // `buffer`) written to dst + offset[r], whole lines streamed.
 using write_staged_fn = void (*)(const std::uint8_t *buffer, std::size_t run_bytes, const std::ptrdiff_t *offset,
@@ -119,6 +124,19 @@ struct grouped_transpose_plan {
     // (partial lines in the write-combining buffers) measured 1.7-2x
     // slower than ordinary stores.
     std::vector<std::ptrdiff_t> micro_store_staged, micro_block_staged;
+    // Shared lanes (dims of 2 and 4 only, where the first L elements of
+    // the source and of the destination share some dims; the widest
+    // lanes): micro_swaps = K, the source's lane dims outside the
+    // destination's lanes (1 to log2(L) - 1; 0 for the transposes above).
+    // micro_load then holds 2^K entries (per index over the destination's
+    // other lane dims: source bytes), micro_store 2^K (per index over the
+    // source's other lane dims: destination bytes), and the lanes are
+    // permuted before and after the swaps by micro_pre and micro_post
+    // (index vectors as the level's kernel reads them: 32-bit units for
+    // 256-bit vectors, bytes for 128-bit ones; empty where the order
+    // already fits).
+    int micro_swaps = 0;
+    std::vector<std::uint8_t> micro_pre, micro_post;
     // The level the plan was made for and its kernels: the gather kernel
     // always, the micro kernel where micro_lanes > 0 and the level has one
     // (else the buffer and its gathers).
@@ -195,6 +213,10 @@ constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
 // bytes, or null.
 micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes);
 micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes);
+// The level's shared-lanes kernel for elements of 1 << log2e bytes in the
+// widest lanes with `swaps` lane dims swapped, or null.
+micro_transpose_fn grouped_shared_lanes_kernel(cpu_isa isa, int log2e, int swaps);
+micro_transpose_fn avx2_grouped_shared_lanes_kernel(int log2e, int swaps);
 write_staged_fn avx2_grouped_write_staged();
 
 // The level's kernel for elements of 1 << log2e bytes (defined per level:

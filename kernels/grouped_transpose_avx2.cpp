@@ -207,7 +207,8 @@ void transpose_2x2_128(const __m256i *in, __m256i *out) {
 template <typename Vector, int L, std::size_t N, void (*Transpose)(const Vector *, Vector *)>
 void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
                        const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks,
-                       const dim_t *across, dim_t across_steps, byte *dst, bool stream) {
+                       const dim_t *across, dim_t across_steps, byte *dst, bool stream, const byte * /*pre*/,
+                       const byte * /*post*/) {
     static_assert(sizeof(Vector) == L * N);
     // One block from base (its vectors' loads), to (its stores' base).
     const auto block = [&](const byte *base, byte *to, const std::ptrdiff_t *stored) {

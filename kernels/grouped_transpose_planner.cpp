@@ -14,6 +14,11 @@ namespace {
 // other block within the tile's buffer.
 constexpr std::size_t max_source_run_bytes = 256;
 constexpr std::size_t max_destination_run_bytes = 512;
+// Tiles of large moves grow to at least this (docs/performance.md, "The
+// grouped transpose's tile floor"): moves of at least
+// large_grouped_move_bytes.
+constexpr std::size_t min_grouped_tile_bytes = std::size_t{8} << 10;
+constexpr std::size_t large_grouped_move_bytes = std::size_t{1} << 20;
 
 // The next dim that extends a block dense in one tensor: the unused dim
 // whose stride (source or destination) equals the block's volume.
@@ -23,6 +28,137 @@ int next_dense_dim(const copy_plan &plan, const std::vector<bool> &in_block, dim
         if ((source ? plan.dims[d].src_stride : plan.dims[d].dst_stride) == volume) return static_cast<int>(d);
     }
     return -1;
+}
+
+// A dim of the tile for the micro blocks (dims of 4 and 8 split into 2s).
+struct fine_dim {
+    dim_t size;
+    dim_t src, dst;          // element strides
+    std::ptrdiff_t staged;   // bytes
+};
+
+// Visits every index over `dims` (mixed radix, the first innermost).
+template <typename Visit>
+void for_each_fine_index(const std::vector<fine_dim> &dims, Visit &&visit) {
+    std::vector<dim_t> index(dims.size(), 0);
+    for (;;) {
+        visit(index);
+        std::size_t k = 0;
+        for (; k < dims.size(); ++k) {
+            if (++index[k] < dims[k].size) break;
+            index[k] = 0;
+        }
+        if (k == dims.size()) return;
+    }
+}
+
+// Shared lanes (the header's micro_swaps; the kernel is
+// grouped_shared_lanes_avx2.cpp): `across` are the fine dims of the
+// source's first `lanes` elements (source order), `along` the
+// destination's. The lanes in the middle of a block hold the shared dims
+// first (in the destination's order), then the source's other lane dims,
+// which stage j swaps (position W - K + j) with register bit j, the
+// destination's j-th other lane dim; the post permutation then puts the
+// lanes in the destination's order. Sets the plan's micro fields where
+// the level has a kernel for it and every lane dim is a dim of 2.
+void plan_shared_lanes(grouped_transpose_plan &g, const std::vector<fine_dim> &fine, const std::vector<std::size_t> &across,
+                       const std::vector<std::size_t> &along, dim_t lanes, cpu_isa isa) {
+    const auto e = static_cast<dim_t>(g.element_bytes);
+    int w = 0;
+    while ((dim_t{1} << w) < lanes) ++w;
+    if (static_cast<int>(across.size()) != w || static_cast<int>(along.size()) != w) return;
+    for (std::size_t k : across)
+        if (fine[k].size != 2) return;
+    for (std::size_t k : along)
+        if (fine[k].size != 2) return;
+    const auto in = [](const std::vector<std::size_t> &set, std::size_t k) {
+        return std::find(set.begin(), set.end(), k) != set.end();
+    };
+    std::vector<std::size_t> shared, source_only, destination_only;
+    for (std::size_t k : along) (in(across, k) ? shared : destination_only).push_back(k);
+    for (std::size_t k : across)
+        if (!in(along, k)) source_only.push_back(k);
+    const int swaps = static_cast<int>(source_only.size());
+    if (swaps < 1 || swaps >= w) return;
+    int log2e = 0;
+    while ((dim_t{1} << log2e) < e) ++log2e;
+    const micro_transpose_fn kernel = grouped_shared_lanes_kernel(isa, log2e, swaps);
+    if (!kernel) return;
+    // The middle order, lane position -> fine dim.
+    std::vector<std::size_t> middle = shared;
+    middle.insert(middle.end(), source_only.begin(), source_only.end());
+    // Index vectors: output lane m takes input lane from[m]; 256-bit
+    // vectors by 32-bit units, 128-bit ones by bytes.
+    const std::size_t vector_bytes = static_cast<std::size_t>(lanes * e);
+    const auto encode = [&](const std::vector<int> &from) {
+        bool identity = true;
+        for (std::size_t m = 0; m < from.size(); ++m) identity = identity && from[m] == static_cast<int>(m);
+        std::vector<std::uint8_t> index;
+        if (identity) return index;
+        const std::size_t unit = vector_bytes == 32 ? 4 : 1;
+        for (std::size_t b = 0; b < vector_bytes; b += unit) {
+            const std::size_t lane = b / static_cast<std::size_t>(e), within = b % static_cast<std::size_t>(e);
+            const std::size_t source_byte = static_cast<std::size_t>(from[lane]) * static_cast<std::size_t>(e) + within;
+            const std::size_t value = source_byte / unit;
+            for (std::size_t u = 0; u < unit; ++u) index.push_back(u == 0 ? static_cast<std::uint8_t>(value) : 0);
+        }
+        return index;
+    };
+    std::vector<int> pre(static_cast<std::size_t>(w)), post(static_cast<std::size_t>(w));
+    for (int m = 0; m < w; ++m)
+        pre[static_cast<std::size_t>(m)] = static_cast<int>(std::find(across.begin(), across.end(), middle[static_cast<std::size_t>(m)]) - across.begin());
+    // After the swaps the middle lanes hold the shared dims, then the
+    // destination's other lane dims.
+    std::vector<std::size_t> after = shared;
+    after.insert(after.end(), destination_only.begin(), destination_only.end());
+    for (int i = 0; i < w; ++i)
+        post[static_cast<std::size_t>(i)] = static_cast<int>(std::find(after.begin(), after.end(), along[static_cast<std::size_t>(i)]) - after.begin());
+    // Lane bits to lane permutations (lane index = sum of bit i at 2^i).
+    const auto lane_order = [&](const std::vector<int> &bit_from) {
+        std::vector<int> from(static_cast<std::size_t>(lanes));
+        for (int m = 0; m < lanes; ++m) {
+            int source = 0;
+            for (int i = 0; i < w; ++i)
+                if (m >> i & 1) source |= 1 << bit_from[static_cast<std::size_t>(i)];
+            from[static_cast<std::size_t>(m)] = source;
+        }
+        return from;
+    };
+    g.micro_lanes = lanes;
+    g.micro_swaps = swaps;
+    g.micro_kernel = kernel;
+    g.micro_pre = encode(lane_order(pre));
+    g.micro_post = encode(lane_order(post));
+    const int registers = 1 << swaps;
+    for (int r = 0; r < registers; ++r) {
+        std::ptrdiff_t load = 0, store = 0, staged = 0;
+        for (int j = 0; j < swaps; ++j) {
+            if (!(r >> j & 1)) continue;
+            load += fine[destination_only[static_cast<std::size_t>(j)]].src * e;
+            store += fine[source_only[static_cast<std::size_t>(j)]].dst * e;
+            staged += fine[source_only[static_cast<std::size_t>(j)]].staged;
+        }
+        g.micro_load.push_back(load);
+        g.micro_store.push_back(store);
+        g.micro_store_staged.push_back(staged);
+    }
+    std::vector<fine_dim> rest;
+    for (std::size_t k = 0; k < fine.size(); ++k)
+        if (!in(across, k) && !in(along, k)) rest.push_back(fine[k]);
+    // The destination's innermost first, so that consecutive blocks
+    // complete the same destination lines.
+    std::stable_sort(rest.begin(), rest.end(), [](const fine_dim &x, const fine_dim &y) { return x.dst < y.dst; });
+    for_each_fine_index(rest, [&](const std::vector<dim_t> &index) {
+        std::ptrdiff_t from = 0, offset = 0, staged = 0;
+        for (std::size_t k = 0; k < rest.size(); ++k) {
+            from += index[k] * rest[k].src * e;
+            offset += index[k] * rest[k].dst * e;
+            staged += index[k] * rest[k].staged;
+        }
+        g.micro_block_source.push_back(from);
+        g.micro_block_offset.push_back(offset);
+        g.micro_block_staged.push_back(staged);
+    });
 }
 
 } // namespace
@@ -41,7 +177,8 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
     g.in_destination.assign(n, false);
     // Grows a block by its next dense dim when the run and the tile stay
     // within their limits (`min_bytes`: grow whatever the tile, up to there).
-    auto grow = [&](bool source, std::size_t max_run_bytes, std::size_t min_bytes) {
+    auto grow = [&](bool source, std::size_t max_run_bytes, std::size_t min_bytes,
+                    std::size_t max_tile_bytes = max_grouped_tile_bytes) {
         auto &block = source ? g.in_source : g.in_destination;
         dim_t &run = source ? g.source_run : g.destination_run;
         const int d = next_dense_dim(plan, block, run, source);
@@ -51,7 +188,7 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
         const dim_t new_tile = shared ? g.tile : g.tile * size;
         const bool below_min = static_cast<std::size_t>(run * e) < min_bytes;
         if (!below_min && (static_cast<std::size_t>(run * size * e) > max_run_bytes ||
-                           static_cast<std::size_t>(new_tile * e) > max_grouped_tile_bytes))
+                           static_cast<std::size_t>(new_tile * e) > max_tile_bytes))
             return false;
         if (static_cast<std::size_t>(new_tile * e) > max_grouped_buffer_bytes) return false;
         block[static_cast<std::size_t>(d)] = true;
@@ -76,6 +213,20 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
     for (bool grew = true; grew;) {
         grew = grow(false, max_destination_run_bytes, 0);
         grew = grow(true, max_source_run_bytes, 0) || grew;
+    }
+    // Tiles still under min_grouped_tile_bytes in a large move: the
+    // destination's runs grow past their cap (each tile costs its walk,
+    // prefetch and calls; f32 rank 12 of 4s had 65536 tiles of 1 KiB).
+    if (static_cast<std::size_t>(plan.volume * e) >= large_grouped_move_bytes) {
+        while (static_cast<std::size_t>(g.tile * e) < min_grouped_tile_bytes && grow(false, max_grouped_tile_bytes, 0)) {
+        }
+        // Destination runs that end inside a line (dims of 3) grow by
+        // their neighbours, up to a tile of max_grouped_buffer_bytes, so
+        // that fewer lines are written in parts (each part an ordinary
+        // store, its line read first).
+        while (static_cast<std::size_t>(g.destination_run * e) % 64 != 0 &&
+               grow(false, max_grouped_buffer_bytes, 0, max_grouped_buffer_bytes)) {
+        }
     }
     return g;
 }
@@ -208,11 +359,6 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
             staged_weight[d] = run_weight;
             run_weight *= plan.dims[d].size;
         }
-        struct fine_dim {
-            dim_t size;
-            dim_t src, dst;          // element strides
-            std::ptrdiff_t staged;   // bytes
-        };
         std::vector<fine_dim> fine;
         for (std::size_t d = 0; d < n; ++d) {
             if (!in_source[d] && !in_destination[d]) continue;
@@ -294,6 +440,12 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
                 g.micro_block_staged.push_back(staged);
             });
         }
+        }
+        // Else shared lanes of the widest vectors (dims of 2 and 4; after
+        // the half-width transposes, which the planner tests pin).
+        if (g.micro_lanes == 0 && g.source_run % widest == 0 && g.destination_run % widest == 0) {
+            const std::vector<std::size_t> across = inner_dims(true, widest), along = inner_dims(false, widest);
+            if (!across.empty() && !along.empty()) plan_shared_lanes(g, fine, across, along, widest, isa);
         }
         // Else axes longer than L (see the header: dims of 3): one block
         // whole and the other's inner dims up to the first it holds, the
@@ -403,7 +555,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     int log2e = 0;
     while ((std::size_t{1} << log2e) < element_bytes) ++log2e;
     g.gather_kernel = grouped_gather_kernel(isa, log2e);
-    g.micro_kernel = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e, g.micro_lanes) : nullptr;
+    if (g.micro_swaps == 0) g.micro_kernel = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e, g.micro_lanes) : nullptr;
 #if defined(RESHAPER_X86_KERNELS)
     if (g.micro_kernel && isa >= cpu_isa::avx2) g.write_staged = avx2_grouped_write_staged();
 #endif

@@ -359,7 +359,7 @@ TEST_F(grouped_transpose, micro_blocks_over_longer_axes_match_the_reference) {
         const permutation p = numpy_permutation(dims, perm);
         const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
         const auto g = grouped_plan(plan, e);
-        if (!g || g->micro_lanes == 0) continue;
+        if (!g || g->micro_lanes == 0 || g->micro_swaps > 0) continue; // shared lanes: their own test
         const auto length = [&](const std::vector<dim_t> &steps) { return steps.back() + g->micro_lanes; };
         const dim_t along = length(g->micro_along_steps), across = length(g->micro_across_steps);
         ASSERT_EQ(g->micro_load.size(), static_cast<std::size_t>(along));
@@ -373,6 +373,122 @@ TEST_F(grouped_transpose, micro_blocks_over_longer_axes_match_the_reference) {
     }
     EXPECT_GE(longer, 8);
     EXPECT_GE(overlapping, 6);
+}
+
+// Shared lanes: dims of 2 and 4 where the source's first L elements and
+// the destination's share some dims (the L x L transposes do not apply):
+// every element size with such kernels (1, 2, 4, 8 bytes), 1 to log2(L) - 1
+// lane dims swapped, lanes permuted before and after or not, staged and
+// streamed or stored directly, and odd dims (3, 5) outside the lanes.
+TEST_F(grouped_transpose, shared_lanes_match_the_reference) {
+    std::mt19937 rng(32);
+    int shared = 0;
+    std::vector<int> swaps_seen(4, 0);
+    int permuted = 0;
+    for (int trial = 0; trial < 120 && shared < 40; ++trial) {
+        const std::size_t rank = 12 + rng() % 13;
+        const std::size_t e = std::size_t{1} << (trial % 4);
+        dims_t dims = random_dims(rank, 2, 4, dim_t{1} << 16, rng);
+        for (auto &d : dims) d = d == 3 ? 2 : d;
+        if (trial % 3 == 0) dims[rank - 1 - rng() % 3] = trial % 2 == 0 ? 3 : 5; // an odd dim somewhere
+        std::vector<std::size_t> perm = random_axis_order(rank, rng);
+        if (trial % 2 == 1) { // the source's two innermost axes innermost in the output too, swapped: more shared lanes
+            std::erase_if(perm, [&](std::size_t a) { return a + 2 >= rank; });
+            perm.push_back(rank - 1);
+            perm.push_back(rank - 2);
+        }
+        const permutation p = numpy_permutation(dims, perm);
+        const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+        const auto g = grouped_plan(plan, e);
+        if (!g || g->micro_swaps == 0) continue;
+        ++shared;
+        ASSERT_LT(static_cast<std::size_t>(g->micro_swaps), swaps_seen.size());
+        ++swaps_seen[static_cast<std::size_t>(g->micro_swaps)];
+        permuted += !g->micro_pre.empty() || !g->micro_post.empty() ? 1 : 0;
+        EXPECT_EQ(g->micro_load.size(), std::size_t{1} << g->micro_swaps);
+        EXPECT_EQ(g->micro_store.size(), std::size_t{1} << g->micro_swaps);
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0, plan.volume,
+                                             isa, rng, text(dims, perm));
+    }
+    EXPECT_GE(shared, 20) << swaps_seen[1] << " " << swaps_seen[2] << " " << swaps_seen[3];
+    EXPECT_GE(swaps_seen[1], 3);
+    EXPECT_GE(swaps_seen[2], 3);
+    EXPECT_GE(permuted, 10);
+}
+
+// f32 rank 22 of 2s (high_rank_bench's permutation): the source's first 8
+// elements (plan dims 7, 21, 12) and the destination's (21, 20, 19) share
+// dim 21, so 8 x 8 blocks do not apply, nor 4 x 4 (7, 21 against 21, 20):
+// blocks of 4 vectors of 8, dims 7 and 12 swapped with 20 and 19.
+TEST_F(grouped_transpose, shared_lanes_take_the_dims_both_first_lanes_hold) {
+    const permutation p =
+        numpy_permutation(dims_t(22, 2), {18, 10, 7, 0, 3, 12, 1, 21, 17, 11, 14, 5, 19, 13, 4, 16, 2, 6, 9, 8, 15, 20});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    ASSERT_EQ(plan.dims.size(), 22u);
+    const auto g = grouped_plan(plan, 4, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->micro_lanes, 8);
+    EXPECT_EQ(g->micro_swaps, 2);
+    // Loads: dims 20 and 19 (source strides 64 and 8192 elements).
+    EXPECT_EQ(g->micro_load, (std::vector<std::ptrdiff_t>{0, 64 * 4, 8192 * 4, 8256 * 4}));
+    // Stores: dims 7 and 12 (destination strides 16384 and 512 elements).
+    EXPECT_EQ(g->micro_store, (std::vector<std::ptrdiff_t>{0, 16384 * 4, 512 * 4, 16896 * 4}));
+    EXPECT_EQ(g->micro_kernel, grouped_shared_lanes_kernel(cpu_isa::avx2, 2, 2));
+    // The shared dim is the source's lane bit 1: moved to bit 0 first.
+    EXPECT_FALSE(g->micro_pre.empty());
+    const auto scalar = grouped_plan(plan, 4, cpu_isa::scalar);
+    ASSERT_TRUE(scalar.has_value());
+    EXPECT_EQ(scalar->micro_kernel, nullptr); // the portable level gathers
+}
+
+// f32 rank 12 of 4s (high_rank_bench's permutation, 64 MiB): the blocks
+// stop at 64-element runs on both sides, a tile of 1 KiB; a move that
+// large grows the destination's runs past their 512-byte cap until the
+// tile reaches 8 KiB (dims 8 and 7: runs of 4 KiB, tiles of 16 KiB),
+// while the same permutation of a rank-8 tensor (256 KiB) keeps them.
+TEST_F(grouped_transpose, large_moves_grow_small_tiles) {
+    const permutation big = numpy_permutation(dims_t(12, 4), {4, 1, 5, 11, 3, 8, 2, 7, 0, 10, 6, 9});
+    const copy_plan plan = make_copy_plan(big.dims, big.src_strides, 0, big.dst_strides, 0);
+    const auto g = grouped_plan(plan, 4);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->source_run, 64);
+    EXPECT_EQ(g->destination_run, 1024);
+    EXPECT_EQ(g->tile, 4096);
+    const permutation small = numpy_permutation(dims_t(8, 4), {4, 1, 5, 3, 2, 7, 0, 6});
+    const copy_plan small_plan = make_copy_plan(small.dims, small.src_strides, 0, small.dst_strides, 0);
+    const auto h = grouped_plan(small_plan, 4);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_LE(h->destination_run * 4, 512);
+    EXPECT_LT(h->tile * 4, 8192);
+}
+
+// Dims of 3 in a large move: destination runs that end inside a line grow
+// by their neighbours up to a 64 KiB tile: bf16 rank 15 of 3s
+// (high_rank_bench's permutation) from 81 elements to 2187 (dims 8 and 7,
+// 9 and 3), a tile of 19683. A rank-12 tensor of 3s (1 MiB of bf16)
+// whose runs grow likewise moves as the reference does at every level.
+TEST_F(grouped_transpose, large_moves_grow_runs_that_end_inside_lines) {
+    const permutation p = numpy_permutation(dims_t(15, 3), {6, 5, 8, 11, 14, 9, 10, 7, 13, 3, 4, 12, 1, 2, 0});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->destination_run, 2187);
+    EXPECT_EQ(g->tile, 19683);
+    std::mt19937 rng(33);
+    int grown = 0;
+    for (int trial = 0; trial < 6 && grown < 1; ++trial) {
+        const std::vector<std::size_t> perm = random_axis_order(12, rng);
+        const permutation q = numpy_permutation(dims_t(12, 3), perm);
+        const copy_plan big = make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0);
+        const auto h = grouped_plan(big, 2);
+        if (!h || h->destination_run * 2 <= 512) continue;
+        ++grown;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(2, q.dims, q.src_strides, 0, big.volume, q.dst_strides, 0, big.volume, isa,
+                                             rng, text(dims_t(12, 3), perm));
+    }
+    EXPECT_EQ(grown, 1);
 }
 
 // A dim both blocks hold goes to the longer axis: bf16 rank 15 of 3s
@@ -389,14 +505,18 @@ TEST_F(grouped_transpose, longer_axes_keep_a_shared_dim_in_the_longer_one) {
     const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
     ASSERT_TRUE(g.has_value());
     EXPECT_EQ(g->source_run, 81);
-    EXPECT_EQ(g->destination_run, 81);
+    // 81 from the blocks, then grown by dims 8 and 7 (runs that end inside
+    // a line, in a move this large: large_moves_grow_runs_that_end_inside_lines).
+    EXPECT_EQ(g->destination_run, 2187);
     EXPECT_EQ(g->micro_lanes, 8);
     EXPECT_EQ(g->micro_store.size(), 81u);
     EXPECT_EQ(g->micro_load.size(), 27u);
     EXPECT_EQ(g->micro_along_steps, (std::vector<dim_t>{0, 8, 16, 19}));
     EXPECT_EQ(g->micro_across_steps.size(), 11u);
     EXPECT_EQ(g->micro_across_steps.back(), 73);
-    EXPECT_EQ(g->micro_block_source.size(), 1u); // every dim of the tile in an axis
+    // Every dim of the blocks' tile in an axis; the grown dims' 9 values
+    // outside them.
+    EXPECT_EQ(g->micro_block_source.size(), 9u);
 }
 
 // Offsets, padded dims (gaps the move must leave alone) and guards around
