@@ -10,6 +10,7 @@
 
 #include "backend/compiled_partition.hpp"
 #include "core/graph.hpp"
+#include "core/heap_optional.hpp"
 #include "core/status.hpp"
 #include "driver/options.hpp"
 #include "partition/partitioner.hpp"
@@ -43,11 +44,16 @@ struct compiled_summary {
 };
 
 struct partition_run {
-    impl::partition part;
+    // One of graph_run::partition_list, which holds them as the partitioner
+    // made them: a record of 100,000 partitions made by moving each into
+    // its run held them twice at the peak of checking such a graph.
+    const impl::partition &part;
     std::optional<compiled_summary> compiled;
     std::optional<bool> check_passed;
     std::string check_detail; // what differed, for the text report
-    std::optional<perf_figures> perf;
+    // Perf mode only: on the heap, so that a check of 100,000 partitions
+    // does not hold 80 bytes of it for each (a third of this record).
+    impl::heap_optional<perf_figures> perf;
 };
 
 struct output_values {
@@ -55,12 +61,21 @@ struct output_values {
     impl::tensor_values values;
 };
 
+// Moves keep every partition_run's partition (a vector's elements stay
+// where they are); a copy would not, so there is none.
 struct graph_run {
+    graph_run() = default;
+    graph_run(const graph_run &) = delete;
+    graph_run &operator=(const graph_run &) = delete;
+    graph_run(graph_run &&) = default;
+    graph_run &operator=(graph_run &&) = default;
+
     std::string path;
     std::optional<impl::error> failure;
     bool graph_loaded = false;
     impl::graph graph; // after inference, outputs with the layouts compile chose
-    std::vector<partition_run> partitions;
+    std::vector<impl::partition> partition_list; // in partition order; read through partitions
+    std::vector<partition_run> partitions;       // one per partition_list's, in its order
     std::vector<output_values> outputs;
     int checks_passed = 0;
     int checks_failed = 0;

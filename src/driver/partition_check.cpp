@@ -235,10 +235,11 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
             run_partition(run, run.partitions[i], eng, opts, result, shared_forms, true);
         });
     }
-    std::vector<partition_result> results(run.partitions.size());
-    std::size_t i = 0;
+    // One partition's result at a time, gathered as it comes (in partition
+    // order, as run_in_levels gathers them): not a record per partition.
+    std::vector<partition_result> result(1);
     try {
-        for (; i < run.partitions.size(); ++i) {
+        for (std::size_t i = 0; i < run.partitions.size(); ++i) {
             partition_run &pr = run.partitions[i];
             if (!compiles(pr)) continue;
             if (!eng) {
@@ -249,13 +250,14 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
                     throw;
                 }
             }
-            run_partition(run, pr, eng, opts, results[i], shared_forms);
+            run_partition(run, pr, eng, opts, result[0], shared_forms);
+            gather(run, result, 1);
+            result[0] = partition_result{};
         }
     } catch (...) {
-        gather(run, results, i + 1);
+        gather(run, result, 1);
         throw;
     }
-    gather(run, results, results.size());
 }
 
 } // namespace reshaper::driver

@@ -166,7 +166,7 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
         }
     }
     if (opts.mode == run_mode::perf &&
-        std::any_of(run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.perf; })) {
+        std::any_of(run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.perf.has_value(); })) {
         out << "\n  perf: " << run.threads << (run.threads == 1 ? " thread" : " threads");
         if (run.cores) out << ", which got " << fixed(*run.cores, 2) << " cores (CPU-bound threads against one)";
         out << '\n';
