@@ -87,7 +87,7 @@ void run_in_levels(graph_run &run, const std::function<bool(const partition_run 
         partition_run &pr = run.partitions[i];
         pr.compiled.reset();
         pr.check_passed.reset();
-        pr.check_detail.clear();
+        pr.check_detail.reset();
     }
     gather(run, results, first_failure + 1);
     std::rethrow_exception(failures[first_failure]);

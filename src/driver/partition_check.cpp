@@ -83,7 +83,8 @@ void check_partition(const graph_run &run, partition_run &pr, const impl::compil
             outcome.fail("input " + std::to_string(inputs[i].desc().id) + " was modified");
 
     pr.check_passed = outcome.passed;
-    pr.check_detail = outcome.detail;
+    if (outcome.detail.empty()) pr.check_detail.reset();
+    else pr.check_detail = outcome.detail;
     result.passed = outcome.passed;
 }
 

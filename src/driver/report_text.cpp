@@ -146,7 +146,7 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
                 << pr.compiled->inplace_pairs[0].second << "\n";
         if (pr.check_passed) {
             out << indent << "check: " << (*pr.check_passed ? "passed" : "FAILED");
-            if (!pr.check_detail.empty()) out << " (" << pr.check_detail << ")";
+            if (pr.check_detail) out << " (" << *pr.check_detail << ")";
             out << '\n';
         }
         if (pr.perf) {
