@@ -36,11 +36,16 @@ struct perf_figures {
 // itself is released once checked or timed: a graph may have 500,000).
 struct compiled_summary {
     impl::lowering_kind lowering = impl::lowering_kind::alias;
-    std::vector<std::pair<impl::tensor_id, impl::tensor_id>> inplace_pairs;
-    // describe_plan and why_not_alias, for the JSON report only; shared by
-    // the partitions of one form (hundreds of bytes each, 100,000 times).
-    std::shared_ptr<const std::string> plan;
-    std::shared_ptr<const std::string> why_not_alias;
+    // Only where there are any: on the heap, as are the words below (each
+    // record of 100,000 partitions counts at the peak of checking them).
+    impl::heap_optional<std::vector<std::pair<impl::tensor_id, impl::tensor_id>>> inplace_pairs;
+    // describe_plan and why_not_alias (empty for an alias), for the JSON
+    // report only; shared by the partitions of one form (hundreds of bytes
+    // each, 100,000 times).
+    struct plan_words {
+        std::string plan, why_not_alias;
+    };
+    std::shared_ptr<const plan_words> words;
 };
 
 struct partition_run {

@@ -96,7 +96,7 @@ public:
     struct form {
         std::shared_ptr<const impl::compiled_partition> compiled;
         std::vector<tensor_id> touched; // its ids, partition_form_key's order
-        std::shared_ptr<const std::string> plan, why_not_alias; // for the JSON report, when asked
+        std::shared_ptr<const compiled_summary::plan_words> words; // for the JSON report, when asked
     };
     // Verbose lines and dumped files say what each compile did: then every
     // partition compiles.
@@ -167,21 +167,19 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
     }
     compiled_summary summary;
     summary.lowering = compiled->lowering();
-    summary.inplace_pairs = compiled->inplace_pairs();
+    if (!compiled->inplace_pairs().empty()) summary.inplace_pairs = compiled->inplace_pairs();
     if (same_form && compiled->outputs().size() == 1) { // words that name no id: the form's
-        summary.plan = same_form->plan;
-        summary.why_not_alias = same_form->why_not_alias;
+        summary.words = same_form->words;
     } else if (json) {
-        summary.plan = std::make_shared<const std::string>(impl::describe_plan(*compiled));
-        if (summary.lowering != impl::lowering_kind::alias)
-            summary.why_not_alias = std::make_shared<const std::string>(compiled->why_not_alias());
+        summary.words = std::make_shared<const compiled_summary::plan_words>(compiled_summary::plan_words{
+            impl::describe_plan(*compiled),
+            summary.lowering != impl::lowering_kind::alias ? compiled->why_not_alias() : std::string()});
     }
     if (forms && !same_form) {
         auto f = std::make_shared<compiled_forms::form>();
         f->compiled = compiled;
         f->touched = std::move(touched);
-        f->plan = summary.plan;
-        f->why_not_alias = summary.why_not_alias;
+        f->words = summary.words;
         forms->add(std::move(form_key), std::move(f));
     }
     pr.compiled = std::move(summary);

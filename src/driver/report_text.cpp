@@ -141,9 +141,9 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
         out << indent << "in:  ";
         out.tensors(pr.part.inputs, run.graph) << '\n' << indent << "out: ";
         out.tensors(pr.part.outputs, run.graph) << '\n';
-        if (pr.compiled && !pr.compiled->inplace_pairs.empty())
-            out << indent << "in place: input " << pr.compiled->inplace_pairs[0].first << " -> output "
-                << pr.compiled->inplace_pairs[0].second << "\n";
+        if (pr.compiled && pr.compiled->inplace_pairs && !pr.compiled->inplace_pairs->empty())
+            out << indent << "in place: input " << pr.compiled->inplace_pairs->front().first << " -> output "
+                << pr.compiled->inplace_pairs->front().second << "\n";
         if (pr.check_passed) {
             out << indent << "check: " << (*pr.check_passed ? "passed" : "FAILED");
             if (pr.check_detail) out << " (" << *pr.check_detail << ")";
