@@ -58,7 +58,10 @@ void load_and_partition(graph_run &run, const options &opts) {
         std::any_of(run.graph.tensors.begin(), run.graph.tensors.end(),
                     [](const auto &t) { return fed_but_not_constant(t.second); }))
         as_loaded = run.graph;
-    const impl::graph_topology topology = impl::infer_graph_shapes(run.graph);
+    // Held only until the graph is partitioned: a 100,000-op graph's
+    // topology is 9 MB, which had stood beside every partition's record
+    // at the peak of checking it.
+    std::optional<impl::graph_topology> topology(impl::infer_graph_shapes(run.graph));
     impl::dump_finalized_graph(run.graph); // RESHAPER_GRAPH_DUMP=graph
     if (as_loaded) fill_shapes_from_fed_values(run.graph, std::move(*as_loaded));
     // A format tag the file names must be one we can lay out, in every mode.
@@ -68,12 +71,13 @@ void load_and_partition(graph_run &run, const options &opts) {
     const std::string engine = opts.engine.value_or(run.graph.engine_kind);
     if (engine != "cpu" && engine != "gpu")
         fail(rule::known_engine_kind, "engine_kind must be cpu or gpu, got '" + engine + "'");
-    std::vector<impl::partition> parts = impl::get_partitions(
-        run.graph, topology, opts.policy, impl::backend_claims(impl::engine_kind_from_string(engine)));
+    run.partition_list = impl::get_partitions(
+        run.graph, *topology, opts.policy, impl::backend_claims(impl::engine_kind_from_string(engine)));
+    topology.reset();
     // Exactly as many: a growing array of 100,000 partitions held 1.5 times
     // their size for a moment, the peak of checking such a graph.
-    run.partitions.reserve(parts.size());
-    for (impl::partition &p : parts) run.partitions.push_back(partition_run{std::move(p), std::nullopt, {}, {}, {}});
+    run.partitions.reserve(run.partition_list.size());
+    for (const impl::partition &p : run.partition_list) run.partitions.push_back(partition_run{p, std::nullopt, {}, {}, {}});
 }
 
 } // namespace

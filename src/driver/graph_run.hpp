@@ -10,6 +10,7 @@
 
 #include "backend/compiled_partition.hpp"
 #include "core/graph.hpp"
+#include "core/heap_optional.hpp"
 #include "core/status.hpp"
 #include "driver/options.hpp"
 #include "partition/partitioner.hpp"
@@ -35,19 +36,31 @@ struct perf_figures {
 // itself is released once checked or timed: a graph may have 500,000).
 struct compiled_summary {
     impl::lowering_kind lowering = impl::lowering_kind::alias;
-    std::vector<std::pair<impl::tensor_id, impl::tensor_id>> inplace_pairs;
-    // describe_plan and why_not_alias, for the JSON report only; shared by
-    // the partitions of one form (hundreds of bytes each, 100,000 times).
-    std::shared_ptr<const std::string> plan;
-    std::shared_ptr<const std::string> why_not_alias;
+    // Only where there are any: on the heap, as are the words below (each
+    // record of 100,000 partitions counts at the peak of checking them).
+    impl::heap_optional<std::vector<std::pair<impl::tensor_id, impl::tensor_id>>> inplace_pairs;
+    // describe_plan and why_not_alias (empty for an alias), for the JSON
+    // report only; shared by the partitions of one form (hundreds of bytes
+    // each, 100,000 times).
+    struct plan_words {
+        std::string plan, why_not_alias;
+    };
+    std::shared_ptr<const plan_words> words;
 };
 
 struct partition_run {
-    impl::partition part;
+    // One of graph_run::partition_list, which holds them as the partitioner
+    // made them: a record of 100,000 partitions made by moving each into
+    // its run held them twice at the peak of checking such a graph.
+    const impl::partition &part;
     std::optional<compiled_summary> compiled;
     std::optional<bool> check_passed;
-    std::string check_detail; // what differed, for the text report
-    std::optional<perf_figures> perf;
+    // What differed, for the text report; only a failed check has it (a
+    // string in every record was 2.3 MiB of 100,000 partitions' peak).
+    impl::heap_optional<std::string> check_detail;
+    // Perf mode only: on the heap, so that a check of 100,000 partitions
+    // does not hold 80 bytes of it for each (a third of this record).
+    impl::heap_optional<perf_figures> perf;
 };
 
 struct output_values {
@@ -55,12 +68,21 @@ struct output_values {
     impl::tensor_values values;
 };
 
+// Moves keep every partition_run's partition (a vector's elements stay
+// where they are); a copy would not, so there is none.
 struct graph_run {
+    graph_run() = default;
+    graph_run(const graph_run &) = delete;
+    graph_run &operator=(const graph_run &) = delete;
+    graph_run(graph_run &&) = default;
+    graph_run &operator=(graph_run &&) = default;
+
     std::string path;
     std::optional<impl::error> failure;
     bool graph_loaded = false;
     impl::graph graph; // after inference, outputs with the layouts compile chose
-    std::vector<partition_run> partitions;
+    std::vector<impl::partition> partition_list; // in partition order; read through partitions
+    std::vector<partition_run> partitions;       // one per partition_list's, in its order
     std::vector<output_values> outputs;
     int checks_passed = 0;
     int checks_failed = 0;

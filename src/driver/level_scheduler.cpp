@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <unordered_map>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -23,15 +22,21 @@ void run_in_levels(graph_run &run, const std::function<bool(const partition_run 
                    const std::function<void(std::size_t, partition_result &)> &run_one) {
     const std::size_t n = run.partitions.size();
     std::vector<std::size_t> level(n, 0);
-    std::unordered_map<tensor_id, std::size_t> producer; // tensor -> partition
+    // The partition producing each tensor (n: none), by the tensor's place
+    // in the graph's table: not a hash node per tensor (100,000 of them).
+    const auto place = [&run](tensor_id id) {
+        return static_cast<std::size_t>(run.graph.tensors.find(id) - run.graph.tensors.begin());
+    };
+    std::vector<std::size_t> producer(run.graph.tensors.size(), n);
     std::vector<std::vector<std::size_t>> levels;
     for (std::size_t i = 0; i < n; ++i) {
         const impl::partition &p = run.partitions[i].part;
         if (!p.supported) continue;
         for (tensor_id id : p.inputs)
-            if (const auto it = producer.find(id); it != producer.end())
-                level[i] = std::max(level[i], level[it->second] + 1);
-        for (tensor_id id : p.outputs) producer[id] = i;
+            if (const std::size_t t = place(id); t < producer.size() && producer[t] != n)
+                level[i] = std::max(level[i], level[producer[t]] + 1);
+        for (tensor_id id : p.outputs)
+            if (const std::size_t t = place(id); t < producer.size()) producer[t] = i;
         if (level[i] >= levels.size()) levels.resize(level[i] + 1);
         levels[level[i]].push_back(i);
     }
@@ -82,7 +87,7 @@ void run_in_levels(graph_run &run, const std::function<bool(const partition_run 
         partition_run &pr = run.partitions[i];
         pr.compiled.reset();
         pr.check_passed.reset();
-        pr.check_detail.clear();
+        pr.check_detail.reset();
     }
     gather(run, results, first_failure + 1);
     std::rethrow_exception(failures[first_failure]);

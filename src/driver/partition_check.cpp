@@ -83,7 +83,8 @@ void check_partition(const graph_run &run, partition_run &pr, const impl::compil
             outcome.fail("input " + std::to_string(inputs[i].desc().id) + " was modified");
 
     pr.check_passed = outcome.passed;
-    pr.check_detail = outcome.detail;
+    if (outcome.detail.empty()) pr.check_detail.reset();
+    else pr.check_detail = outcome.detail;
     result.passed = outcome.passed;
 }
 
@@ -95,7 +96,7 @@ public:
     struct form {
         std::shared_ptr<const impl::compiled_partition> compiled;
         std::vector<tensor_id> touched; // its ids, partition_form_key's order
-        std::shared_ptr<const std::string> plan, why_not_alias; // for the JSON report, when asked
+        std::shared_ptr<const compiled_summary::plan_words> words; // for the JSON report, when asked
     };
     // Verbose lines and dumped files say what each compile did: then every
     // partition compiles.
@@ -166,21 +167,19 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
     }
     compiled_summary summary;
     summary.lowering = compiled->lowering();
-    summary.inplace_pairs = compiled->inplace_pairs();
+    if (!compiled->inplace_pairs().empty()) summary.inplace_pairs = compiled->inplace_pairs();
     if (same_form && compiled->outputs().size() == 1) { // words that name no id: the form's
-        summary.plan = same_form->plan;
-        summary.why_not_alias = same_form->why_not_alias;
+        summary.words = same_form->words;
     } else if (json) {
-        summary.plan = std::make_shared<const std::string>(impl::describe_plan(*compiled));
-        if (summary.lowering != impl::lowering_kind::alias)
-            summary.why_not_alias = std::make_shared<const std::string>(compiled->why_not_alias());
+        summary.words = std::make_shared<const compiled_summary::plan_words>(compiled_summary::plan_words{
+            impl::describe_plan(*compiled),
+            summary.lowering != impl::lowering_kind::alias ? compiled->why_not_alias() : std::string()});
     }
     if (forms && !same_form) {
         auto f = std::make_shared<compiled_forms::form>();
         f->compiled = compiled;
         f->touched = std::move(touched);
-        f->plan = summary.plan;
-        f->why_not_alias = summary.why_not_alias;
+        f->words = summary.words;
         forms->add(std::move(form_key), std::move(f));
     }
     pr.compiled = std::move(summary);
@@ -235,10 +234,11 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
             run_partition(run, run.partitions[i], eng, opts, result, shared_forms, true);
         });
     }
-    std::vector<partition_result> results(run.partitions.size());
-    std::size_t i = 0;
+    // One partition's result at a time, gathered as it comes (in partition
+    // order, as run_in_levels gathers them): not a record per partition.
+    std::vector<partition_result> result(1);
     try {
-        for (; i < run.partitions.size(); ++i) {
+        for (std::size_t i = 0; i < run.partitions.size(); ++i) {
             partition_run &pr = run.partitions[i];
             if (!compiles(pr)) continue;
             if (!eng) {
@@ -249,13 +249,14 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
                     throw;
                 }
             }
-            run_partition(run, pr, eng, opts, results[i], shared_forms);
+            run_partition(run, pr, eng, opts, result[0], shared_forms);
+            gather(run, result, 1);
+            result[0] = partition_result{};
         }
     } catch (...) {
-        gather(run, results, i + 1);
+        gather(run, result, 1);
         throw;
     }
-    gather(run, results, results.size());
 }
 
 } // namespace reshaper::driver

@@ -86,7 +86,8 @@ void append_partition(std::string &out, const partition_run &pr, const impl::gra
     if (pr.part.supported && pr.compiled) {
         out += ",\"inplace\":[";
         bool first = true;
-        for (const auto &[in, o] : pr.compiled->inplace_pairs) {
+        static const std::vector<std::pair<impl::tensor_id, impl::tensor_id>> no_pairs;
+        for (const auto &[in, o] : pr.compiled->inplace_pairs ? *pr.compiled->inplace_pairs : no_pairs) {
             out += first ? "[" : ",[";
             first = false;
             append_int(out, in);
@@ -120,13 +121,13 @@ void append_partition(std::string &out, const partition_run &pr, const impl::gra
     append_tensors(out, pr.part.outputs, g);
     if (pr.compiled) {
         out += ",\"plan\":";
-        append_string(out, pr.compiled->plan ? std::string_view(*pr.compiled->plan) : std::string_view());
+        append_string(out, pr.compiled->words ? std::string_view(pr.compiled->words->plan) : std::string_view());
     }
     out += ",\"supported\":true";
     if (pr.compiled && pr.compiled->lowering != impl::lowering_kind::alias) {
         out += ",\"why_not_alias\":";
-        append_string(out, pr.compiled->why_not_alias ? std::string_view(*pr.compiled->why_not_alias)
-                                                      : std::string_view());
+        append_string(out, pr.compiled->words ? std::string_view(pr.compiled->words->why_not_alias)
+                                              : std::string_view());
     }
     out += '}';
 }

@@ -141,12 +141,12 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
         out << indent << "in:  ";
         out.tensors(pr.part.inputs, run.graph) << '\n' << indent << "out: ";
         out.tensors(pr.part.outputs, run.graph) << '\n';
-        if (pr.compiled && !pr.compiled->inplace_pairs.empty())
-            out << indent << "in place: input " << pr.compiled->inplace_pairs[0].first << " -> output "
-                << pr.compiled->inplace_pairs[0].second << "\n";
+        if (pr.compiled && pr.compiled->inplace_pairs && !pr.compiled->inplace_pairs->empty())
+            out << indent << "in place: input " << pr.compiled->inplace_pairs->front().first << " -> output "
+                << pr.compiled->inplace_pairs->front().second << "\n";
         if (pr.check_passed) {
             out << indent << "check: " << (*pr.check_passed ? "passed" : "FAILED");
-            if (!pr.check_detail.empty()) out << " (" << pr.check_detail << ")";
+            if (pr.check_detail) out << " (" << *pr.check_detail << ")";
             out << '\n';
         }
         if (pr.perf) {
@@ -166,7 +166,7 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
         }
     }
     if (opts.mode == run_mode::perf &&
-        std::any_of(run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.perf; })) {
+        std::any_of(run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.perf.has_value(); })) {
         out << "\n  perf: " << run.threads << (run.threads == 1 ? " thread" : " threads");
         if (run.cores) out << ", which got " << fixed(*run.cores, 2) << " cores (CPU-bound threads against one)";
         out << '\n';

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <limits>
 #include <locale.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -32,6 +34,48 @@ namespace rapidjson = reshaper_rapidjson;
 
 namespace reshaper::impl {
 
+// A text read in place whose pages go back to the system once the reader
+// is past them: a graph file's text was its size again in memory at the
+// peak of reading it, beside the graph being built (issue 27). What a
+// message needs of the text let go of is kept: how many lines it held and
+// where the last of them began. Pages read as zeros once let go of.
+class parsed_text_release {
+public:
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
+    parsed_text_release(const char *text, std::size_t size) : text_(text), size_(size) {}
+
+    // The reader has come to `at`: whole pages more than a margin before it
+    // go, a step of at least 1 MiB at a time (a system call each).
+    void up_to(const char *at) {
+        constexpr std::size_t margin = std::size_t{1} << 16, step = std::size_t{1} << 20;
+        const auto pos = static_cast<std::size_t>(at - text_);
+        if (pos > size_ || pos < released_ + margin + step) return;
+        static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+        const auto base = reinterpret_cast<std::uintptr_t>(text_);
+        const std::uintptr_t to = (base + pos - margin) & ~(page - 1);
+        const std::uintptr_t from = (base + released_ + page - 1) & ~(page - 1);
+        if (to <= from) return;
+        const std::size_t end = to - base;
+        const char *first = text_ + released_, *last = text_ + end;
+        newlines_ += static_cast<std::size_t>(std::count(first, last, '\n'));
+        if (const void *nl = memrchr(first, '\n', static_cast<std::size_t>(last - first)))
+            last_newline_ = static_cast<std::size_t>(static_cast<const char *>(nl) - text_);
+        // Should the system refuse, the pages only stay.
+        madvise(reinterpret_cast<void *>(from), to - from, MADV_DONTNEED);
+        released_ = end;
+    }
+    // Bytes from the text's start whose text is gone (some may stay held).
+    std::size_t released() const { return released_; }
+    // Line breaks among them, and the offset of the last (none: no break).
+    std::size_t newlines() const { return newlines_; }
+    std::size_t last_newline() const { return last_newline_; }
+
+private:
+    const char *text_;
+    std::size_t size_;
+    std::size_t released_ = 0, newlines_ = 0, last_newline_ = none;
+};
+
 // RapidJSON's SAX events append nodes. Each value is handled a bounded
 // number of times, so reading is linear; a repeated key is only flagged
 // here, and resolved where the object is read (json_view). Numbers come as
@@ -39,8 +83,13 @@ namespace reshaper::impl {
 // Returning false stops the reader; what was wrong is then in failure().
 class tree_builder {
 public:
-    tree_builder(std::uint64_t max_depth, const streamed_array *stream)
-        : max_depth_(max_depth), stream_(stream) {}
+    // `escapes`: whether the text holds a backslash (see lone_surrogate).
+    tree_builder(std::uint64_t max_depth, const streamed_array *stream, bool escapes)
+        : max_depth_(max_depth), stream_(stream), escapes_(escapes) {}
+
+    // Read in place: what lies before each streamed element's text is let go
+    // of as the element is handed over.
+    void release_as_read(parsed_text_release *release) { release_ = release; }
 
     bool Null() { return add(json_tree::kind::null); }
     bool Bool(bool b) {
@@ -48,6 +97,7 @@ public:
         return added();
     }
     bool RawNumber(const char *text, rapidjson::SizeType length, bool) {
+        last_text_ = text;
         const std::string_view token(text, length);
         const bool integral = token.find_first_of(".eE") == std::string_view::npos;
         if (integral && token.front() == '-') {
@@ -82,8 +132,9 @@ public:
     bool Uint64(std::uint64_t) { return false; }
     bool Double(double) { return false; }
     bool String(const char *text, rapidjson::SizeType length, bool) {
+        last_text_ = text;
         const std::string_view s(text, length);
-        if (lone_surrogate(s)) return refuse_surrogate();
+        if (escapes_ && lone_surrogate(s)) return refuse_surrogate();
         const std::size_t at = tree_.pool_.size();
         tree_.pool_.append(s);
         json_tree::node &n = add_node(json_tree::kind::string, at);
@@ -92,8 +143,9 @@ public:
         return added();
     }
     bool Key(const char *text, rapidjson::SizeType length, bool) {
+        last_text_ = text;
         const std::string_view k(text, length);
-        if (lone_surrogate(k)) return refuse_surrogate();
+        if (escapes_ && lone_surrogate(k)) return refuse_surrogate();
         key_at_ = tree_.pool_.size();
         key_size_ = k.size();
         tree_.pool_.append(k);
@@ -127,7 +179,9 @@ private:
     // surrogate without a high one before it (\udc00) into the three bytes
     // ED B0 80, which are no UTF-8. Well-formed text has no ED followed by
     // A0-BF (surrogates), so those bytes in a decoded string can only come
-    // from such an escape (a pair decodes into four bytes F0-F4 ...).
+    // from such an escape (a pair decodes into four bytes F0-F4 ...), so a
+    // text without a backslash is not searched (a memchr per string and key
+    // was 5% of checking a large graph file, perf).
     static bool lone_surrogate(std::string_view s) {
         for (const char *p = s.data(), *end = s.data() + s.size();
              (p = static_cast<const char *>(std::memchr(p, 0xED, static_cast<std::size_t>(end - p)))) != nullptr;
@@ -178,6 +232,7 @@ private:
             stream_->element(json_view(tree_, index));
             tree_.nodes_.resize(index);
             tree_.pool_.resize(pool_mark);
+            if (release_ && last_text_) release_->up_to(last_text_);
         }
         return true;
     }
@@ -246,6 +301,9 @@ private:
 
     std::uint64_t max_depth_;
     const streamed_array *stream_;
+    bool escapes_;
+    parsed_text_release *release_ = nullptr;
+    const char *last_text_ = nullptr; // of the last string, key or number read in place
     json_tree tree_;
     std::vector<open_container> open_; // innermost last
     std::size_t key_at_ = 0, key_size_ = 0; // of the object member that comes next
@@ -307,22 +365,27 @@ bool all_ascii(std::string_view text) {
 
 constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
 
-// "line 3, column 14" of the byte at `offset` (both from 1; a column counts bytes).
-std::string line_and_column(std::string_view text, std::size_t offset) {
+// "line 3, column 14" of the byte at `offset` (both from 1; a column
+// counts bytes). `gone`: what of the text's start was let go of.
+std::string line_and_column(std::string_view text, std::size_t offset, const parsed_text_release *gone) {
     offset = std::min(offset, text.size());
-    const std::string_view before = text.substr(0, offset);
-    const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
-    const std::size_t line_start = before.rfind('\n');
+    const std::size_t from = gone ? std::min(gone->released(), offset) : 0;
+    const std::string_view before = text.substr(from, offset - from);
+    const std::size_t line = 1 + (gone ? gone->newlines() : 0) +
+                             static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    std::size_t line_start = before.rfind('\n');
+    if (line_start != std::string_view::npos) line_start += from;
+    else if (gone && gone->last_newline() != parsed_text_release::none) line_start = gone->last_newline();
     const std::size_t column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
     return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
 // The text around `offset` on its line, for a message: printable ASCII as
 // it is, other bytes as \xNN; "" for an empty stretch (the text's end).
-std::string text_near(std::string_view text, std::size_t offset) {
+std::string text_near(std::string_view text, std::size_t offset, const parsed_text_release *gone) {
     constexpr std::size_t before = 24, after = 24;
     offset = std::min(offset, text.size());
-    std::size_t from = offset > before ? offset - before : 0;
+    std::size_t from = std::max(offset > before ? offset - before : 0, gone ? std::min(gone->released(), offset) : 0);
     if (const std::size_t nl = text.substr(from, offset - from).rfind('\n'); nl != std::string_view::npos) from += nl + 1;
     std::size_t to = std::min(text.size(), offset + after);
     if (const std::size_t nl = text.substr(offset, to - offset).find('\n'); nl != std::string_view::npos) to = offset + nl;
@@ -340,9 +403,10 @@ std::string text_near(std::string_view text, std::size_t offset) {
     return out;
 }
 
-[[noreturn]] void malformed(std::string_view text, std::size_t offset, const std::string &what) {
-    const std::string near = text_near(text, offset);
-    fail(rule::json_syntax, "malformed JSON at " + line_and_column(text, offset) +
+[[noreturn]] void malformed(std::string_view text, std::size_t offset, const std::string &what,
+                            const parsed_text_release *gone = nullptr) {
+    const std::string near = text_near(text, offset, gone);
+    fail(rule::json_syntax, "malformed JSON at " + line_and_column(text, offset, gone) +
                                            (offset >= text.size() ? " (the end of the text)" : "") + ": " + what +
                                            (near.empty() ? "" : "; the text there: '" + near + "'"));
 }
@@ -359,11 +423,11 @@ std::string reader_words(rapidjson::ParseErrorCode code) {
 // `text` is the whole text (for the message); the reading starts `skipped`
 // bytes into it (after a byte order mark).
 [[noreturn]] void refused(std::string_view text, std::size_t skipped, const rapidjson::Reader &reader,
-                          const tree_builder &builder) {
+                          const tree_builder &builder, const parsed_text_release *gone = nullptr) {
     const std::size_t offset = skipped + reader.GetErrorOffset();
     if (reader.GetParseErrorCode() == rapidjson::kParseErrorTermination && !builder.failure().empty())
-        malformed(text, offset, builder.failure());
-    malformed(text, offset, reader_words(reader.GetParseErrorCode()));
+        malformed(text, offset, builder.failure(), gone);
+    malformed(text, offset, reader_words(reader.GetParseErrorCode()), gone);
 }
 
 // RapidJSON reads a NUL as the end of the text: one inside it is malformed.
@@ -381,7 +445,7 @@ json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const 
     if (text.size() >= std::numeric_limits<rapidjson::SizeType>::max())
         malformed(text, 0, "a text of 4 GiB or more"); // RapidJSON's lengths are 32-bit
     const std::size_t skipped = skipped_mark(text);
-    tree_builder builder(max_depth, stream);
+    tree_builder builder(max_depth, stream, std::memchr(text.data(), '\\', text.size()) != nullptr);
     rapidjson::Reader reader;
     bounded_text in{text.data() + skipped, text.data() + skipped, text.data() + text.size()};
     if (read_text<0>(reader, in, builder, all_ascii(text), max_depth).IsError()) refused(text, skipped, reader, builder);
@@ -399,12 +463,14 @@ json_tree parse_json_tree_in_place(std::string &text, std::uint64_t max_depth, c
     refuse_nul(text);
     if (text.size() >= std::numeric_limits<rapidjson::SizeType>::max()) malformed(text, 0, "a text of 4 GiB or more");
     const std::size_t skipped = skipped_mark(text);
-    tree_builder builder(max_depth, stream);
+    tree_builder builder(max_depth, stream, false);
+    parsed_text_release release(text.data(), text.size());
+    builder.release_as_read(&release);
     rapidjson::Reader reader;
     rapidjson::InsituStringStream in(text.data() + skipped);
     if (read_text<rapidjson::kParseInsituFlag>(reader, in, builder, all_ascii(text), max_depth).IsError()) {
-        std::replace(text.begin(), text.end(), '\0', '"');
-        refused(text, skipped, reader, builder);
+        std::replace(text.begin() + static_cast<std::ptrdiff_t>(release.released()), text.end(), '\0', '"');
+        refused(text, skipped, reader, builder, &release);
     }
     return builder.take();
 }

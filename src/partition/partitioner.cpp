@@ -86,11 +86,30 @@ std::vector<partition> get_partitions(const graph &g, const graph_topology &topo
     std::sort(order.begin(), order.end(),
               [&](std::size_t a, std::size_t b) { return tail_position[a] < tail_position[b]; });
 
-    std::vector<partition> result;
-    result.reserve(parts.size());
-    for (std::size_t i : order) {
-        partition p = std::move(parts[i]);
-        p.id = result.size();
+    // Put in that order where they are (following each cycle of the
+    // permutation; files list ops in order, so mostly none moves): a second
+    // array of 100,000 partitions beside the first had been the peak of
+    // checking such a graph.
+    std::vector<char> placed(parts.size(), 0);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (placed[k] || order[k] == k) continue;
+        partition first = std::move(parts[k]);
+        std::size_t at = k;
+        for (;;) {
+            placed[at] = 1;
+            const std::size_t from = order[at];
+            if (from == k) {
+                parts[at] = std::move(first);
+                break;
+            }
+            parts[at] = std::move(parts[from]);
+            at = from;
+        }
+    }
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        partition &p = parts[k];
+        const std::size_t i = order[k]; // its index in part_of_op
+        p.id = k;
         // Boundary tensors: inputs not produced inside, outputs used outside
         // (or graph outputs, or consumed by nobody). Members are the ops
         // whose part is i; each boundary tensor is listed once (a linear
@@ -118,12 +137,11 @@ std::vector<partition> get_partitions(const graph &g, const graph_topology &topo
                 if (used_outside && first_time(seen_out, p.outputs, t)) p.outputs.push_back(t);
             }
         }
-        result.push_back(std::move(p));
     }
     if (verbose_level() >= 2) {
         // Why each op was or was not claimed.
         const std::string engine(to_string(backend.engine()));
-        for (const partition &p : result)
+        for (const partition &p : parts)
             for (std::size_t k = 0; k < p.op_indices.size(); ++k) {
                 const op &o = g.ops[p.op_indices[k]];
                 std::string line = "partition," + engine + ",partition " + std::to_string(p.id) +
@@ -139,7 +157,7 @@ std::vector<partition> get_partitions(const graph &g, const graph_topology &topo
                 verbose_print(line);
             }
     }
-    return result;
+    return parts;
 }
 
 std::optional<std::size_t> data_input_position(const graph &g, const partition &p) {

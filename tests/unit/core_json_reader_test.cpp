@@ -340,6 +340,40 @@ TEST(JsonReader, AStreamSeesEachElementOnceThenTheError) {
     EXPECT_EQ(ids, (std::vector<std::int64_t>{1, 2}));
 }
 
+// Read in place with a streamed array, the text behind the reader is let go
+// of (a MiB at a time, a margin behind it): the stream sees every element
+// and an error late in the text names the line, column and text that a
+// reading of the whole text names, however the text breaks its lines.
+TEST(JsonReader, TextLetGoOfAsReadKeepsErrorsWordForWord) {
+    const std::string element = R"({"id": 12345, "kind": "StaticTranspose", "shape": [4, 8, 16]})";
+    for (const std::string_view layout : {"a line each", "one line", "one break early"}) {
+        SCOPED_TRACE(layout);
+        std::string text = "{\"graph\": [";
+        if (layout == "one break early") text += "\n";
+        constexpr std::size_t count = 60000; // about 4 MiB
+        for (std::size_t i = 0; i < count; ++i) {
+            if (i > 0) text += ",";
+            if (layout == "a line each") text += "\n";
+            text += element;
+        }
+        const std::string well_formed = text + "], \"x\": true}";
+        const std::string malformed = text + ", {\"id\": tru}]}";
+        std::size_t seen = 0;
+        const streamed_array ops{"graph", [&] { seen = 0; }, [&](json_view) { ++seen; }};
+
+        std::string overwritten = well_formed;
+        EXPECT_FALSE(parse_json_tree_in_place(overwritten, depth, &ops).empty());
+        EXPECT_EQ(seen, count);
+
+        const outcome whole = outcome_of([&] { return parse_json_tree(malformed, depth, &ops); });
+        overwritten = malformed;
+        const outcome in_place = outcome_of([&] { return parse_json_tree_in_place(overwritten, depth, &ops); });
+        EXPECT_EQ(seen, count);
+        EXPECT_TRUE(contains(whole.failure, "malformed JSON at line ")) << whole.failure;
+        EXPECT_EQ(in_place.failure, whole.failure);
+    }
+}
+
 TEST(JsonReader, ErrorsSayWhereAndWhat) {
     const struct {
         std::string text;
