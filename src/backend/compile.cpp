@@ -130,13 +130,17 @@ public:
                 kind_ = l.kind;
                 break;
             }
-        // The prepared execute: one input, one output made by one kernel
-        // movement program, no run-time shape to check or resolve.
+        // The prepared execute: one input, one output, no run-time shape to
+        // check or resolve, and the output either a view of the input (in
+        // place: nothing to do) or made by one kernel movement program.
         if (p_.inputs.size() == 1 && p_.outputs.size() == 1 && p_.lowerings.size() == 1 && !p_.dynamic &&
-            p_.runtime_shapes.empty() && p_.data_position == 0 && kind_ == lowering_kind::kernel &&
-            p_.lowerings[0].mover) {
-            direct_ = p_.lowerings[0].mover->direct_program();
-            direct_bytes_ = p_.lowerings[0].bytes;
+            p_.runtime_shapes.empty() && p_.data_position == 0) {
+            if (kind_ == lowering_kind::alias) {
+                prepared_alias_ = true;
+            } else if (kind_ == lowering_kind::kernel && p_.lowerings[0].mover) {
+                direct_ = p_.lowerings[0].mover->direct_program();
+                direct_bytes_ = p_.lowerings[0].bytes;
+            }
         }
     }
 
@@ -170,8 +174,10 @@ public:
     }
 
     bool execute_prepared(const void *src, void *dst) const override {
+        // Anything else: run() checks, says why, or writes the verbose line.
+        if (prepared_alias_) return src && src == dst && verbose_level() == 0;
         if (!direct_ || !src || !dst || overlaps(src, p_.input_bytes, dst, direct_bytes_) || verbose_level() > 0)
-            return false; // run() checks, says why, or writes the verbose line
+            return false;
         guarded_move(kind_, [&] { run_movement(*direct_, src, dst); });
         return true;
     }
@@ -320,6 +326,7 @@ private:
     lowering_kind kind_ = lowering_kind::alias;
     const movement_program *direct_ = nullptr; // the prepared execute's program, in p_'s mover
     std::size_t direct_bytes_ = 0;             // its output's bytes
+    bool prepared_alias_ = false;              // or an alias: in place, nothing to run
     mutable std::once_flag explained_;
     mutable std::vector<lowering_text> texts_;
 };
