@@ -6,11 +6,20 @@
 // Issue 27's goals: execute <= 120 ns (alias <= 70 ns), cache-hit compile
 // <= 0.5 us.
 //
+// The execute's buffers are line-aligned and pre-faulted, as issue 27 asks
+// of every measurement: each its own 4 KiB-aligned block (what
+// aligned_alloc or a framework's allocator gives a host). Two std::vectors
+// sit 16 bytes apart modulo 4 KiB here, a distance at which the tile
+// kernel's loads wait on unrelated earlier stores (4K aliasing); that case
+// is kept as transpose_4KiB_vectors, so both are reported.
+//
 //   api_bench --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
 //             --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,19 +49,36 @@ struct prepared {
     const reshaper::partition &part() const { return parts.at(0); }
 };
 
-void bm_c_execute(benchmark::State &state, bool transpose) {
+// 1024 floats in a 4 KiB-aligned block of their own, written (pre-faulted).
+struct free_deleter {
+    void operator()(float *p) const { std::free(p); }
+};
+std::unique_ptr<float[], free_deleter> page_aligned_floats(float value) {
+    std::unique_ptr<float[], free_deleter> p(static_cast<float *>(std::aligned_alloc(4096, 4096)));
+    for (int i = 0; i < 1024; ++i) p[i] = value;
+    return p;
+}
+
+// `vectors`: the buffers of two std::vectors instead (16 bytes apart
+// modulo 4 KiB on this machine's glibc; see the top).
+void bm_c_execute(benchmark::State &state, bool transpose, bool vectors = false) {
     prepared pr(transpose);
     const reshaper::compiled_partition cp = pr.part().compile(pr.eng);
-    std::vector<float> in(1024, 1.0f), out(1024);
-    const void *ins[] = {in.data()};
+    std::vector<float> in_vector(1024, 1.0f), out_vector(1024, 0.0f);
+    const auto in_block = page_aligned_floats(1.0f), out_block = page_aligned_floats(0.0f);
+    float *in = vectors ? in_vector.data() : in_block.get();
+    float *out = vectors ? out_vector.data() : out_block.get();
+    const void *ins[] = {in};
     // The alias in place: the output buffer is the input's.
-    void *outs[] = {transpose ? out.data() : in.data()};
+    void *outs[] = {transpose ? out : in};
     for (auto _ : state) {
         if (reshaper_compiled_partition_execute(cp.get(), 1, ins, 1, outs) != reshaper_success)
             state.SkipWithError("execute failed");
         benchmark::ClobberMemory();
     }
-    state.SetLabel(transpose ? "4 KiB transpose" : "alias in place");
+    const auto apart = (reinterpret_cast<std::uintptr_t>(out) - reinterpret_cast<std::uintptr_t>(in)) % 4096;
+    state.SetLabel(transpose ? "4 KiB transpose, out - in = " + std::to_string(apart) + " mod 4 KiB"
+                             : "alias in place");
 }
 
 // Through the C API, the boundary tensors given (`given`) or taken from
@@ -83,6 +109,7 @@ void bm_cpp_compile_cached(benchmark::State &state, bool given) {
 } // namespace
 
 BENCHMARK_CAPTURE(bm_c_execute, transpose_4KiB, true);
+BENCHMARK_CAPTURE(bm_c_execute, transpose_4KiB_vectors, true, true);
 BENCHMARK_CAPTURE(bm_c_execute, alias_in_place, false);
 BENCHMARK_CAPTURE(bm_c_compile_cached, tensors_given, true);
 BENCHMARK_CAPTURE(bm_c_compile_cached, from_graph, false);

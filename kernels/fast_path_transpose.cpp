@@ -308,6 +308,17 @@ void block_strip(const transpose_program &t, const byte *src, byte *dst, dim_t r
 } // namespace
 
 void run_transpose(const movement_program &p, const transpose_program &t, const byte *src, byte *dst) {
+    // One unit on the calling thread (a 4 KiB transpose): its strip at the
+    // origin, without the unit walk below.
+    if (p.split.units == 1 && !p.split.parallel) {
+        const dim_t rows = std::min(t.strip_rows, t.rows);
+        if (t.block_rows)
+            block_strip(t, src, dst, 0, rows, p.stream);
+        else
+            strip(t, src, dst, 0, rows, 0, std::min(t.cols, t.piece_cols)).run(p.stream);
+        if (p.stream) store_fence();
+        return;
+    }
     const auto pieces = static_cast<std::size_t>(t.pieces), row_tiles = static_cast<std::size_t>(t.row_tiles);
     for_units(p.split, p.stream, [&](std::size_t begin, std::size_t end) {
         // Unit u: piece u % pieces of strip u / pieces, whose row tile and

@@ -17,6 +17,7 @@
 #include "backend/verbose.hpp"
 #include "core/fail.hpp"
 #include "core/status.hpp"
+#include "kernels/movement_program.hpp"
 
 namespace reshaper::impl {
 
@@ -129,6 +130,18 @@ public:
                 kind_ = l.kind;
                 break;
             }
+        // The prepared execute: one input, one output, no run-time shape to
+        // check or resolve, and the output either a view of the input (in
+        // place: nothing to do) or made by one kernel movement program.
+        if (p_.inputs.size() == 1 && p_.outputs.size() == 1 && p_.lowerings.size() == 1 && !p_.dynamic &&
+            p_.runtime_shapes.empty() && p_.data_position == 0) {
+            if (kind_ == lowering_kind::alias) {
+                prepared_alias_ = true;
+            } else if (kind_ == lowering_kind::kernel && p_.lowerings[0].mover) {
+                direct_ = p_.lowerings[0].mover->direct_program();
+                direct_bytes_ = p_.lowerings[0].bytes;
+            }
+        }
     }
 
     const std::vector<logical_tensor> &inputs() const override { return p_.inputs; }
@@ -158,6 +171,15 @@ public:
         std::vector<std::size_t> bytes;
         for (const output_lowering &l : p_.lowerings) bytes.push_back(l.bytes);
         return bytes;
+    }
+
+    bool execute_prepared(const void *src, void *dst) const override {
+        // Anything else: run() checks, says why, or writes the verbose line.
+        if (prepared_alias_) return src && src == dst && verbose_level() == 0;
+        if (!direct_ || !src || !dst || overlaps(src, p_.input_bytes, dst, direct_bytes_) || verbose_level() > 0)
+            return false;
+        guarded_move(kind_, [&] { run_movement(*direct_, src, dst); });
+        return true;
     }
 
     using compiled_partition::execute;
@@ -282,11 +304,15 @@ private:
     // Failures inside oneDNN or allocation reach callers as error values.
     // Named only when one fails: a string per execute was a tenth of a 4 KiB one.
     void run_mover(const data_mover &mover, lowering_kind kind, const void *src, void *dst) const {
+        guarded_move(kind, [&] { mover.run(src, dst); });
+    }
+    template <typename Move>
+    void guarded_move(lowering_kind kind, const Move &move) const {
         const auto where = [&] {
             return "partition " + std::to_string(p_.partition_id) + " (" + std::string(to_string(kind)) + ")";
         };
         try {
-            mover.run(src, dst);
+            move();
         } catch (const dnnl::error &e) {
             if (e.status == dnnl_out_of_memory)
                 fail(rule::memory_limit, where() + ": oneDNN ran out of memory: " + e.what());
@@ -298,6 +324,9 @@ private:
 
     parts p_;
     lowering_kind kind_ = lowering_kind::alias;
+    const movement_program *direct_ = nullptr; // the prepared execute's program, in p_'s mover
+    std::size_t direct_bytes_ = 0;             // its output's bytes
+    bool prepared_alias_ = false;              // or an alias: in place, nothing to run
     mutable std::once_flag explained_;
     mutable std::vector<lowering_text> texts_;
 };

@@ -60,6 +60,19 @@ public:
     // modified; nothing is written outside an output's extent. Thread-safe:
     // a compiled partition is immutable.
     virtual void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const = 0;
+    // The execute prepared at compile time for a partition of one input
+    // and one output with nothing to resolve at execute, made by one
+    // movement program (a kernel lowering: a 4 KiB transpose) or a view of
+    // the input (an alias): runs that program and returns true when both
+    // buffers are given and do not overlap (an alias: are the same buffer,
+    // nothing to run) and no verbose line is asked for. Else returns false
+    // having done nothing, and execute() checks, says why, or runs. The C
+    // API tries it first.
+    virtual bool execute_prepared(const void *src, void *dst) const {
+        (void)src;
+        (void)dst;
+        return false;
+    }
     // The same from vectors (and braced lists: execute({in}, {out})).
     void execute(const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const {
         execute(std::span<const void *const>(inputs), std::span<void *const>(outputs));

@@ -7,6 +7,8 @@
 
 namespace reshaper::impl {
 
+struct movement_program;
+
 class data_mover {
 public:
     virtual ~data_mover() = default;
@@ -16,6 +18,10 @@ public:
     // How it moves them, in words, where it decided that at compile time
     // (the kernel's movement programs); "" otherwise.
     virtual std::string describe() const { return {}; }
+    // The one movement program run() amounts to, when it is nothing else
+    // (run_movement of it from src to dst: no temporaries, no steps around
+    // it); null otherwise. A compiled partition's prepared execute runs it.
+    virtual const movement_program *direct_program() const { return nullptr; }
 };
 
 } // namespace reshaper::impl

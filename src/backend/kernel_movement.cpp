@@ -20,12 +20,17 @@ namespace {
 
 class kernel_movement final : public data_mover {
 public:
+    kernel_movement(const kernel_movement &) = delete; // direct_ points into planned_
+    kernel_movement &operator=(const kernel_movement &) = delete;
     kernel_movement(data_type type, std::vector<movement_step> steps, std::vector<kernel_step_plan> planned,
                     std::size_t temp_elements, std::size_t temporaries)
         : type_(type), steps_(std::move(steps)), planned_(std::move(planned)), temp_elements_(temp_elements),
-          temporaries_(temporaries) {}
+          temporaries_(temporaries), direct_(find_direct_program()) {}
 
     void run(const void *src, void *dst) const override {
+        // One planned program from the input to the output (a 4 KiB
+        // transpose): straight to its executor, no temporaries set up.
+        if (direct_) return run_movement(*direct_, src, dst);
         // The temporaries are per run: concurrent runs never share them.
         line_aligned_bytes temp_bytes[2]; // line-aligned: streamed like any output
         std::vector<std::string> temp_strings[2];
@@ -55,8 +60,23 @@ public:
     }
 
     std::string describe() const override { return describe_kernel_steps(planned_); }
+    const movement_program *direct_program() const override { return direct_; }
 
 private:
+    // The program every run goes straight to, decided at compile time: the
+    // one step's, when it moves the input into the output with no
+    // temporary, was planned, and cannot find the output already in place
+    // (run_step's early return); null otherwise.
+    const movement_program *find_direct_program() const {
+        if (steps_.size() != 1 || temporaries_ != 0) return nullptr;
+        const movement_step &step = steps_[0];
+        const kernel_step_plan &planned = planned_[0];
+        if (step.src.temporary || step.dst.temporary || !planned.planned || planned.boxes || planned.walk ||
+            !planned.program || same_strided_layout(step.dims, step.src.strides, step.dst.strides))
+            return nullptr;
+        return &*planned.program;
+    }
+
     void run_step(const movement_step &step, const kernel_step_plan &planned, void *from, void *to) const {
         if (planned.boxes) {
             copy_boxes(planned, from, to);
@@ -137,6 +157,7 @@ private:
     std::vector<kernel_step_plan> planned_; // per step
     std::size_t temp_elements_;
     std::size_t temporaries_; // 0, 1 or 2
+    const movement_program *direct_; // into planned_, or null
 };
 
 } // namespace
