@@ -14,20 +14,13 @@
 #include "backend/kernel_movement.hpp"
 #include "core/logical_tensor.hpp"
 #include "isa_levels_support.hpp"
+#include "permute_move_support.hpp"
 #include "layout/memory_layout.hpp"
 
 namespace reshaper::impl {
 namespace {
 
-dims_t dense(const dims_t &dims) {
-    dims_t strides(dims.size());
-    dim_t step = 1;
-    for (std::size_t k = dims.size(); k-- > 0;) {
-        strides[k] = step;
-        step *= dims[k];
-    }
-    return strides;
-}
+using testing::row_major_strides;
 
 // The step run by the kernel mover planned on `machine`, into a destination
 // of `dst_bytes` filled with 0xA5 first.
@@ -55,7 +48,7 @@ TEST(padded_edge, streamed_steps_into_padded_blocks_write_the_last_block_once_as
             for (const shape &s : {shape{"nChw16c", {2, 20, 17, 17}}, shape{"nChw16c", {1, 250, 3, 5}},
                                    shape{"nChw8c", {3, 13, 9, 31}}}) {
                 const std::size_t e = element_bits(type) / 8;
-                const movement_step step{s.dims, {dense(s.dims), ""}, {{}, s.format}};
+                const movement_step step{s.dims, {row_major_strides(s.dims), ""}, {{}, s.format}};
                 const auto volume = static_cast<std::size_t>(s.dims[0] * s.dims[1] * s.dims[2] * s.dims[3]);
                 const std::size_t block = s.format[4] == '1' ? 16 : 8;
                 const std::size_t padded_channels = (static_cast<std::size_t>(s.dims[1]) + block - 1) / block * block;
@@ -94,7 +87,7 @@ TEST(padded_edge, streamed_steps_into_padded_blocks_write_the_last_block_once_as
 TEST(padded_edge, blocks_wider_than_a_line_keep_the_boxes) {
     machine_facts streamed = current_machine();
     streamed.transpose_streaming_bytes = 0;
-    const movement_step step{{2, 20, 3, 3}, {dense({2, 20, 3, 3}), ""}, {{}, "nChw16c"}};
+    const movement_step step{{2, 20, 3, 3}, {row_major_strides({2, 20, 3, 3}), ""}, {{}, "nChw16c"}};
     EXPECT_FALSE(plan_kernel_step(data_type::f64, step, streamed).edge.has_value());
     EXPECT_TRUE(plan_kernel_step(data_type::f32, step, streamed).edge.has_value());
 }

@@ -12,6 +12,7 @@
 
 #include "element_copy_reference.hpp"
 #include "isa_levels_support.hpp"
+#include "permute_move_support.hpp"
 #include "kernels/cpu_isa.hpp"
 #include "kernels/movement_program.hpp"
 
@@ -21,33 +22,8 @@ using reshaper::impl::testing::levels_here;
 
 namespace {
 
-dims_t dense_strides(const dims_t &dims) {
-    dims_t strides(dims.size());
-    dim_t step = 1;
-    for (std::size_t k = dims.size(); k-- > 0;) {
-        strides[k] = step;
-        step *= dims[k];
-    }
-    return strides;
-}
-
-// A dense tensor of `physical` dims read in the order `perm` into the
-// dense layout of those dims: what bench_report.py's permute_graph moves.
-struct permute_move {
-    dims_t dims, src_strides, dst_strides;
-    dim_t volume = 1;
-};
-permute_move permute(const dims_t &physical, const std::vector<int> &perm) {
-    const dims_t strides = dense_strides(physical);
-    permute_move m;
-    for (int p : perm) {
-        m.dims.push_back(physical[static_cast<std::size_t>(p)]);
-        m.src_strides.push_back(strides[static_cast<std::size_t>(p)]);
-        m.volume *= physical[static_cast<std::size_t>(p)];
-    }
-    m.dst_strides = dense_strides(m.dims);
-    return m;
-}
+using reshaper::impl::testing::permute;
+using reshaper::impl::testing::permute_move;
 
 // ABcd<t>a<t>b with t = 64 / e, A = blocks_a * t, B = blocks_b * t:
 // physical (A/t, B/t, c, d, t, t); abcd's (A/t, t, B/t, t, c, d).

@@ -17,6 +17,7 @@
 
 #include "element_copy_reference.hpp"
 #include "isa_levels_support.hpp"
+#include "permute_move_support.hpp"
 #include "kernels/cpu_isa.hpp"
 #include "kernels/movement_program.hpp"
 #include "kernels/run_grid.hpp"
@@ -38,36 +39,9 @@ machine_facts machine(cpu_isa isa, int threads) {
     return m;
 }
 
-// Dense strides of `dims` (row-major), in elements.
-dims_t dense_strides(const dims_t &dims) {
-    dims_t strides(dims.size());
-    dim_t stride = 1;
-    for (std::size_t k = dims.size(); k-- > 0;) {
-        strides[k] = stride;
-        stride *= dims[k];
-    }
-    return strides;
-}
-
-// A dense source of `src_dims` moved into the dense layout of its dims in
-// the order `perm`, the source `offset` elements into its buffer.
-struct permute_move {
-    dims_t dims, src_strides, dst_strides;
-    dim_t volume = 1, offset = 0;
-};
-
-permute_move permute(const dims_t &src_dims, const std::vector<int> &perm, dim_t offset) {
-    permute_move m;
-    const dims_t src_dense = dense_strides(src_dims);
-    for (int p : perm) {
-        m.dims.push_back(src_dims[static_cast<std::size_t>(p)]);
-        m.src_strides.push_back(src_dense[static_cast<std::size_t>(p)]);
-    }
-    m.dst_strides = dense_strides(m.dims);
-    for (dim_t d : m.dims) m.volume *= d;
-    m.offset = offset;
-    return m;
-}
+using reshaper::impl::testing::permute;
+using reshaper::impl::testing::permute_move;
+using reshaper::impl::testing::row_major_strides;
 
 // Runs the move on `machine` and compares every destination byte, and
 // guards on both sides, with the element copy; returns the program.
@@ -177,7 +151,7 @@ TEST(run_grid, planner_takes_a_grid_for_short_runs_in_the_cache) {
     // Heads split from a q/k/v slice ([32,49,3*12*32] read as [32,12,49,32]):
     // the source's rows of heads lie 3 rows apart, so no grid.
     const dims_t qkv_dims{32, 12, 49, 32}, qkv_src{56448, 32, 1152, 1};
-    const movement_program q = plan_movement(make_copy_plan(qkv_dims, qkv_src, 0, dense_strides(qkv_dims), 0), 32,
+    const movement_program q = plan_movement(make_copy_plan(qkv_dims, qkv_src, 0, row_major_strides(qkv_dims), 0), 32,
                                              machine(isa, 1));
     ASSERT_EQ(q.path, fast_path::run_copy);
     EXPECT_FALSE(takes_grid(q)) << describe(q);
