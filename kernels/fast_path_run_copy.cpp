@@ -41,35 +41,37 @@ void for_rows(const outer_dims &outer, std::size_t units_per_row, std::size_t be
     }
 }
 
+// Calls copy(src, dst, count) for each task's runs of one outer row, src and
+// dst at the first of `count` runs along: a task's units of one row go in
+// one call, units only share the runs between threads.
+template <typename Copy>
+void for_row_runs(const movement_program &p, const run_copy_program &r, const byte *src, byte *dst,
+                  const Copy &copy) {
+    for_units(p.split, p.stream, [&](std::size_t begin, std::size_t end) {
+        for_rows(r.outer, r.units_per_row, begin, end,
+                 [&](std::ptrdiff_t s, std::ptrdiff_t d, std::size_t first, std::size_t last) {
+                     const std::size_t from = first * r.per_unit;
+                     const std::size_t count = std::min(last * r.per_unit, r.along_count) - from;
+                     const auto at = static_cast<std::ptrdiff_t>(from);
+                     copy(src + s + at * r.along_src, dst + d + at * r.along_dst, count);
+                 });
+    });
+}
+
 } // namespace
 
 void run_copy_runs(const movement_program &p, const run_copy_program &r, const byte *src, byte *dst) {
     const bool stream = p.stream;
     if (r.grid) {
-        for_units(p.split, stream, [&](std::size_t begin, std::size_t end) {
-            for_rows(r.outer, r.units_per_row, begin, end,
-                     [&](std::ptrdiff_t s, std::ptrdiff_t d, std::size_t first, std::size_t last) {
-                         const std::size_t from = first * r.per_unit;
-                         const std::size_t count = std::min(last * r.per_unit, r.along_count) - from;
-                         const auto at = static_cast<std::ptrdiff_t>(from);
-                         r.grid(dst + d + at * r.along_dst, r.along_dst, r.across_dst, src + s + at * r.along_src,
-                                r.along_src, r.across_src, r.run_bytes, count, r.across_count);
-                     });
+        for_row_runs(p, r, src, dst, [&](const byte *from, byte *to, std::size_t count) {
+            r.grid(to, r.along_dst, r.across_dst, from, r.along_src, r.across_src, r.run_bytes, count,
+                   r.across_count);
         });
         return;
     }
     if (r.short_runs) {
-        // A task's units of one row go in one call: units only share the
-        // runs between threads.
-        for_units(p.split, stream, [&](std::size_t begin, std::size_t end) {
-            for_rows(r.outer, r.units_per_row, begin, end,
-                     [&](std::ptrdiff_t s, std::ptrdiff_t d, std::size_t first, std::size_t last) {
-                         const std::size_t from = first * r.per_unit;
-                         const std::size_t count = std::min(last * r.per_unit, r.along_count) - from;
-                         const auto at = static_cast<std::ptrdiff_t>(from);
-                         r.copy_runs(dst + d + at * r.along_dst, r.along_dst, src + s + at * r.along_src,
-                                     r.along_src, r.run_bytes, count, stream);
-                     });
+        for_row_runs(p, r, src, dst, [&](const byte *from, byte *to, std::size_t count) {
+            r.copy_runs(to, r.along_dst, from, r.along_src, r.run_bytes, count, stream);
         });
         return;
     }

@@ -52,6 +52,32 @@ void for_each_fine_index(const std::vector<fine_dim> &dims, Visit &&visit) {
     }
 }
 
+// A micro kernel's blocks in a tile: one at every index over the fine dims
+// in neither `across` nor `along` (`e`-byte elements), the destination's
+// innermost first, so that consecutive blocks complete the same
+// destination lines.
+void add_micro_blocks(grouped_transpose_plan &g, const std::vector<fine_dim> &fine,
+                      const std::vector<std::size_t> &across, const std::vector<std::size_t> &along, dim_t e) {
+    const auto in = [](const std::vector<std::size_t> &set, std::size_t k) {
+        return std::find(set.begin(), set.end(), k) != set.end();
+    };
+    std::vector<fine_dim> rest;
+    for (std::size_t k = 0; k < fine.size(); ++k)
+        if (!in(across, k) && !in(along, k)) rest.push_back(fine[k]);
+    std::stable_sort(rest.begin(), rest.end(), [](const fine_dim &x, const fine_dim &y) { return x.dst < y.dst; });
+    for_each_fine_index(rest, [&](const std::vector<dim_t> &index) {
+        std::ptrdiff_t from = 0, offset = 0, staged = 0;
+        for (std::size_t k = 0; k < rest.size(); ++k) {
+            from += index[k] * rest[k].src * e;
+            offset += index[k] * rest[k].dst * e;
+            staged += index[k] * rest[k].staged;
+        }
+        g.micro_block_source.push_back(from);
+        g.micro_block_offset.push_back(offset);
+        g.micro_block_staged.push_back(staged);
+    });
+}
+
 // Shared lanes (the header's micro_swaps; the kernel is
 // grouped_shared_lanes_avx2.cpp): `across` are the fine dims of the
 // source's first `lanes` elements (source order), `along` the
@@ -142,23 +168,7 @@ void plan_shared_lanes(grouped_transpose_plan &g, const std::vector<fine_dim> &f
         g.micro_store.push_back(store);
         g.micro_store_staged.push_back(staged);
     }
-    std::vector<fine_dim> rest;
-    for (std::size_t k = 0; k < fine.size(); ++k)
-        if (!in(across, k) && !in(along, k)) rest.push_back(fine[k]);
-    // The destination's innermost first, so that consecutive blocks
-    // complete the same destination lines.
-    std::stable_sort(rest.begin(), rest.end(), [](const fine_dim &x, const fine_dim &y) { return x.dst < y.dst; });
-    for_each_fine_index(rest, [&](const std::vector<dim_t> &index) {
-        std::ptrdiff_t from = 0, offset = 0, staged = 0;
-        for (std::size_t k = 0; k < rest.size(); ++k) {
-            from += index[k] * rest[k].src * e;
-            offset += index[k] * rest[k].dst * e;
-            staged += index[k] * rest[k].staged;
-        }
-        g.micro_block_source.push_back(from);
-        g.micro_block_offset.push_back(offset);
-        g.micro_block_staged.push_back(staged);
-    });
+    add_micro_blocks(g, fine, across, along, e);
 }
 
 } // namespace
@@ -392,34 +402,15 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
         const bool disjoint = std::none_of(across.begin(), across.end(), [&](std::size_t k) { return in(along, k); });
         if (!across.empty() && !along.empty() && disjoint) {
             g.micro_lanes = lanes;
-            std::vector<fine_dim> rest;
-            for (std::size_t k = 0; k < fine.size(); ++k)
-                if (!in(across, k) && !in(along, k)) rest.push_back(fine[k]);
-            // The destination's innermost first, so that consecutive
-            // blocks complete the same destination lines.
-            std::stable_sort(rest.begin(), rest.end(), [](const fine_dim &x, const fine_dim &y) { return x.dst < y.dst; });
-            // Visits every index over `dims` (mixed radix, the first innermost).
-            auto each = [](const std::vector<fine_dim> &dims, auto &&visit) {
-                std::vector<dim_t> index(dims.size(), 0);
-                for (;;) {
-                    visit(index);
-                    std::size_t k = 0;
-                    for (; k < dims.size(); ++k) {
-                        if (++index[k] < dims[k].size) break;
-                        index[k] = 0;
-                    }
-                    if (k == dims.size()) return;
-                }
-            };
             std::vector<fine_dim> along_dims, across_dims;
             for (std::size_t k : along) along_dims.push_back(fine[k]);
             for (std::size_t k : across) across_dims.push_back(fine[k]);
-            each(along_dims, [&](const std::vector<dim_t> &index) {
+            for_each_fine_index(along_dims, [&](const std::vector<dim_t> &index) {
                 std::ptrdiff_t at = 0;
                 for (std::size_t k = 0; k < along_dims.size(); ++k) at += index[k] * along_dims[k].src * e;
                 g.micro_load.push_back(at);
             });
-            each(across_dims, [&](const std::vector<dim_t> &index) {
+            for_each_fine_index(across_dims, [&](const std::vector<dim_t> &index) {
                 std::ptrdiff_t at = 0, staged = 0;
                 for (std::size_t k = 0; k < across_dims.size(); ++k) {
                     at += index[k] * across_dims[k].dst * e;
@@ -428,17 +419,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
                 g.micro_store.push_back(at);
                 g.micro_store_staged.push_back(staged);
             });
-            each(rest, [&](const std::vector<dim_t> &index) {
-                std::ptrdiff_t from = 0, offset = 0, staged = 0;
-                for (std::size_t k = 0; k < rest.size(); ++k) {
-                    from += index[k] * rest[k].src * e;
-                    offset += index[k] * rest[k].dst * e;
-                    staged += index[k] * rest[k].staged;
-                }
-                g.micro_block_source.push_back(from);
-                g.micro_block_offset.push_back(offset);
-                g.micro_block_staged.push_back(staged);
-            });
+            add_micro_blocks(g, fine, across, along, e);
         }
         }
         // Else shared lanes of the widest vectors (dims of 2 and 4; after
