@@ -122,9 +122,11 @@ struct line_prefetch {
 // tiles, ordinary stores, no wide steps): the tiles one_tile transposes,
 // column step by column step, each step's tiles down the rows (a strip's
 // order), in one call with the tile kernel inlined. Rows and columns in
-// tiles; pitches as for tile_transpose_fn.
+// elements, multiples of the tile side (divided by the kernel's constant
+// tile side: two 64-bit divisions by a run-time one were a twentieth of a
+// 4 KiB execute); pitches as for tile_transpose_fn.
 using whole_tiles_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                                std::ptrdiff_t dst_pitch, std::ptrdiff_t row_tiles, std::ptrdiff_t col_tiles);
+                                std::ptrdiff_t dst_pitch, std::ptrdiff_t rows, std::ptrdiff_t cols);
 
 using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                               std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead);

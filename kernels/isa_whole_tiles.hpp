@@ -15,8 +15,9 @@ namespace {
 // step (T source rows), down the destination rows within each.
 template <class Ops, int E>
 void whole_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::ptrdiff_t dst_pitch,
-                 std::ptrdiff_t row_tiles, std::ptrdiff_t col_tiles) {
+                 std::ptrdiff_t rows, std::ptrdiff_t cols) {
     constexpr std::ptrdiff_t T = tile_bytes / E;
+    const std::ptrdiff_t row_tiles = rows / T, col_tiles = cols / T;
     for (std::ptrdiff_t c = 0; c < col_tiles; ++c)
         for (std::ptrdiff_t r = 0; r < row_tiles; ++r)
             transpose_tiles<Ops, E, 1, false>(src + c * T * src_pitch + r * tile_bytes, src_pitch,
