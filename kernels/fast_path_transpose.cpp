@@ -308,6 +308,8 @@ void block_strip(const transpose_program &t, const byte *src, byte *dst, dim_t r
 } // namespace
 
 void run_transpose(const movement_program &p, const transpose_program &t, const byte *src, byte *dst) {
+    // Planned as one call (whole tiles in the caches: plan_transpose).
+    if (t.whole) return t.whole(src, t.src_pitch, dst, t.dst_pitch, t.rows, t.cols);
     // One unit on the calling thread (a 4 KiB transpose): its strip at the
     // origin, without the unit walk below.
     if (p.split.units == 1 && !p.split.parallel) {

@@ -118,6 +118,16 @@ struct line_prefetch {
 
 // A wide tile (tile_walk::wide tiles side by side, as tile_transpose_fn
 // does one), which also issues `ahead`'s prefetches when it is not null.
+// A whole small transpose in the caches (row_tiles x col_tiles whole
+// tiles, ordinary stores, no wide steps): the tiles one_tile transposes,
+// column step by column step, each step's tiles down the rows (a strip's
+// order), in one call with the tile kernel inlined. Rows and columns in
+// elements, multiples of the tile side (divided by the kernel's constant
+// tile side: two 64-bit divisions by a run-time one were a twentieth of a
+// 4 KiB execute); pitches as for tile_transpose_fn.
+using whole_tiles_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                                std::ptrdiff_t dst_pitch, std::ptrdiff_t rows, std::ptrdiff_t cols);
+
 using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                               std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead);
 
@@ -279,6 +289,10 @@ struct isa_kernels {
     // steps and their prefetches, where this is true: measured faster on
     // the AVX-512 machine, slower on the AVX2 one.
     bool one_tile_rows_tile_by_tile;
+    // A one-unit transpose of whole tiles in the caches (a 4 KiB [32,32]
+    // f32 one) in one call, where a level has it; no_kernel: strip by
+    // strip, a tile call per tile.
+    per_size_class<whole_tiles_fn> whole_tiles;
 };
 
 // Whether a table has every entry no level may lack: the whole tiles, a

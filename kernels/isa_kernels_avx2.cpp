@@ -3,6 +3,7 @@
 // uses them too, for 32-byte block rows.
 #include "kernels/isa_kernels_simd.hpp"
 #include "kernels/isa_nibble_stream.hpp"
+#include "kernels/isa_whole_tiles.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -38,6 +39,7 @@ constexpr isa_kernels table = {
     .join_rows = row_group_kernels<false>(),
     // One tile's rows walk as any other rows here (measured on Zen 3).
     .one_tile_rows_tile_by_tile = false,
+    .whole_tiles = whole_tiles_of<avx2_ops>(size_classes),
 };
 RESHAPER_ASSERT_COMPLETE_TABLE(table);
 

@@ -116,6 +116,7 @@ struct transpose_program {
     tile_partial_fn partial = nullptr;     // null: partial tiles through buffers
     run_copy_fn copy = nullptr;
     block_rows_fn block_rows = nullptr; // a blocked format's inner block, or null
+    whole_tiles_fn whole = nullptr;     // the whole move in one call (plan_transpose), or null
     row_reach reach = near_rows;
     tile_walk walk{1, 1};
     std::ptrdiff_t e = 0;               // element bytes

@@ -231,7 +231,8 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_get_inplace_pairs(
 RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
         reshaper_compiled_partition_t compiled, size_t num_inputs, const void *const *inputs,
         size_t num_outputs, void *const *outputs) {
-    return guarded(__func__, [&](const call &c) {
+    // Captured by value: the prepared execute's checks read registers.
+    return guarded(__func__, [=](const call &c) {
         c.require(compiled, "compiled");
         const impl::compiled_partition &cp = *compiled->compiled;
         // A partition prepared at compile time runs straight away where its

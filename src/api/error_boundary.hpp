@@ -39,8 +39,11 @@ private:
     const char *function_;
 };
 
+// Inlined into each entry point: as a call of its own (GCC's clone per
+// entry point) it was 8% of a 4 KiB execute, its frame and the chain of
+// loads through the body's captured references.
 template <typename Body>
-reshaper_status_t guarded(const char *function, Body &&body) noexcept {
+[[gnu::always_inline]] inline reshaper_status_t guarded(const char *function, Body &&body) noexcept {
     try {
         body(call(function));
         return reshaper_success;

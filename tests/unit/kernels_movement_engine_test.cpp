@@ -303,6 +303,57 @@ TEST_F(movement_engine, tile_kernels_agree_with_the_scalar_level) {
         }
 }
 
+// A one-unit transpose of whole tiles in the caches (the 4 KiB [32,32] f32
+// execute) is planned as one whole_tiles call where the level has the
+// kernel, and matches the element copy bit for bit: every element size,
+// tile counts 1-3 by 1-3, odd row paddings and offsets on either side
+// (unaligned destination rows), guards untouched. Wide steps, a blocked
+// format's inner block and shapes off whole tiles keep the strip.
+TEST_F(movement_engine, whole_small_transposes_match_the_element_copy) {
+    std::mt19937 rng(27);
+    for (cpu_isa isa : levels_here()) {
+        machine_facts machine = current_machine();
+        machine.isa = isa;
+        for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e) {
+            const std::size_t e = std::size_t{1} << log2e;
+            const dim_t t = static_cast<dim_t>(64 / e);
+            for (dim_t row_tiles : {1, 2, 3})
+                for (dim_t col_tiles : {1, 2, 3})
+                    for (int padded = 0; padded < 2; ++padded) {
+                        const move_case c{"whole_tiles", {col_tiles * t, row_tiles * t}, {0, 1}, {1, 0},
+                                          {0, padded * 3}, {padded * 5, 0}, padded * 7, padded * 3};
+                        SCOPED_TRACE(std::string(to_string(isa)) + " e" + std::to_string(e) + " " + std::to_string(row_tiles) +
+                                     "x" + std::to_string(col_tiles) + (padded ? " padded" : ""));
+                        check_case(c, e, isa, rng);
+                        dim_t extent = 0;
+                        const dims_t ss = strides_in_order(c.dims, c.src_order, c.src_pad, extent);
+                        const dims_t ds = strides_in_order(c.dims, c.dst_order, c.dst_pad, extent);
+                        const movement_program p =
+                                plan_movement(make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset), 8 * e, machine);
+                        const auto *tp = std::get_if<transpose_program>(&p.detail);
+                        ASSERT_NE(tp, nullptr);
+                        // Destination rows of one tile back to back (unpadded, one
+                        // column tile) are a blocked format's inner block: its block
+                        // rows where the level has them for that width.
+                        const bool wide_step = tp->wide && col_tiles >= tp->walk.wide;
+                        const bool block_rows = col_tiles == 1 && !padded && tp->block_rows;
+                        EXPECT_EQ(tp->whole != nullptr,
+                                  kernels_for(isa).whole_tiles[log2e] != nullptr && !wide_step && !block_rows);
+                    }
+            // Off whole tiles: the strip, partial tiles and all.
+            const move_case odd{"odd_tiles", {2 * t + 1, t + 3}, {0, 1}, {1, 0}, {0, 1}, {0, 0}, 1, 0};
+            check_case(odd, e, isa, rng);
+            dim_t extent = 0;
+            const dims_t ss = strides_in_order(odd.dims, odd.src_order, odd.src_pad, extent);
+            const dims_t ds = strides_in_order(odd.dims, odd.dst_order, odd.dst_pad, extent);
+            const movement_program p = plan_movement(make_copy_plan(odd.dims, ss, odd.src_offset, ds, 0), 8 * e, machine);
+            if (const auto *tp = std::get_if<transpose_program>(&p.detail)) {
+                EXPECT_EQ(tp->whole, nullptr);
+            }
+        }
+    }
+}
+
 // The wide tiles (walk[.][.].wide tiles side by side) at every level and
 // reach, plain and streamed: destination row c, element r = source row r, element c,
 // for every one of the w * t source rows, and no byte of the destination

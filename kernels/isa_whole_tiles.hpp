@@ -1,0 +1,33 @@
+// whole_tiles: a one-unit transpose of whole tiles in the caches (the 4 KiB
+// [32,32] f32 execute) as one call, the tile kernel inlined into the walk.
+// Strip by strip, each tile was an indirect call through the tile table
+// behind the strip's step logic: for the 4 KiB execute 4 calls and a tenth
+// of its time (perf record: strip::all_steps 9%). Included by a level's
+// table file after isa_kernels_simd.hpp.
+#pragma once
+
+#include "kernels/isa_kernels_simd.hpp"
+
+namespace reshaper::impl {
+namespace {
+
+// The tiles of one_tile<Ops, E>, in a strip's order: column step by column
+// step (T source rows), down the destination rows within each.
+template <class Ops, int E>
+void whole_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::ptrdiff_t dst_pitch,
+                 std::ptrdiff_t rows, std::ptrdiff_t cols) {
+    constexpr std::ptrdiff_t T = tile_bytes / E;
+    const std::ptrdiff_t row_tiles = rows / T, col_tiles = cols / T;
+    for (std::ptrdiff_t c = 0; c < col_tiles; ++c)
+        for (std::ptrdiff_t r = 0; r < row_tiles; ++r)
+            transpose_tiles<Ops, E, 1, false>(src + c * T * src_pitch + r * tile_bytes, src_pitch,
+                                              dst + r * T * dst_pitch + c * tile_bytes, dst_pitch, false, nullptr);
+}
+
+template <class Ops, std::size_t... L>
+constexpr per_size_class<whole_tiles_fn> whole_tiles_of(std::index_sequence<L...>) {
+    return {&whole_tiles<Ops, 1 << L>...};
+}
+
+} // namespace
+} // namespace reshaper::impl
