@@ -150,13 +150,16 @@ TEST(CopyPlan, ByteSafeCutsNeverSplitAByte) {
                         << "byte " << byte << " on both sides of cut " << cut << " of dims "
                         << dims_to_string(dims) << " dst strides " << dims_to_string(dst);
                 // The first safe cut: one step less would split a byte.
-                if (cut > p)
+                if (cut > p) {
                     EXPECT_EQ(element_at(plan, cut - 2).dst / per_byte, element_at(plan, cut - 1).dst / per_byte);
+                }
             }
         }
         EXPECT_GT(increasing, 1000) << per_byte;
         EXPECT_GT(moved, 100) << per_byte; // the cuts that had to move were exercised
-        if (per_byte == 4) EXPECT_GT(moved_far, 50); // ... by more than one element
+        if (per_byte == 4) {
+            EXPECT_GT(moved_far, 50); // ... by more than one element
+        }
         EXPECT_GT(even_rows, per_byte == 2 ? 100 : 40) << per_byte; // whole-byte rows are rarer at 4
     }
 }
