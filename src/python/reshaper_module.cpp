@@ -115,6 +115,7 @@ public:
         py::object np_dtype;                   // numpy dtype, or None where numpy holds none
         std::vector<py::ssize_t> shape, byte_strides, strides;
         bool complex = false;                  // c64, c128: a lazily conjugated tensor is declined
+        py::ssize_t itemsize = 0;
         py::object torch_dtype;                // torch dtype object, or None; set by use_torch
         py::tuple shape_tuple, strides_tuple;  // for torch's empty_strided / as_strided
         py::dict empty_kwargs;                 // {"dtype": torch_dtype}
@@ -127,6 +128,17 @@ public:
         bool in_torch[2] = {false, false}; // a torch tensor? by whether the first input is one
         bool torch_view = false;  // an alias of a dense input, dense itself: view(shape), cheaper than as_strided
         py::tuple empty_args;     // (shape, strides) of torch.empty_strided
+        // A torch tensor standing for this output's metadata, made once in
+        // use_torch, so that a call makes the output from it with no int
+        // list for torch's argument parser to read (each int of a shape or
+        // strides argument costs it an isinstance check against numpy's
+        // integer): a torch_view alias is the input's view_as(template) (a
+        // one-element tensor of the output's shape, zero strides), a move's
+        // new tensor empty_like(template) (a tensor of the output's dtype,
+        // shape and strides, made only for outputs of at most
+        // template_max_bytes, and only where empty_like was seen to give
+        // exactly the compiled strides). None: the calls with int lists.
+        py::object torch_template;
     };
 
     fast_path(compiled_partition cp, std::vector<tensor_spec> inputs, std::vector<output_spec> outputs,
@@ -141,7 +153,7 @@ public:
     // What torch gives this path: its Tensor type (exactly: subclasses such
     // as Parameter take the general path), torch.strided, torch.empty_strided
     // and the dtype object of each input and output (None: torch holds none).
-    void use_torch(py::handle tensor_type, py::object strided, py::object empty_strided,
+    void use_torch(py::handle tensor_type, py::object strided, py::object empty_strided, py::object empty_like,
                    const py::list &in_dtypes, const py::list &out_dtypes) {
         if (in_dtypes.size() != inputs_.size() || out_dtypes.size() != outputs_.size())
             throw error(status::invalid_arguments, "fast_path.use_torch: one dtype per tensor", "api_argument");
@@ -159,16 +171,30 @@ public:
         torch_.data_ptr.resolve(type, "data_ptr");
         torch_.as_strided.resolve(type, "as_strided");
         torch_.view.resolve(type, "view");
+        torch_.view_as.resolve(type, "view_as");
         torch_tensor_type_ = type;
         torch_type_holder_ = py::reinterpret_borrow<py::object>(tensor_type);
         strided_ = std::move(strided);
         empty_strided_ = std::move(empty_strided);
+        empty_like_ = std::move(empty_like);
         for (std::size_t i = 0; i < inputs_.size(); ++i) inputs_[i].torch_dtype = in_dtypes[i];
         for (std::size_t k = 0; k < outputs_.size(); ++k) {
-            tensor_spec &t = outputs_[k].tensor;
+            output_spec &o = outputs_[k];
+            tensor_spec &t = o.tensor;
             t.torch_dtype = out_dtypes[k];
             t.empty_kwargs = py::dict();
-            if (!t.torch_dtype.is_none()) t.empty_kwargs["dtype"] = t.torch_dtype;
+            o.torch_template = py::none();
+            if (t.torch_dtype.is_none()) continue;
+            t.empty_kwargs["dtype"] = t.torch_dtype;
+            if (o.alias_input >= 0 && o.torch_view) {
+                o.torch_template = empty_strided_(t.shape_tuple, as_tuple(std::vector<py::ssize_t>(t.shape.size(), 0)),
+                                                  **t.empty_kwargs);
+            } else if (o.alias_input < 0 && o.span * t.itemsize <= template_max_bytes) {
+                py::object templ = empty_strided_(*o.empty_args, **t.empty_kwargs);
+                py::object probe = empty_like_(templ);
+                if (probe.attr("stride")().equal(t.strides_tuple) && py::object(probe.attr("dtype")).is(t.torch_dtype))
+                    o.torch_template = std::move(templ);
+            }
         }
     }
 
@@ -218,7 +244,10 @@ public:
                 } else if (as_torch) {
                     if (o.alias_input >= 0) { // a view of the input tensor, its storage offset kept
                         PyObject *base = in_items[o.alias_input];
-                        if (o.torch_view) {
+                        if (!o.torch_template.is_none()) {
+                            made = py::reinterpret_steal<py::object>(torch_.view_as.call(base, o.torch_template.ptr()));
+                            if (!made) PyErr_Clear(); // as_strided says the same, or why not
+                        } else if (o.torch_view) {
                             made = py::reinterpret_steal<py::object>(torch_.view.call(base, o.tensor.shape_tuple.ptr()));
                             if (!made) PyErr_Clear(); // as_strided says the same, or why not
                         }
@@ -228,6 +257,11 @@ public:
                             if (!made) throw py::error_already_set();
                         }
                         out_ptrs[k] = const_cast<void *>(in_ptrs[o.alias_input]);
+                    } else if (!o.torch_template.is_none()) {
+                        made = py::reinterpret_steal<py::object>(PyObject_CallOneArg(empty_like_.ptr(), o.torch_template.ptr()));
+                        if (!made) throw py::error_already_set();
+                        out_ptrs[k] = data_ptr(made.ptr());
+                        if (out_ptrs[k] == nullptr) throw py::error_already_set();
                     } else {
                         made = py::reinterpret_steal<py::object>(PyObject_Call(
                             empty_strided_.ptr(), o.empty_args.ptr(), o.tensor.empty_kwargs.ptr()));
@@ -275,6 +309,9 @@ public:
 
 private:
     static constexpr std::size_t max_buffers = 8;
+    // The largest output given an empty_like template (which holds as many
+    // bytes): beyond it the move itself outweighs the int lists' parsing.
+    static constexpr py::ssize_t template_max_bytes = 64 << 10;
 
     // One attribute or method of torch.Tensor, looked up once on the type:
     // its descriptor is then called directly, without the per-call
@@ -306,7 +343,8 @@ private:
         }
     };
     struct torch_members {
-        torch_member dtype, layout, is_cpu, requires_grad, is_neg, is_conj, shape, stride, data_ptr, as_strided, view;
+        torch_member dtype, layout, is_cpu, requires_grad, is_neg, is_conj, shape, stride, data_ptr, as_strided, view,
+            view_as;
     };
 
     static py::tuple as_tuple(const std::vector<py::ssize_t> &v) {
@@ -420,7 +458,7 @@ private:
     bool release_gil_;
     PyTypeObject *ndarray_type_;
     PyTypeObject *torch_tensor_type_ = nullptr;
-    py::object torch_type_holder_, strided_, empty_strided_;
+    py::object torch_type_holder_, strided_, empty_strided_, empty_like_;
     torch_members torch_;
 };
 
@@ -514,8 +552,8 @@ PYBIND11_MODULE(_reshaper, m) {
                      if (!s.np_dtype.is_none()) s.np_dtype = s.np_dtype.cast<py::dtype>();
                      s.shape = t[py::int_(1)].cast<std::vector<py::ssize_t>>();
                      s.strides = t[py::int_(2)].cast<std::vector<py::ssize_t>>();
-                     const auto itemsize = t[py::int_(3)].cast<py::ssize_t>();
-                     for (auto st : s.strides) s.byte_strides.push_back(st * itemsize);
+                     s.itemsize = t[py::int_(3)].cast<py::ssize_t>();
+                     for (auto st : s.strides) s.byte_strides.push_back(st * s.itemsize);
                      s.complex = t[py::int_(4)].cast<bool>();
                      s.torch_dtype = py::none();
                      return s;

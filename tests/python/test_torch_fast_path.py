@@ -172,3 +172,40 @@ def test_alias_with_size_one_dims_keeps_the_compiled_strides():
     cp = warmed(cp, x)
     (view,) = cp._fast([x], None)
     assert view.stride() == want and view.data_ptr() == x.data_ptr() and torch.equal(view, x.reshape(4, 1, 6))
+
+
+def test_each_call_moves_into_its_own_new_tensor_of_the_compiled_strides():
+    # Small outputs are made from a tensor kept at the first call (empty_like); the
+    # output is new each call, never that tensor nor the last call's output.
+    x = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+    cp = warmed(transpose(), x)
+    (a,) = cp._fast([x], None)
+    (b,) = cp._fast([x + 1], None)
+    assert a.storage().data_ptr() != b.storage().data_ptr()
+    assert torch.equal(a, x.t()) and torch.equal(b, (x + 1).t())
+    assert a.stride() == b.stride() == (3, 1) and not b.requires_grad
+    b.resize_(100)  # torch-allocated: resizable like any new tensor
+    # A size-1 dim keeps the compiled stride; an output past the template size (64 KiB) too.
+    for shape in ((1, 3, 5), (1, 160, 120)):
+        y = torch.randn(*shape)
+        cp = transpose("f32", shape)
+        want = tuple(cp.outputs[0].strides or ())
+        cp = warmed(cp, y)
+        (out,) = cp._fast([y], None)
+        assert out.shape == shape[::-1] and torch.equal(out, y.permute(2, 1, 0))
+        if want:
+            assert out.stride() == want
+        assert out.stride() == cp.execute([y.clone()])[0].stride()
+
+
+def test_alias_view_is_new_each_call_and_shares_the_input():
+    x = torch.arange(24, dtype=torch.float32).view(4, 6)
+    cp = warmed(split(), x)
+    (v1,) = cp._fast([x], None)
+    (v2,) = cp._fast([x], None)
+    assert v1 is not v2 and v1.data_ptr() == v2.data_ptr() == x.data_ptr()
+    x2 = torch.zeros(4, 6)
+    (v3,) = cp._fast([x2], None)
+    assert v3.data_ptr() == x2.data_ptr() and v3.stride() == (6, 3, 1)
+    v3[0, 0, 0] = 7.0
+    assert x2[0, 0] == 7.0

@@ -350,7 +350,7 @@ class _Plan:
         """Hands torch's objects to the native path (once: torch is there)."""
         def dtype(t):
             return getattr(torch, t.torch_name) if t.torch_name else None
-        self.fast.use_torch(torch.Tensor, torch.strided, torch.empty_strided,
+        self.fast.use_torch(torch.Tensor, torch.strided, torch.empty_strided, torch.empty_like,
                             [dtype(t) for t in self.inputs], [dtype(t) for t in self.outputs])
 
     def run(self, cp, inputs, outputs):
