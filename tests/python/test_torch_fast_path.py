@@ -209,3 +209,32 @@ def test_alias_view_is_new_each_call_and_shares_the_input():
     assert v3.data_ptr() == x2.data_ptr() and v3.stride() == (6, 3, 1)
     v3[0, 0, 0] = 7.0
     assert x2[0, 0] == 7.0
+
+
+def test_execute_after_the_first_call_takes_every_argument_form_and_is_collected():
+    import gc
+    import weakref
+    x = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+    cp = warmed(transpose(), x)
+    assert "execute" in vars(cp)  # the native execute, from the first call on
+    out = torch.empty(5, 3)
+    assert cp.execute([x], outputs=[out])[0] is out and torch.equal(out, x.t())
+    assert cp.execute([x], [out])[0] is out
+    assert torch.equal(cp.execute(inputs=[x])[0], x.t())
+    assert torch.equal(cp.execute(inputs=[x], outputs=None)[0], x.t())
+    # Declined calls still end in the general path's errors.
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([x, x])
+    assert e.value.rule == "execute_buffers"
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([x], outputs=[torch.empty(5, 3, dtype=torch.float64)])
+    assert e.value.rule == "input_dtype_matches"
+    with pytest.raises(TypeError):
+        cp.execute()
+    with pytest.raises(TypeError):
+        cp.execute([x], nonsense=1)
+    # The native execute refers back to the partition: a cycle the collector frees.
+    ref = weakref.ref(cp)
+    del cp, e  # e's traceback holds the general path's frames, and so the partition
+    gc.collect()
+    assert ref() is None
