@@ -105,7 +105,7 @@ std::vector<void *> out_pointers(const std::vector<std::uintptr_t> &addresses) {
 // torch is optional: the module neither links nor imports it. Once the
 // caller has passed a torch tensor the package hands over what this path
 // needs of torch (use_torch: the Tensor type, the strided layout,
-// empty_strided, the dtype objects); tensors are then read through their
+// empty_strided, empty_like, the dtype objects); tensors are then read through their
 // Python attributes (dtype, layout, is_cpu, requires_grad, is_neg(),
 // shape, stride(), data_ptr()), each a C call into torch, with none of the
 // general path's Python frames.
