@@ -116,6 +116,10 @@ public:
         std::vector<py::ssize_t> shape, byte_strides, strides;
         bool complex = false;                  // c64, c128: a lazily conjugated tensor is declined
         py::ssize_t itemsize = 0;
+        // Whether the strides are the dense row-major ones where a dim is not
+        // 1: a torch tensor's is_contiguous() then says whether it addresses
+        // memory as they do, without stride()'s tuple (0.1 us less a call).
+        bool row_major = false;
         py::object torch_dtype;                // torch dtype object, or None; set by use_torch
         py::tuple shape_tuple, strides_tuple;  // for torch's empty_strided / as_strided
         py::dict empty_kwargs;                 // {"dtype": torch_dtype}
@@ -172,6 +176,7 @@ public:
         torch_.as_strided.resolve(type, "as_strided");
         torch_.view.resolve(type, "view");
         torch_.view_as.resolve(type, "view_as");
+        torch_.is_contiguous.resolve(type, "is_contiguous");
         torch_tensor_type_ = type;
         torch_type_holder_ = py::reinterpret_borrow<py::object>(tensor_type);
         strided_ = std::move(strided);
@@ -300,7 +305,15 @@ public:
 
     // The torch outputs' (shape, strides) argument tuples, made once.
     void finish_specs() {
-        for (tensor_spec &t : inputs_) make_tuples(t);
+        for (tensor_spec &t : inputs_) {
+            make_tuples(t);
+            py::ssize_t step = 1;
+            t.row_major = true;
+            for (std::size_t d = t.shape.size(); d-- > 0;) {
+                if (t.shape[d] != 1 && t.strides[d] != step) t.row_major = false;
+                step *= t.shape[d];
+            }
+        }
         for (output_spec &o : outputs_) {
             make_tuples(o.tensor);
             o.empty_args = py::make_tuple(o.tensor.shape_tuple, o.tensor.strides_tuple);
@@ -344,7 +357,7 @@ private:
     };
     struct torch_members {
         torch_member dtype, layout, is_cpu, requires_grad, is_neg, is_conj, shape, stride, data_ptr, as_strided, view,
-            view_as;
+            view_as, is_contiguous;
     };
 
     static py::tuple as_tuple(const std::vector<py::ssize_t> &v) {
@@ -422,13 +435,14 @@ private:
             Py_DECREF(v);
             return same;
         };
-        auto method_is_false = [obj](const torch_member &m) {
+        auto method_is = [obj](const torch_member &m, PyObject *want) {
             PyObject *v = m.call(obj);
             if (v == nullptr) return false;
-            const bool is_false = v == Py_False;
+            const bool same = v == want;
             Py_DECREF(v);
-            return is_false;
+            return same;
         };
+        auto method_is_false = [&method_is](const torch_member &m) { return method_is(m, Py_False); };
         if (!attr_is(n.dtype, spec.torch_dtype.ptr()) || !attr_is(n.layout, strided_.ptr()) ||
             !attr_is(n.is_cpu, Py_True))
             return false;
@@ -441,7 +455,9 @@ private:
             Py_DECREF(shape);
             if (!same) return false;
         }
-        {
+        if (spec.row_major) {
+            if (!method_is(n.is_contiguous, Py_True)) return false;
+        } else {
             PyObject *strides = n.stride.call(obj);
             if (strides == nullptr) return false;
             const bool same = ints_equal(strides, spec.strides, &spec.shape);

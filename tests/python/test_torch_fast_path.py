@@ -238,3 +238,15 @@ def test_execute_after_the_first_call_takes_every_argument_form_and_is_collected
     del cp, e  # e's traceback holds the general path's frames, and so the partition
     gc.collect()
     assert ref() is None
+
+
+def test_an_input_is_taken_whatever_the_stride_of_a_size_one_dim_and_declined_if_not_dense():
+    base = torch.randn(3, 5)
+    cp = warmed(transpose("f32", (1, 3, 5)), base.view(1, 3, 5))
+    odd = base.as_strided((1, 3, 5), (99, 5, 1))  # the size-1 dim's stride addresses nothing
+    (out,) = cp._fast([odd], None)
+    assert torch.equal(out, base.view(1, 3, 5).permute(2, 1, 0))
+    wide = torch.randn(3, 10)
+    assert cp._fast([wide[:, ::2].view(1, 3, 5)], None) is None
+    assert cp._fast([base.t().contiguous().t().view(1, 3, 5)], None) is None
+    assert torch.equal(cp.execute([wide[:, ::2].view(1, 3, 5)])[0], wide[:, ::2].reshape(1, 3, 5).permute(2, 1, 0))
