@@ -172,3 +172,81 @@ def test_alias_with_size_one_dims_keeps_the_compiled_strides():
     cp = warmed(cp, x)
     (view,) = cp._fast([x], None)
     assert view.stride() == want and view.data_ptr() == x.data_ptr() and torch.equal(view, x.reshape(4, 1, 6))
+
+
+def test_each_call_moves_into_its_own_new_tensor_of_the_compiled_strides():
+    # Small outputs are made from a tensor kept at the first call (empty_like); the
+    # output is new each call, never that tensor nor the last call's output.
+    x = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+    cp = warmed(transpose(), x)
+    (a,) = cp._fast([x], None)
+    (b,) = cp._fast([x + 1], None)
+    assert a.storage().data_ptr() != b.storage().data_ptr()
+    assert torch.equal(a, x.t()) and torch.equal(b, (x + 1).t())
+    assert a.stride() == b.stride() == (3, 1) and not b.requires_grad
+    b.resize_(100)  # torch-allocated: resizable like any new tensor
+    # A size-1 dim keeps the compiled stride; an output past the template size (64 KiB) too.
+    for shape in ((1, 3, 5), (1, 160, 120)):
+        y = torch.randn(*shape)
+        cp = transpose("f32", shape)
+        want = tuple(cp.outputs[0].strides or ())
+        cp = warmed(cp, y)
+        (out,) = cp._fast([y], None)
+        assert out.shape == shape[::-1] and torch.equal(out, y.permute(2, 1, 0))
+        if want:
+            assert out.stride() == want
+        assert out.stride() == cp.execute([y.clone()])[0].stride()
+
+
+def test_alias_view_is_new_each_call_and_shares_the_input():
+    x = torch.arange(24, dtype=torch.float32).view(4, 6)
+    cp = warmed(split(), x)
+    (v1,) = cp._fast([x], None)
+    (v2,) = cp._fast([x], None)
+    assert v1 is not v2 and v1.data_ptr() == v2.data_ptr() == x.data_ptr()
+    x2 = torch.zeros(4, 6)
+    (v3,) = cp._fast([x2], None)
+    assert v3.data_ptr() == x2.data_ptr() and v3.stride() == (6, 3, 1)
+    v3[0, 0, 0] = 7.0
+    assert x2[0, 0] == 7.0
+
+
+def test_execute_after_the_first_call_takes_every_argument_form_and_is_collected():
+    import gc
+    import weakref
+    x = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+    cp = warmed(transpose(), x)
+    assert "execute" in vars(cp)  # the native execute, from the first call on
+    out = torch.empty(5, 3)
+    assert cp.execute([x], outputs=[out])[0] is out and torch.equal(out, x.t())
+    assert cp.execute([x], [out])[0] is out
+    assert torch.equal(cp.execute(inputs=[x])[0], x.t())
+    assert torch.equal(cp.execute(inputs=[x], outputs=None)[0], x.t())
+    # Declined calls still end in the general path's errors.
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([x, x])
+    assert e.value.rule == "execute_buffers"
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([x], outputs=[torch.empty(5, 3, dtype=torch.float64)])
+    assert e.value.rule == "input_dtype_matches"
+    with pytest.raises(TypeError):
+        cp.execute()
+    with pytest.raises(TypeError):
+        cp.execute([x], nonsense=1)
+    # The native execute refers back to the partition: a cycle the collector frees.
+    ref = weakref.ref(cp)
+    del cp, e  # e's traceback holds the general path's frames, and so the partition
+    gc.collect()
+    assert ref() is None
+
+
+def test_an_input_is_taken_whatever_the_stride_of_a_size_one_dim_and_declined_if_not_dense():
+    base = torch.randn(3, 5)
+    cp = warmed(transpose("f32", (1, 3, 5)), base.view(1, 3, 5))
+    odd = base.as_strided((1, 3, 5), (99, 5, 1))  # the size-1 dim's stride addresses nothing
+    (out,) = cp._fast([odd], None)
+    assert torch.equal(out, base.view(1, 3, 5).permute(2, 1, 0))
+    wide = torch.randn(3, 10)
+    assert cp._fast([wide[:, ::2].view(1, 3, 5)], None) is None
+    assert cp._fast([base.t().contiguous().t().view(1, 3, 5)], None) is None
+    assert torch.equal(cp.execute([wide[:, ::2].view(1, 3, 5)])[0], wide[:, ::2].reshape(1, 3, 5).permute(2, 1, 0))

@@ -350,7 +350,7 @@ class _Plan:
         """Hands torch's objects to the native path (once: torch is there)."""
         def dtype(t):
             return getattr(torch, t.torch_name) if t.torch_name else None
-        self.fast.use_torch(torch.Tensor, torch.strided, torch.empty_strided,
+        self.fast.use_torch(torch.Tensor, torch.strided, torch.empty_strided, torch.empty_like,
                             [dtype(t) for t in self.inputs], [dtype(t) for t in self.outputs])
 
     def run(self, cp, inputs, outputs):
@@ -620,12 +620,18 @@ class CompiledPartition:
         logical shape and compiled strides: torch tensors when the first
         input is a torch tensor, numpy arrays otherwise. An alias output is a
         view of its input's memory. `outputs`: caller-allocated arrays of the
-        compiled outputs' dtype, shape and strides, filled and returned."""
+        compiled outputs' dtype, shape and strides, filled and returned.
+
+        From the first call on, where the partition has a native path
+        (_Plan.fast), the instance's own `execute` is that path as a C
+        function (FastPath.guarded_execute), which runs the common call itself
+        and hands every other call to _execute_general."""
+        return self._execute_general(inputs, outputs)
+
+    execute._guarded = True
+
+    def _execute_general(self, inputs, outputs=None):
         try:
-            if self._fast_call is not None:
-                result = self._fast_call(inputs, outputs)
-                if result is not None:
-                    return result
             return (self._execution or self._make_execution()).run(self._cp, inputs, outputs)
         except Error:
             raise
@@ -634,12 +640,12 @@ class CompiledPartition:
         except Exception as e:
             raise _unexpected_error("CompiledPartition.execute", e) from None
 
-    execute._guarded = True
-
     def _make_execution(self):
         self._execution = _Plan(self._cp)
         self._fast = self._execution.fast
         self._fast_call = self._fast.call if self._fast is not None else None
+        if self._fast is not None:
+            self.execute = self._fast.guarded_execute(self._execute_general)
         return self._execution
 
 
