@@ -24,8 +24,9 @@
 // shifted by the run's base), with SIMD gathers where the level has them.
 // Large moves stage each tile's destination runs in L1 and stream them
 // out whole. The dims outside the tile are walked with an odometer in the
-// source's order, the next tile's source lines prefetched, a range of
-// tiles per oneTBB task.
+// source's order (but for the dim that continues destination runs ending
+// inside a line, walked innermost), the next tile's source lines
+// prefetched, a range of tiles per oneTBB task.
 #pragma once
 
 #include <cstddef>

@@ -527,6 +527,18 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     std::stable_sort(outer_dims.begin(), outer_dims.end(), [&](std::size_t a, std::size_t b) {
             return plan.dims[a].src_stride > plan.dims[b].src_stride;
         });
+    // Destination runs that end inside a line (dims of 3): the dim that
+    // continues them goes innermost, so that the next tile completes
+    // their partial lines while those are still in the cache (else each
+    // is read from memory, written, and read and written again by a tile
+    // far along the walk). The source's next lines are then a few tiles
+    // away, in L2.
+    if (static_cast<std::size_t>(g.destination_run * e) % 64 != 0) {
+        if (const int next = next_dense_dim(plan, in_destination, g.destination_run, false); next >= 0) {
+            const auto at = std::find(outer_dims.begin(), outer_dims.end(), static_cast<std::size_t>(next));
+            if (at != outer_dims.end()) std::rotate(at, at + 1, outer_dims.end());
+        }
+    }
     for (std::size_t d : outer_dims) g.outer.add(plan.dims[d], e);
     g.src_offset = plan.src_offset * e;
     g.dst_offset = plan.dst_offset * e;

@@ -491,6 +491,48 @@ TEST_F(grouped_transpose, large_moves_grow_runs_that_end_inside_lines) {
     EXPECT_EQ(grown, 1);
 }
 
+// Destination runs that end inside a line: the dim that continues them
+// is walked innermost, so that the next tile completes their partial
+// lines. f32 rank 14 of 3s (high_rank_bench's permutation): runs of 81
+// elements (324 bytes), continued by plan dim 8 (9 elements, destination
+// stride 81), which the source's order would walk outermost but one.
+// A rank-12 tensor of 3s (2 MiB of f32, streamed) whose runs end inside
+// lines moves as the reference does at every level.
+TEST_F(grouped_transpose, runs_that_end_inside_lines_walk_their_next_dim_innermost) {
+    const permutation p = numpy_permutation(dims_t(14, 3), {5, 12, 11, 4, 0, 13, 7, 6, 1, 2, 8, 3, 10, 9});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    const auto g = grouped_plan(plan, 4, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->destination_run, 81);
+    ASSERT_FALSE(g->outer.sizes.empty());
+    EXPECT_EQ(g->outer.sizes.back(), 9);
+    EXPECT_EQ(g->outer.dst.back(), 81 * 4);      // bytes
+    EXPECT_EQ(g->outer.src.back(), 177147 * 4);
+    // Runs of whole lines keep the source's order (the smallest source
+    // stride innermost).
+    const permutation q = numpy_permutation(dims_t(12, 4), {4, 1, 5, 11, 3, 8, 2, 7, 0, 10, 6, 9});
+    const auto h = grouped_plan(make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0), 4, cpu_isa::avx2);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(h->destination_run * 4 % 64, 0);
+    EXPECT_TRUE(std::is_sorted(h->outer.src.rbegin(), h->outer.src.rend()));
+    std::mt19937 rng(37);
+    int rotated = 0;
+    for (int trial = 0; trial < 8 && rotated < 1; ++trial) {
+        const std::vector<std::size_t> perm = random_axis_order(12, rng);
+        const permutation r = numpy_permutation(dims_t(12, 3), perm);
+        const copy_plan big = make_copy_plan(r.dims, r.src_strides, 0, r.dst_strides, 0);
+        const auto k = grouped_plan(big, 4);
+        if (!k || k->destination_run * 4 % 64 == 0 || k->outer.dst.empty() ||
+            k->outer.dst.back() != k->destination_run * 4 || std::is_sorted(k->outer.src.rbegin(), k->outer.src.rend()))
+            continue;
+        ++rotated;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(4, r.dims, r.src_strides, 0, big.volume, r.dst_strides, 0, big.volume, isa,
+                                             rng, text(dims_t(12, 3), perm));
+    }
+    EXPECT_EQ(rotated, 1);
+}
+
 // A dim both blocks hold goes to the longer axis: bf16 rank 15 of 3s
 // (high_rank_bench's permutation), whose source block is its last four
 // dims (81 elements) and destination block four dims with source dim 12
