@@ -1,5 +1,6 @@
 #include "layout/reference.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -49,6 +50,10 @@ public:
         for (std::size_t k = changed_from + 1; k < idx.size(); ++k) index -= (dims_[k] - 1) * strides_[k];
         return index;
     }
+
+    // Whether the element index steps by one stride along the innermost dim.
+    bool strided() const { return !format_; }
+    dim_t innermost_stride() const { return strides_.back(); }
 
 private:
     dims_t dims_;
@@ -108,10 +113,31 @@ void reference_reshape(const logical_tensor &src_desc, const void *src, dim_t sr
     dim_t s = from.element_index(src_idx), d = to.element_index(dst_idx);
     // One element moved per step, the same way throughout: the way is
     // chosen once (per element, the choice was most of a small tensor's time).
+    // Both strided: along the innermost dims both element indices step by
+    // one stride, so runs up to where either index leaves its innermost dim
+    // go without an odometer step per element (which, with the move, was
+    // 7% of checking 10,000 single-transpose partitions: callgrind).
+    const bool runs = from.strided() && to.strided() && !src_idx.empty() && !dst_idx.empty();
     const auto walk = [&](auto move_element) {
-        for (dim_t n = *checked_volume(src_desc.shape); n > 0; --n) {
-            move_element(d, s);
-            if (n == 1) break;
+        dim_t n = *checked_volume(src_desc.shape);
+        if (n <= 0) return;
+        for (;;) {
+            if (runs) {
+                const dim_t run = std::min({n, src_desc.shape.back() - src_idx.back(),
+                                            dst_desc.shape.back() - dst_idx.back()});
+                const dim_t s_step = from.innermost_stride(), d_step = to.innermost_stride();
+                for (dim_t r = 0; r < run; ++r) move_element(d + r * d_step, s + r * s_step);
+                n -= run;
+                if (n == 0) break;
+                // Onto the run's last element, whose successor the odometers find.
+                src_idx.back() += run - 1;
+                dst_idx.back() += run - 1;
+                s += (run - 1) * s_step;
+                d += (run - 1) * d_step;
+            } else {
+                move_element(d, s);
+                if (--n == 0) break;
+            }
             s = from.next_index(src_idx, s, advance(src_idx, src_desc.shape));
             d = to.next_index(dst_idx, d, advance(dst_idx, dst_desc.shape));
         }
