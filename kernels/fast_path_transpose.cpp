@@ -204,7 +204,18 @@ private:
     void wide_group(dim_t r, dim_t part, byte *d, std::ptrdiff_t pitch, bool streamed, line_prefetch *next) const {
         const byte *s = src_ + r * t_.e;
         if (part == t_.t) return t_.wide(s, t_.src_pitch, d, pitch, streamed, next);
-        if (part == t_.t / 2 && t_.half_wide) return t_.half_wide(s, t_.src_pitch, d, pitch, streamed);
+        if (part == t_.t / 2 && t_.half_wide) {
+            // The half tiles take no prefetch walk of their own: the next
+            // step's source lines all at once before them (nChw8c -> nchw
+            // f32, 64 MiB, one thread: 0.72 -> 0.79 of the streaming copy).
+            // Positions back to back share lines: each line once.
+            if (next && t_.src_pitch == tile_bytes / 2)
+                for (dim_t l = 0; l < t_.walk.wide * t_.t / 2; ++l)
+                    __builtin_prefetch(reinterpret_cast<const void *>(next->row + static_cast<std::uintptr_t>(l) * tile_bytes), 0, 3);
+            else if (next)
+                next->issue(next->per_call);
+            return t_.half_wide(s, t_.src_pitch, d, pitch, streamed);
+        }
         for (int w = 0; w < t_.walk.wide; ++w) // the last rows: tile by tile
             partial_tile(t_, s + w * t_.t * t_.src_pitch, d + w * t_.t * t_.e, pitch, t_.t, part, streamed);
     }
