@@ -258,7 +258,8 @@ struct isa_kernels {
     // read per source row (nChw8c's 8 f32 channels, nChw16c's 16 bf16
     // ones), where a level's registers make them whole blocks (AVX2);
     // no_kernel elsewhere: partial tiles.
-    per_reach<per_size_class<tile_transpose_fn>> half_wide_tile;
+    // They issue `ahead` as wide tiles do.
+    per_reach<per_size_class<wide_tile_fn>> half_wide_tile;
     run_copy_fn copy;
     runs_copy_fn copy_runs;
     // Where the level has masked loads and stores; no_kernel elsewhere: a

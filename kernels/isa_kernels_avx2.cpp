@@ -9,7 +9,7 @@ namespace reshaper::impl {
 namespace {
 
 template <int R, std::size_t... L>
-constexpr per_size_class<tile_transpose_fn> half_wide_tiles_at(std::index_sequence<L...>) {
+constexpr per_size_class<wide_tile_fn> half_wide_tiles_at(std::index_sequence<L...>) {
     return {&transpose_half_tiles<avx2_ops, 1 << L, avx2_ops::walk[R][L].wide>...};
 }
 

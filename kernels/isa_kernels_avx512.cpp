@@ -109,8 +109,8 @@ constexpr isa_kernels table = {
     .walk = avx512_ops::walk,
     .wide_tile = wide_tiles<avx512_ops>(),
     // A 64-byte register holds a whole tile row: no half tiles.
-    .half_wide_tile = {no_kernel_at_any_size<tile_transpose_fn>, no_kernel_at_any_size<tile_transpose_fn>,
-                       no_kernel_at_any_size<tile_transpose_fn>},
+    .half_wide_tile = {no_kernel_at_any_size<wide_tile_fn>, no_kernel_at_any_size<wide_tile_fn>,
+                       no_kernel_at_any_size<wide_tile_fn>},
     .copy = &run_copy<avx512_ops>,
     .copy_runs = &copy_runs<avx512_ops>,
     .tile_partial = partial_tiles(size_classes),

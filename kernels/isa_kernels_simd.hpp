@@ -417,16 +417,20 @@ void one_tile(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *d
 // .. w*T + T-1, 32 bytes (T/2 elements) each, make bytes w*64 .. w*64 + 63
 // of T/2 destination rows: one row of register blocks of each tile, each
 // destination row's W * 64 bytes stored back to back.
+// `ahead` (when not null) issues its lines a share per register block.
 template <class Ops, int E, int W>
 void transpose_half_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                          std::ptrdiff_t dst_pitch, bool stream) {
+                          std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead) {
     static_assert(2 * Ops::bytes == static_cast<int>(tile_bytes));
     using vec = typename Ops::vec;
     constexpr int B = Ops::bytes / E; // T / 2
+    const int per_block = ahead ? (ahead->per_call + 2 * W - 1) / (2 * W) : 0;
     vec out[W][2][B];
     for (int w = 0; w < W; ++w)
-        for (int a = 0; a < 2; ++a)
+        for (int a = 0; a < 2; ++a) {
+            if (ahead) ahead->issue(per_block);
             transpose_block<Ops, E>(src + (w * 2 + a) * B * src_pitch, src_pitch, out[w][a]);
+        }
     store_rows<Ops>(out, dst, dst_pitch, stream);
 }
 

@@ -112,7 +112,7 @@ struct run_copy_program {
 struct transpose_program {
     tile_transpose_fn tile = nullptr;
     wide_tile_fn wide = nullptr;           // walk.wide tiles side by side, or null
-    tile_transpose_fn half_wide = nullptr; // half tiles side by side, or null
+    wide_tile_fn half_wide = nullptr;      // half tiles side by side, or null
     tile_partial_fn partial = nullptr;     // null: partial tiles through buffers
     run_copy_fn copy = nullptr;
     block_rows_fn block_rows = nullptr; // a blocked format's inner block, or null

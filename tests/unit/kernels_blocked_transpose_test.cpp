@@ -48,7 +48,9 @@ machine_facts streamed(cpu_isa isa, int threads) {
 fast_path check(const permute_move &m, std::size_t e, dim_t src_offset, std::size_t dst_misalign,
                 const machine_facts &machine, std::mt19937 &rng) {
     const std::size_t guard = 128;
-    std::vector<std::uint8_t> src(static_cast<std::size_t>(m.volume + src_offset) * e);
+    dim_t extent = 1; // the source's elements, padded strides included
+    for (std::size_t d = 0; d < m.dims.size(); ++d) extent += (m.dims[d] - 1) * m.src_strides[d];
+    std::vector<std::uint8_t> src(static_cast<std::size_t>(extent + src_offset) * e);
     // Line-aligned destination (plus dst_misalign bytes), as the kernels stream into.
     std::vector<std::uint8_t> storage(static_cast<std::size_t>(m.volume) * e + 2 * guard + 64);
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
@@ -138,4 +140,39 @@ TEST(blocked_transpose, taken_only_streamed_and_where_the_tiled_walk_jumps_throu
     const permute_move odd = from_blocked(1, 2, 3, 5, 16);
     const copy_plan r = make_copy_plan(odd.dims, odd.src_strides, 0, odd.dst_strides, 0);
     EXPECT_EQ(plan_movement(r, 32, streamed(current_machine().isa, 1)).path, fast_path::transpose);
+}
+
+// Out of blocks of half a line (nChw8c f32, nChw16c bf16) into nchw,
+// streamed: the tiled transpose's half tiles, which prefetch the next wide
+// step's source lines (positions back to back: each line once; padded
+// positions: line by line). Bit-exact at every level, with several wide
+// steps and ragged last columns, source offsets, misaligned destinations
+// and padded source positions.
+TEST(blocked_transpose, half_line_blocks_to_nchw_streamed_match_the_element_copy) {
+    std::mt19937 rng(81127);
+    for (const std::size_t e : {std::size_t{4}, std::size_t{2}}) {
+        const dim_t block = static_cast<dim_t>(32 / e);
+        for (const dims_t &hw : {dims_t{24, 48}, dims_t{7, 131}}) {
+            const permute_move dense = permute({2, 3, hw[0], hw[1], block}, {0, 1, 4, 2, 3});
+            permute_move padded = dense; // each position's block 2 blocks apart in the source
+            for (std::size_t d = 0; d < padded.dims.size(); ++d)
+                if (padded.src_strides[d] != 1) padded.src_strides[d] *= 2;
+            for (cpu_isa isa : levels_here())
+                for (dim_t offset : {0, 3}) {
+                    const machine_facts machine = streamed(isa, 1);
+                    for (const permute_move *m : {&dense, static_cast<const permute_move *>(&padded)}) {
+                        const movement_program p = plan_movement(
+                            make_copy_plan(m->dims, m->src_strides, offset, m->dst_strides, 0), 8 * e, machine);
+                        const auto *t = std::get_if<transpose_program>(&p.detail);
+                        ASSERT_NE(t, nullptr) << describe(p);
+                        if (isa == cpu_isa::avx2) {
+                            EXPECT_NE(t->half_wide, nullptr) << describe(p);
+                            EXPECT_TRUE(t->walk.prefetch_ahead) << describe(p);
+                        }
+                        check(*m, e, offset, 0, machine, rng);
+                        check(*m, e, offset, e, machine, rng);
+                    }
+                }
+        }
+    }
 }
