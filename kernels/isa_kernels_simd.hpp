@@ -204,11 +204,9 @@ inline void transpose_block_lines_into(const std::uint8_t *src, std::ptrdiff_t p
 // same low 12 bits waits for it (4K aliasing), and two buffers of a size
 // allocated one after the other lie 16 bytes past a multiple of 4 KiB
 // apart (the 4 KiB f32 transpose: 71 ns for its 4 tiles at a distance of
-// 0, 64 or 2048 bytes, 98-123 ns at 8-96 and 4032-4088). Inlined into its
-// caller (transpose_tiles, whole_tiles' tile loop): as a call of its own
-// each tile paid a call and a frame of saved registers.
+// 0, 64 or 2048 bytes, 98-123 ns at 8-96 and 4032-4088).
 template <class Ops, int E, int W>
-[[gnu::always_inline]] inline void transpose_blocks_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+inline void transpose_blocks_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
                                   std::ptrdiff_t dst_pitch) {
     static_assert(Ops::lanes == 2 && 16 / E <= 4);
     using vec = typename Ops::vec;

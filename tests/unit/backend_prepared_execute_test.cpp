@@ -50,7 +50,9 @@ TEST(backend_prepared_execute, matches_the_checked_execute_bit_for_bit) {
         // partition's own entry) only where the level has one.
         const bool whole = prepared.call.context == nullptr;
         whole_calls += whole ? 1 : 0;
-        if (whole) EXPECT_NE(kernels_for(current_machine().isa).whole_tiles[element_size_class(element_bits(c.type) / 8)], nullptr);
+        if (whole) {
+            EXPECT_NE(kernels_for(current_machine().isa).whole_tiles[element_size_class(element_bits(c.type) / 8)], nullptr);
+        }
 
         host_buffer in(cp->inputs()[0]), fast(cp->outputs()[0]), checked(cp->outputs()[0]);
         in.fill_random(rng);
@@ -62,7 +64,9 @@ TEST(backend_prepared_execute, matches_the_checked_execute_bit_for_bit) {
         EXPECT_TRUE(fast.guards_intact());
     }
     // The 4 KiB f32 transpose is one kernel call where the level has the kernel.
-    if (kernels_for(current_machine().isa).whole_tiles[element_size_class(4)]) EXPECT_GE(whole_calls, 1);
+    if (kernels_for(current_machine().isa).whole_tiles[element_size_class(4)]) {
+        EXPECT_GE(whole_calls, 1);
+    }
 }
 
 TEST(backend_prepared_execute, declines_what_the_checked_execute_rejects_or_logs) {
