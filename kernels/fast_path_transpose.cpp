@@ -10,6 +10,7 @@
 // execute, picks how a strip's stores stream.
 #include <algorithm>
 #include <cstring>
+#include <variant>
 
 #include "kernels/movement_units.hpp"
 
@@ -320,12 +321,25 @@ void block_strip(const transpose_program &t, const byte *src, byte *dst, dim_t r
 
 } // namespace
 
+namespace {
+
+kernel_call whole_call(const transpose_program &t) {
+    return {.entry = t.whole, .src_pitch = t.src_pitch, .dst_pitch = t.dst_pitch, .rows = t.rows, .cols = t.cols};
+}
+
+} // namespace
+
+kernel_call whole_kernel_call(const movement_program &p) {
+    const auto *t = std::get_if<transpose_program>(&p.detail);
+    return t && t->whole ? whole_call(*t) : kernel_call{};
+}
+
 void run_transpose(const movement_program &p, const transpose_program &t, const byte *src, byte *dst) {
-    // Planned as one call (whole tiles in the caches: plan_transpose).
-    if (t.whole) return t.whole(src, t.src_pitch, dst, t.dst_pitch, t.rows, t.cols);
-    // One unit on the calling thread (a 4 KiB transpose): its strip at the
-    // origin, without the unit walk below.
+    // One unit on the calling thread (a 4 KiB transpose), without the unit
+    // walk below: one call of whole tiles where planned so (plan_transpose),
+    // else its strip at the origin.
     if (p.split.units == 1 && !p.split.parallel) {
+        if (t.whole) return t.whole(whole_call(t), src, dst);
         const dim_t rows = std::min(t.strip_rows, t.rows);
         if (t.block_rows)
             block_strip(t, src, dst, 0, rows, p.stream);

@@ -118,15 +118,26 @@ struct line_prefetch {
 
 // A wide tile (tile_walk::wide tiles side by side, as tile_transpose_fn
 // does one), which also issues `ahead`'s prefetches when it is not null.
-// A whole small transpose in the caches (row_tiles x col_tiles whole
-// tiles, ordinary stores, no wide steps): the tiles one_tile transposes,
-// column step by column step, each step's tiles down the rows (a strip's
-// order), in one call with the tile kernel inlined. Rows and columns in
+// A kernel call with its arguments fixed when planned: entry(call, src,
+// dst), src and dst at the move's origins. A compiled partition keeps one
+// for its prepared execute, so that the C API's execute of a 4 KiB
+// transpose is one indirect call into the kernel (the chain handle ->
+// partition -> program -> executor had been a fifth of it).
+struct kernel_call {
+    using entry_fn = void (*)(const kernel_call &call, const std::uint8_t *src, std::uint8_t *dst);
+    entry_fn entry = nullptr;
+    const void *context = nullptr; // the entry's own (the backend's: its partition), or null
+    std::ptrdiff_t src_pitch = 0, dst_pitch = 0, rows = 0, cols = 0; // whole_tiles_fn's
+};
+
+// A whole small transpose in the caches (rows x cols whole tiles, ordinary
+// stores, no wide steps): the tiles one_tile transposes, column step by
+// column step, each step's tiles down the rows (a strip's order), in one
+// call with the tile kernel inlined. The call's rows and columns in
 // elements, multiples of the tile side (divided by the kernel's constant
 // tile side: two 64-bit divisions by a run-time one were a twentieth of a
 // 4 KiB execute); pitches as for tile_transpose_fn.
-using whole_tiles_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                                std::ptrdiff_t dst_pitch, std::ptrdiff_t rows, std::ptrdiff_t cols);
+using whole_tiles_fn = kernel_call::entry_fn;
 
 using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                               std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead);

@@ -13,11 +13,13 @@ namespace {
 
 // The tiles of one_tile<Ops, E>, in a strip's order: column step by column
 // step (T source rows), down the destination rows within each.
+// Flattened: the tile kernel inlined into the tile loop (as calls, each
+// tile paid a call and a frame of saved registers).
 template <class Ops, int E>
-void whole_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::ptrdiff_t dst_pitch,
-                 std::ptrdiff_t rows, std::ptrdiff_t cols) {
+[[gnu::flatten]] void whole_tiles(const kernel_call &call, const std::uint8_t *src, std::uint8_t *dst) {
     constexpr std::ptrdiff_t T = tile_bytes / E;
-    const std::ptrdiff_t row_tiles = rows / T, col_tiles = cols / T;
+    const std::ptrdiff_t src_pitch = call.src_pitch, dst_pitch = call.dst_pitch;
+    const std::ptrdiff_t row_tiles = call.rows / T, col_tiles = call.cols / T;
     for (std::ptrdiff_t c = 0; c < col_tiles; ++c)
         for (std::ptrdiff_t r = 0; r < row_tiles; ++r)
             transpose_tiles<Ops, E, 1, false>(src + c * T * src_pitch + r * tile_bytes, src_pitch,

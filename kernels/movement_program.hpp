@@ -206,6 +206,11 @@ movement_program plan_movement(const copy_plan &plan, std::size_t element_bits, 
 // to dst, buffers laid out as its copy plan said. Returns after every store
 // is globally visible.
 void run_movement(const movement_program &program, const void *src, void *dst);
+// The program's whole run as one kernel call, where it was planned so (a
+// one-unit transpose of whole tiles in the caches: plan_transpose), its
+// src and dst at the program's offsets (src_offset, dst_offset); else a
+// call whose entry is null. run_movement makes the same call.
+kernel_call whole_kernel_call(const movement_program &program);
 
 // "tiled transpose, 16x16 tiles, 4 wide, strips of 64 rows, 2 pieces,
 // streamed, 8 tasks of 512 KiB": the program in words, for the plan text.

@@ -234,11 +234,11 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
     // Captured by value: the prepared execute's checks read registers.
     return guarded(__func__, [=](const call &c) {
         c.require(compiled, "compiled");
-        const impl::compiled_partition &cp = *compiled->compiled;
         // A partition prepared at compile time runs straight away where its
         // one input and output buffers are fine (else below says why).
-        if (num_inputs == 1 && num_outputs == 1 && inputs && outputs && cp.execute_prepared(inputs[0], outputs[0]))
+        if (num_inputs == 1 && num_outputs == 1 && inputs && outputs && compiled->prepared.run(inputs[0], outputs[0]))
             return;
+        const impl::compiled_partition &cp = *compiled->compiled;
         // Inputs checked first; the caller's arrays are passed on as they are.
         check_buffers(c, "inputs", inputs, num_inputs, cp.inputs());
         check_buffers(c, "outputs", outputs, num_outputs, cp.outputs());

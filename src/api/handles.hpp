@@ -75,9 +75,12 @@ struct reshaper_engine {
 struct reshaper_compiled_partition {
     explicit reshaper_compiled_partition(
             std::shared_ptr<const reshaper::impl::compiled_partition> cp)
-        : compiled(std::move(cp)) {}
+        : compiled(std::move(cp)), prepared(compiled->prepared()) {}
 
     std::shared_ptr<const reshaper::impl::compiled_partition> compiled;
+    // A copy of compiled's prepared execute: the execute reads it from the
+    // handle, without the loads through the partition to its program.
+    reshaper::impl::prepared_execute prepared;
     // lowering_details() and why_not_alias() return by value; the C API
     // hands out pointers. Made at the first query, not per compile (a
     // cache-hit compile costs the handle only).

@@ -38,11 +38,6 @@ double ms_since(clock_type::time_point start) {
     return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
 }
 
-bool overlaps(const void *a, std::size_t a_bytes, const void *b, std::size_t b_bytes) {
-    const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-    return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
-}
-
 // How one output of a partition is made from the data input.
 struct output_lowering {
     lowering_kind kind = lowering_kind::kernel;
@@ -136,13 +131,15 @@ public:
         if (p_.inputs.size() == 1 && p_.outputs.size() == 1 && p_.lowerings.size() == 1 && !p_.dynamic &&
             p_.runtime_shapes.empty() && p_.data_position == 0) {
             if (kind_ == lowering_kind::alias) {
-                prepared_alias_ = true;
+                prepared_.what = prepared_execute::form::alias;
             } else if (kind_ == lowering_kind::kernel && p_.lowerings[0].mover) {
                 direct_ = p_.lowerings[0].mover->direct_program();
-                direct_bytes_ = p_.lowerings[0].bytes;
+                if (direct_) prepare_call(*direct_);
             }
         }
     }
+    chain_partition(const chain_partition &) = delete; // prepared_.call.context is this
+    chain_partition &operator=(const chain_partition &) = delete;
 
     const std::vector<logical_tensor> &inputs() const override { return p_.inputs; }
     const std::vector<logical_tensor> &outputs() const override { return p_.outputs; }
@@ -173,14 +170,7 @@ public:
         return bytes;
     }
 
-    bool execute_prepared(const void *src, void *dst) const override {
-        // Anything else: run() checks, says why, or writes the verbose line.
-        if (prepared_alias_) return src && src == dst && verbose_level() == 0;
-        if (!direct_ || !src || !dst || overlaps(src, p_.input_bytes, dst, direct_bytes_) || verbose_level() > 0)
-            return false;
-        guarded_move(kind_, [&] { run_movement(*direct_, src, dst); });
-        return true;
-    }
+    const prepared_execute &prepared() const override { return prepared_; }
 
     using compiled_partition::execute;
     void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const override {
@@ -193,6 +183,26 @@ public:
         run(inputs, outputs, &resolved.back().shape);
         if (p_.dynamic) resolved.back().strides = *dense_strides(resolved.back().shape);
         return resolved;
+    }
+
+    // The prepared call of `program`: the kernel itself where the program
+    // is one kernel call (no exception to turn into a message), else
+    // run_direct.
+    void prepare_call(const movement_program &program) {
+        prepared_.what = prepared_execute::form::call;
+        prepared_.input_bytes = p_.input_bytes;
+        prepared_.output_bytes = p_.lowerings[0].bytes;
+        prepared_.call = whole_kernel_call(program);
+        if (prepared_.call.entry) {
+            prepared_.src_offset = program.src_offset;
+            prepared_.dst_offset = program.dst_offset;
+        } else {
+            prepared_.call = {.entry = &run_direct, .context = this};
+        }
+    }
+    static void run_direct(const kernel_call &call, const std::uint8_t *src, std::uint8_t *dst) {
+        const auto &self = *static_cast<const chain_partition *>(call.context);
+        self.guarded_move(self.kind_, [&] { run_movement(*self.direct_, src, dst); });
     }
 
     // Executes; into `resolved_dims` (when not null) the last output's dims
@@ -230,7 +240,7 @@ public:
                      "partition " + std::to_string(p_.partition_id) + ": null buffer for output " +
                          std::to_string(p_.outputs[k].id));
             if (l.kind == lowering_kind::alias && src == outputs[k]) continue;
-            if (overlaps(src, p_.input_bytes, outputs[k], l.bytes))
+            if (buffers_overlap(src, p_.input_bytes, outputs[k], l.bytes))
                 fail(rule::execute_buffers,
                      "partition " + std::to_string(p_.partition_id) + " (" +
                          std::string(to_string(l.kind)) + "): the buffer of output " +
@@ -240,7 +250,7 @@ public:
                               : "; only an alias lowering runs in place"));
             for (std::size_t j = 0; j < k; ++j)
                 if (!(p_.lowerings[j].kind == lowering_kind::alias && src == outputs[j]) &&
-                    overlaps(outputs[j], p_.lowerings[j].bytes, outputs[k], l.bytes))
+                    buffers_overlap(outputs[j], p_.lowerings[j].bytes, outputs[k], l.bytes))
                     fail(rule::execute_buffers,
                          "partition " + std::to_string(p_.partition_id) + ": the buffers of outputs " +
                              std::to_string(p_.outputs[j].id) + " and " + std::to_string(p_.outputs[k].id) +
@@ -325,8 +335,7 @@ private:
     parts p_;
     lowering_kind kind_ = lowering_kind::alias;
     const movement_program *direct_ = nullptr; // the prepared execute's program, in p_'s mover
-    std::size_t direct_bytes_ = 0;             // its output's bytes
-    bool prepared_alias_ = false;              // or an alias: in place, nothing to run
+    prepared_execute prepared_;
     mutable std::once_flag explained_;
     mutable std::vector<lowering_text> texts_;
 };

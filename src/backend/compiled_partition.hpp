@@ -7,6 +7,7 @@
 //   kernel  - our own strided copy (kernels/), for dtypes oneDNN lacks.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "backend/engine.hpp"
+#include "core/verbose_log.hpp"
+#include "kernels/isa_kernels.hpp"
 #include "core/graph.hpp"
 #include "layout/chain_view.hpp"
 #include "partition/partitioner.hpp"
@@ -23,6 +26,41 @@ namespace reshaper::impl {
 
 enum class lowering_kind { alias, reorder, kernel };
 std::string_view to_string(lowering_kind k);
+
+// Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+inline bool buffers_overlap(const void *a, std::size_t a_bytes, const void *b, std::size_t b_bytes) {
+    const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+    return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
+}
+
+// The execute a compiled partition prepares at compile time, for a
+// partition of one input and one output with nothing to resolve at
+// execute: the output a view of the input (an alias: in place, nothing to
+// run) or made by one kernel movement program (a 4 KiB transpose), as one
+// kernel call (the whole-tiles kernel itself where the program was planned
+// as one call, else the partition's own entry running the program). Both
+// the compiled partition's execute_prepared and the C API's execute (from
+// the copy in its handle: one indirect call into the kernel) run it here.
+struct prepared_execute {
+    enum class form { none, alias, call };
+    form what = form::none;
+    kernel_call call;                           // form::call
+    std::ptrdiff_t src_offset = 0, dst_offset = 0; // added to the buffers for call.entry
+    std::size_t input_bytes = 0, output_bytes = 0;
+
+    // Runs it and returns true when both buffers are given and do not
+    // overlap (an alias: are the same buffer, nothing to run) and no
+    // verbose line is asked for. Else returns false having done nothing:
+    // the checked execute then says why, writes the verbose line, or runs.
+    [[gnu::always_inline]] bool run(const void *src, void *dst) const {
+        if (what == form::alias) return src && src == dst && verbose_level() == 0;
+        if (what != form::call || !src || !dst || buffers_overlap(src, input_bytes, dst, output_bytes) ||
+            verbose_level() > 0)
+            return false;
+        call.entry(call, static_cast<const std::uint8_t *>(src) + src_offset, static_cast<std::uint8_t *>(dst) + dst_offset);
+        return true;
+    }
+};
 
 class compiled_partition {
 public:
@@ -60,19 +98,15 @@ public:
     // modified; nothing is written outside an output's extent. Thread-safe:
     // a compiled partition is immutable.
     virtual void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const = 0;
-    // The execute prepared at compile time for a partition of one input
-    // and one output with nothing to resolve at execute, made by one
-    // movement program (a kernel lowering: a 4 KiB transpose) or a view of
-    // the input (an alias): runs that program and returns true when both
-    // buffers are given and do not overlap (an alias: are the same buffer,
-    // nothing to run) and no verbose line is asked for. Else returns false
-    // having done nothing, and execute() checks, says why, or runs. The C
-    // API tries it first.
-    virtual bool execute_prepared(const void *src, void *dst) const {
-        (void)src;
-        (void)dst;
-        return false;
+    // The execute prepared at compile time (prepared_execute; none where
+    // this partition prepared none). The C API keeps a copy in its handle.
+    virtual const prepared_execute &prepared() const {
+        static const prepared_execute none;
+        return none;
     }
+    // Runs prepared() where it applies (true), else returns false having
+    // done nothing, and execute() checks, says why, or runs.
+    bool execute_prepared(const void *src, void *dst) const { return prepared().run(src, dst); }
     // The same from vectors (and braced lists: execute({in}, {out})).
     void execute(const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const {
         execute(std::span<const void *const>(inputs), std::span<void *const>(outputs));

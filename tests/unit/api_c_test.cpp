@@ -532,3 +532,52 @@ TEST(CApiLayouts, OpaqueBlockedInputIsReorderedIntoLogicalOrder) {
     EXPECT_EQ(dst, logical);
     reshaper_compiled_partition_destroy(cp);
 }
+
+// The 4 KiB f32 transpose (issue 27's fixed cost): the execute runs the
+// call prepared at compile time from the handle; its output is the checked
+// path's (execute_dynamic: every buffer checked), bit for bit, and bad
+// buffers still get the checked path's errors.
+TEST(CApiExecute, PreparedTransposeMatchesTheCheckedPathAndRejectsBadBuffers) {
+    const char *json = R"({ "version": "3.3.0", "engine_kind": "cpu", "graph": [
+      { "id": 0, "name": "Transpose", "kind": "StaticTranspose",
+        "attrs": { "order": {"type": "s64[]", "value": [1, 0]} },
+        "inputs":  [ {"id": 0, "dtype": "f32", "shape": [32, 32], "stride": [32, 1],
+                      "layout_type": "strided", "property_type": "undef"} ],
+        "outputs": [ {"id": 1, "dtype": "f32", "shape": [32, 32], "stride": [32, 1],
+                      "layout_type": "strided", "property_type": "undef"} ] } ] })";
+    loaded g;
+    const_reshaper_partition_t p = nullptr;
+    ASSERT_OK(reshaper_graph_create_from_json(json, &g.graph));
+    ASSERT_OK(reshaper_graph_get_partitions(g.graph, reshaper_policy_fusion, reshaper_engine_cpu, &g.list));
+    ASSERT_OK(reshaper_partition_list_get(g.list, 0, &p));
+    ASSERT_OK(reshaper_engine_create(reshaper_engine_cpu, 0, &g.engine));
+    reshaper_compiled_partition_t cp = nullptr;
+    ASSERT_OK(reshaper_partition_compile(p, g.engine, 0, nullptr, 0, nullptr, &cp));
+
+    std::vector<float> src(1024);
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.5f - 7.25f;
+    src[3] = -0.0f; // bits, not values: a signed zero stays one
+    std::vector<float> fast(1024, -1.0f), checked(1024, -1.0f);
+    const void *inputs[] = {src.data()};
+    void *fast_out[] = {fast.data()}, *checked_out[] = {checked.data()};
+    ASSERT_OK(reshaper_compiled_partition_execute(cp, 1, inputs, 1, fast_out));
+    ASSERT_OK(reshaper_compiled_partition_execute_dynamic(cp, 1, inputs, 1, checked_out, nullptr));
+    EXPECT_EQ(0, std::memcmp(fast.data(), checked.data(), 4096));
+    for (int r = 0; r < 32; ++r)
+        for (int c = 0; c < 32; ++c) ASSERT_EQ(fast[static_cast<size_t>(r * 32 + c)], src[static_cast<size_t>(c * 32 + r)]);
+
+    // An output overlapping the input, a NULL output, no outputs: errors
+    // naming the problem, nothing written.
+    std::vector<float> before = src;
+    void *overlapping[] = {src.data() + 1};
+    EXPECT_EQ(reshaper_compiled_partition_execute(cp, 1, inputs, 1, overlapping), reshaper_invalid_arguments);
+    EXPECT_TRUE(contains(last_message(), "overlaps the input")) << last_message();
+    EXPECT_EQ(src, before);
+    void *missing[] = {nullptr};
+    EXPECT_EQ(reshaper_compiled_partition_execute(cp, 1, inputs, 1, missing), reshaper_invalid_arguments);
+    EXPECT_FALSE(last_message().empty());
+    EXPECT_EQ(reshaper_compiled_partition_execute(cp, 1, inputs, 0, nullptr), reshaper_invalid_arguments);
+    EXPECT_EQ(reshaper_compiled_partition_execute(nullptr, 1, inputs, 1, fast_out), reshaper_invalid_arguments);
+    EXPECT_TRUE(contains(last_message(), "compiled is NULL")) << last_message();
+    reshaper_compiled_partition_destroy(cp);
+}
