@@ -185,26 +185,6 @@ public:
         return resolved;
     }
 
-    // The prepared call of `program`: the kernel itself where the program
-    // is one kernel call (no exception to turn into a message), else
-    // run_direct.
-    void prepare_call(const movement_program &program) {
-        prepared_.what = prepared_execute::form::call;
-        prepared_.input_bytes = p_.input_bytes;
-        prepared_.output_bytes = p_.lowerings[0].bytes;
-        prepared_.call = whole_kernel_call(program);
-        if (prepared_.call.entry) {
-            prepared_.src_offset = program.src_offset;
-            prepared_.dst_offset = program.dst_offset;
-        } else {
-            prepared_.call = {.entry = &run_direct, .context = this};
-        }
-    }
-    static void run_direct(const kernel_call &call, const std::uint8_t *src, std::uint8_t *dst) {
-        const auto &self = *static_cast<const chain_partition *>(call.context);
-        self.guarded_move(self.kind_, [&] { run_movement(*self.direct_, src, dst); });
-    }
-
     // Executes; into `resolved_dims` (when not null) the last output's dims
     // (resolved at execute for a dynamic chain). Nothing is copied for a
     // plain execute: a dims vector per call was a tenth of a 4 KiB one.
@@ -283,6 +263,26 @@ public:
     }
 
 private:
+    // The prepared call of `program`: the kernel itself where the program
+    // is one kernel call (no exception to turn into a message), else
+    // run_direct.
+    void prepare_call(const movement_program &program) {
+        prepared_.what = prepared_execute::form::call;
+        prepared_.input_bytes = p_.input_bytes;
+        prepared_.output_bytes = p_.lowerings[0].bytes;
+        prepared_.call = whole_kernel_call(program);
+        if (prepared_.call.entry) {
+            prepared_.src_offset = program.src_offset;
+            prepared_.dst_offset = program.dst_offset;
+        } else {
+            prepared_.call = {.entry = &run_direct, .context = this};
+        }
+    }
+    static void run_direct(const kernel_call &call, const std::uint8_t *src, std::uint8_t *dst) {
+        const auto &self = *static_cast<const chain_partition *>(call.context);
+        self.guarded_move(self.kind_, [&] { run_movement(*self.direct_, src, dst); });
+    }
+
     // The words of every output's lowering, made at the first call (once,
     // also when threads ask at once: the partition stays immutable to them).
     const std::vector<lowering_text> &texts() const {
