@@ -133,7 +133,8 @@ TEST(padded_edge, streamed_steps_out_of_padded_blocks_move_the_last_block_as_the
             }
 }
 
-// Blocks wider than a line (f64 nChw16c: 128 bytes) keep the boxes.
+// Blocks wider than a line (f64 nChw16c: 128 bytes) keep the boxes, and so
+// do blocks out of which half a line is valid.
 TEST(padded_edge, blocks_wider_than_a_line_keep_the_boxes) {
     machine_facts streamed = current_machine();
     streamed.transpose_streaming_bytes = 0;
@@ -143,6 +144,10 @@ TEST(padded_edge, blocks_wider_than_a_line_keep_the_boxes) {
     const movement_step out{{2, 20, 3, 3}, {{}, "nChw16c"}, {row_major_strides({2, 20, 3, 3}), ""}};
     EXPECT_FALSE(plan_kernel_step(data_type::f64, out, streamed).edge.has_value());
     EXPECT_TRUE(plan_kernel_step(data_type::f32, out, streamed).edge.has_value());
+    // Out of a block whose valid rows are half a line (f32 8 of 16): the half tiles.
+    const movement_step half{{2, 24, 3, 3}, {{}, "nChw16c"}, {row_major_strides({2, 24, 3, 3}), ""}};
+    EXPECT_FALSE(plan_kernel_step(data_type::f32, half, streamed).edge.has_value());
+    EXPECT_TRUE(plan_kernel_step(data_type::bf16, half, streamed).edge.has_value());
 }
 
 } // namespace reshaper::impl
