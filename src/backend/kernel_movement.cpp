@@ -92,7 +92,8 @@ private:
 
     // A padded blocked step as strided copies of its boxes, then zeroes
     // (empty strings) into the padding, read from one element at stride 0;
-    // or the last block's valid part and padding at once (padded_edge).
+    // or the last block's valid part (and its padding, into a padded
+    // destination) at once (padded_edge).
     void copy_boxes(const kernel_step_plan &planned, void *from, void *to) const {
         for (const movement_program &box : planned.box_copies) run_movement(box, from, to);
         if (planned.edge) return run_padded_edge(*planned.edge, from, to);
@@ -178,7 +179,9 @@ kernel_step_plan plan_kernel_step(data_type type, const movement_step &step, con
             // second pass finds its lines there.
             const std::size_t step_bytes = static_cast<std::size_t>(checked_volume(step.dims).value_or(0)) *
                                            std::max<std::size_t>(1, element_bits(type) / 8);
-            if (step_bytes >= machine.transpose_streaming_bytes) p.edge = plan_padded_edge(type, *p.boxes, machine);
+            if (step_bytes >= machine.transpose_streaming_bytes)
+                p.edge = plan_padded_edge(type, *p.boxes,
+                                          step.src.opaque() ? blocked_end::source : blocked_end::destination, machine);
             for (std::size_t k = 0; k < p.boxes->copies.size(); ++k) {
                 if (p.edge && k + 1 == p.boxes->copies.size()) break; // the edge's
                 const strided_box &b = p.boxes->copies[k];

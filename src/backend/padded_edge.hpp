@@ -8,6 +8,13 @@
 // block is transposed from there into the destination, every line written
 // once, streamed like the whole blocks (docs/performance.md, "Why the
 // kernels are tuned as they are").
+//
+// The mirror, out of a padded blocked source (nChw16c over 250 channels
+// into nchw): as boxes, its last block's 10 valid channels went through
+// partial tiles (through buffers and `memcpy`), at 0.42 of the one-thread
+// streaming copy against the whole blocks' 0.89. Here a chunk of positions
+// is transposed whole (its padding lanes too: they lie in the padded
+// buffer) into an L1 buffer, from which the valid rows are streamed out.
 #pragma once
 
 #include <cstddef>
@@ -29,14 +36,23 @@ struct padded_edge_plan {
     std::ptrdiff_t src_offset = 0, dst_offset = 0; // the edge's first element, bytes
     movement_program whole, rest;      // a chunk's block transpose, and the last (shorter) chunk's
     bool has_rest = false;
+    // Out of a padded blocked source: `whole` and `rest` transpose a chunk
+    // into the buffer, `out_whole` and `out_rest` stream its valid rows to
+    // the destination's rows, `dst_row` bytes apart.
+    bool blocked_source = false;
+    std::ptrdiff_t dst_row = 0;
+    movement_program out_whole, out_rest;
 };
 
-// The fused edge of `boxes` (one padded dim, blocked destination): its
-// valid copy is `boxes.copies.back()`, its padding `boxes.padding[0]`,
-// which follows it within each destination block. Nothing where the
-// boxes have another form (then they run as boxes). Planned for steps that
-// stream (kernel_movement), so its chunks stream.
-std::optional<padded_edge_plan> plan_padded_edge(data_type type, const padded_boxes &boxes,
+// The fused edge of `boxes` (one padded dim): with the blocked destination
+// (`blocked` is blocked_end::destination) its valid copy is
+// `boxes.copies.back()`, its padding `boxes.padding[0]`, which follows it
+// within each destination block; with the blocked source, its valid copy
+// `boxes.copies.back()`, whose block's other lanes the padded buffer
+// holds. Nothing where the boxes have another form (then they run as
+// boxes). Planned for steps that stream (kernel_movement), so its chunks
+// stream.
+std::optional<padded_edge_plan> plan_padded_edge(data_type type, const padded_boxes &boxes, blocked_end blocked,
                                                  const machine_facts &machine);
 
 // Runs it: src and dst are the step's buffers.
