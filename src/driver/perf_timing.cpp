@@ -31,12 +31,16 @@ std::size_t runs_per_sample(double one_run_ns) {
     return std::min(max_runs_per_sample, static_cast<std::size_t>(runs));
 }
 
-std::vector<timed> time_in_turn(int samples, const std::vector<std::function<void()>> &runs, sample_start start) {
+std::vector<timed> time_in_turn(int samples, const std::vector<std::function<void()>> &runs, sample_start start,
+                                double warm_up_alone) {
     std::vector<timed> out(runs.size());
-    // Warm-up: two runs of each in turn, then one timed alone (the least of
-    // three) to size its batch.
+    // Warm-up: two runs of each in turn, then each alone for warm_up_alone
+    // ns (warm_up_alone_ns: why), then one timed alone (the least of three)
+    // to size its batch.
     for (int i = 0; i < 2; ++i)
         for (const auto &run : runs) run();
+    for (const auto &run : runs)
+        for (const auto alone_start = clock_type::now(); ns_of(clock_type::now() - alone_start) < warm_up_alone;) run();
     for (std::size_t k = 0; k < runs.size(); ++k) {
         double least = elapsed_ns(runs[k], 1);
         for (int i = 0; i < 2; ++i) least = std::min(least, elapsed_ns(runs[k], 1));

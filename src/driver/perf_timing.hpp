@@ -39,11 +39,25 @@ struct timed {
 enum class sample_start { as_left, in_cache };
 inline constexpr int in_cache_settling_runs = 2;
 
+// After two rounds of the runs in turn, the warm-up runs each one alone, in
+// a loop, for at least this long. Measured (issue 27, 32 KiB f32 NHWC as
+// NCHW, one thread, Zen 3 EPYC VM; docs/performance.md, "The driver's
+// warm-up"): a process's first ~2 ms of vector work ran the execute at
+// 1.6-2.2 us a run against 0.9-1.35 after (memcpy 5-20% slower), and 40
+// samples last about 1.5 ms, so they all fell there (0.51-0.57 of memcpy).
+// Rounds in turn with the streaming copy between did not end that state
+// even over 20 ms (0.49-0.56), while 0.5 ms of each run alone did (0.66,
+// as a plain loop of each measured in the same process); once ended, the
+// streaming copy in turn no longer brought it back. 1 ms: twice what sufficed.
+inline constexpr double warm_up_alone_ns = 1'000'000;
+
 // `runs` timed in turn, sample by sample (so that a noisy neighbour slows
-// them all alike), `samples` samples each, after a warm-up that also
-// measures one run of each to size its batch (runs_per_sample). Returns
-// each one's median time per run.
+// them all alike), `samples` samples each, after a warm-up (two rounds in
+// turn, then each alone for `warm_up_alone` ns) and one run of each timed
+// alone to size its batch (runs_per_sample). Returns each one's median
+// time per run.
 std::vector<timed> time_in_turn(int samples, const std::vector<std::function<void()>> &runs,
-                                sample_start start = sample_start::as_left);
+                                sample_start start = sample_start::as_left,
+                                double warm_up_alone = warm_up_alone_ns);
 
 } // namespace reshaper::driver
