@@ -92,6 +92,16 @@ gather_runs_fn grouped_gather_kernel(cpu_isa isa, int log2e) {
     return nullptr;
 }
 
+std::size_t grouped_prefetch_lines_per_run(const grouped_transpose_plan &g) {
+    // A run may start inside a line: one more than its bytes' lines.
+    return (static_cast<std::size_t>(g.source_run) * g.element_bytes + 63) / 64 + 1;
+}
+
+std::size_t grouped_tile_slices(const grouped_transpose_plan &g) {
+    const std::size_t lines = g.source_run_offset.size() * grouped_prefetch_lines_per_run(g);
+    return std::max(min_grouped_tile_slices, (lines + 2 * max_prefetch_burst_lines - 1) / (2 * max_prefetch_burst_lines));
+}
+
 void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst) {
     const gather_runs_fn gather = g.gather_kernel;
     const micro_transpose_fn micro = g.micro_kernel;
@@ -133,15 +143,18 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                 u += count;
             }
         };
-        const std::size_t run_lines = (run_bytes + 63) / 64 + 1;
-        const dim_t slices = std::min<dim_t>(units, 8);
+        const std::size_t run_lines = grouped_prefetch_lines_per_run(g);
+        // Half the next tile's lines are prefetched among the units'
+        // slices, half among the staged runs' (below).
+        const std::size_t burst_slices = grouped_tile_slices(g);
+        const dim_t slices = std::min<dim_t>(units, static_cast<dim_t>(burst_slices));
         const dim_t units_per_slice = (units + slices - 1) / slices;
         // The slices the loop below makes (fewer than `slices` where they
         // do not divide: 11 units make 6 slices of 2).
         const auto slices_made = static_cast<std::size_t>((units + units_per_slice - 1) / units_per_slice);
-        // Staged tiles are written out in slices too (their runs, up to 8
-        // slices), so that the next tile's reads overlap this tile's
-        // streamed writes as well as its loads (docs/performance.md, "The
+        // Staged tiles are written out in slices too (their runs, up to
+        // burst_slices slices), so that the next tile's reads overlap this
+        // tile's streamed writes as well as its loads (docs/performance.md, "The
         // grouped transpose's prefetch beside its writes"): half the runs
         // ahead are prefetched among the micro slices, half among these.
         // Tiles of fewer runs write them in one call and prefetch among the
@@ -150,7 +163,9 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         const bool staged_writer = micro && g.stream && g.write_staged;
         const std::size_t staged_runs = g.destination_run_offset.size();
         const bool staged_sliced = staged_writer && staged_runs >= min_sliced_staged_runs;
-        const std::size_t staged_per_slice = staged_sliced ? (staged_runs + 7) / 8 : std::max<std::size_t>(staged_runs, 1);
+        const std::size_t staged_count = std::min(staged_runs, burst_slices);
+        const std::size_t staged_per_slice =
+            staged_sliced ? (staged_runs + staged_count - 1) / staged_count : std::max<std::size_t>(staged_runs, 1);
         const std::size_t staged_slices = (staged_runs + staged_per_slice - 1) / staged_per_slice;
         const std::size_t runs_ahead_in_units = staged_sliced ? source_runs / 2 : source_runs;
         const std::size_t runs_ahead_per_slice = (runs_ahead_in_units + slices_made - 1) / slices_made;

@@ -204,6 +204,21 @@ inline constexpr std::size_t max_grouped_buffer_bytes = std::size_t{64} << 10;
 // visible.
 void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst);
 
+// The executor works through a tile in slices (of its micro units, then of
+// its staged destination runs, each as far as there are units and runs),
+// the next tile's source lines prefetched a share after each slice:
+// min_grouped_tile_slices, or as many as bursts of at most
+// max_prefetch_burst_lines prefetches take (docs/performance.md, "The
+// grouped transpose's prefetch bursts": bf16 rank 15 of 3s, 243 runs of 4
+// lines a tile, had bursts of 64 and 100 lines, now 28 and 56: its 9
+// staged runs allow no more). 24 is about the misses an L1 keeps in
+// flight (reasoned; 16 and 32 measured alike).
+inline constexpr std::size_t min_grouped_tile_slices = 8;
+inline constexpr std::size_t max_prefetch_burst_lines = 24;
+// Lines prefetched per source run of a tile, and slices per tile.
+std::size_t grouped_prefetch_lines_per_run(const grouped_transpose_plan &g);
+std::size_t grouped_tile_slices(const grouped_transpose_plan &g);
+
 // Lanes of the widest micro blocks for elements of `element_bytes` (the
 // planner tries them, then half as many for 4- and 8-byte elements; 16 x 16
 // for 1-byte ones, 2 x 2 for 16-byte ones), 0 for none.

@@ -648,3 +648,47 @@ TEST_F(grouped_transpose, planner_folds_a_shared_inner_dim_into_wider_elements) 
                                              extent + 3, isa, rng, what);
     }
 }
+
+// The next tile's prefetches come in bursts of at most
+// max_prefetch_burst_lines a slice: bf16 rank 15 of 3s (high_rank_bench's
+// permutation: 243 source runs of 162 bytes, 4 lines each, a tile) takes
+// 21 slices where it took 8; f32 rank 14 of 3s (81 runs of 3 lines) and
+// tiles of 2s (64 runs of 256 bytes, 5 lines) keep 8. Streamed moves of
+// 3s (bf16 and u8, rank 12-13, odd dims of 5 among them) whose tiles take
+// more than 8 slices, their units and staged runs sliced unevenly, match
+// the reference bit for bit at every level.
+TEST_F(grouped_transpose, tiles_of_many_runs_prefetch_in_short_bursts) {
+    const permutation p = numpy_permutation(dims_t(15, 3), {6, 5, 8, 11, 14, 9, 10, 7, 13, 3, 4, 12, 1, 2, 0});
+    const auto g = grouped_plan(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), 2, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->source_run_offset.size(), 243u);
+    EXPECT_EQ(grouped_prefetch_lines_per_run(*g), 4u);
+    EXPECT_EQ(grouped_tile_slices(*g), 21u);
+    const permutation q = numpy_permutation(dims_t(14, 3), {5, 12, 11, 4, 0, 13, 7, 6, 1, 2, 8, 3, 10, 9});
+    const auto h = grouped_plan(make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0), 4, cpu_isa::avx2);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(grouped_tile_slices(*h), min_grouped_tile_slices);
+    std::mt19937 rng(41);
+    const permutation r = numpy_permutation(dims_t(22, 2), random_axis_order(22, rng));
+    const auto k = grouped_plan(make_copy_plan(r.dims, r.src_strides, 0, r.dst_strides, 0), 4, cpu_isa::avx2);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(grouped_tile_slices(*k), min_grouped_tile_slices);
+    int found = 0;
+    for (int trial = 0; trial < 40 && found < 3; ++trial) {
+        const std::size_t e = trial % 2 == 0 ? 2 : 1;
+        const std::size_t rank = 12 + static_cast<std::size_t>(trial % 3 == 2);
+        dims_t dims(rank, 3);
+        if (trial % 4 == 3) dims[rng() % rank] = 5;
+        const std::vector<std::size_t> perm = random_axis_order(rank, rng);
+        const permutation s = numpy_permutation(dims, perm);
+        const copy_plan plan = make_copy_plan(s.dims, s.src_strides, 0, s.dst_strides, 0);
+        if (static_cast<std::size_t>(plan.volume) * e > (std::size_t{4} << 20)) continue;
+        const auto m = grouped_plan(plan, e, cpu_isa::avx2);
+        if (!m || !m->stream || m->micro_lanes == 0 || grouped_tile_slices(*m) <= min_grouped_tile_slices) continue;
+        ++found;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(e, s.dims, s.src_strides, 0, plan.volume, s.dst_strides, 0, plan.volume,
+                                             isa, rng, text(dims, perm));
+    }
+    EXPECT_EQ(found, 3);
+}
