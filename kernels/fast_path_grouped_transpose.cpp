@@ -158,8 +158,7 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         // grouped transpose's prefetch beside its writes"): half the runs
         // ahead are prefetched among the micro slices, half among these.
         // Tiles of fewer runs write them in one call and prefetch among the
-        // micro slices only (bf16 rank 12 of 4s, 4 runs a tile: 0.59 ->
-        // 0.49 with a slice per run).
+        // micro slices only (a slice per run measured slower there).
         const bool staged_writer = micro && g.stream && g.write_staged;
         const std::size_t staged_runs = g.destination_run_offset.size();
         const bool staged_sliced = staged_writer && staged_runs >= min_sliced_staged_runs;

@@ -206,11 +206,10 @@ private:
         const byte *s = src_ + r * t_.e;
         if (part == t_.t) return t_.wide(s, t_.src_pitch, d, pitch, streamed, next);
         if (part == t_.t / 2 && t_.half_wide) {
-            // The next step's source lines, a share per register block
-            // (64 MiB, one thread, of the streaming copy: nChw8c f32 -> nchw
-            // 0.72 -> 0.85, nChw16c bf16 0.68 -> 0.84; all at once before
-            // the call 0.76 and 0.75). Positions back to back share lines:
-            // each line once.
+            // The next step's source lines, a share per register block, as
+            // whole tiles do (all at once before the call measured slower:
+            // docs/performance.md, "Half tiles' prefetch"). Positions back
+            // to back share lines: each line once.
             line_prefetch dense{};
             if (next && t_.src_pitch == tile_bytes / 2) {
                 const std::ptrdiff_t lines = t_.walk.wide * t_.t / 2;

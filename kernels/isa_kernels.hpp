@@ -121,8 +121,8 @@ struct line_prefetch {
 // A kernel call with its arguments fixed when planned: entry(call, src,
 // dst), src and dst at the move's origins. A compiled partition keeps one
 // for its prepared execute, so that the C API's execute of a 4 KiB
-// transpose is one indirect call into the kernel (the chain handle ->
-// partition -> program -> executor had been a fifth of it).
+// transpose is one indirect call into the kernel, not a chain of loads
+// from the handle through partition, program and executor.
 struct kernel_call {
     using entry_fn = void (*)(const kernel_call &call, const std::uint8_t *src, std::uint8_t *dst);
     entry_fn entry = nullptr;

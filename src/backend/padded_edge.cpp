@@ -35,8 +35,8 @@ std::optional<padded_edge_plan> plan_source_edge(std::size_t bits, const strided
     }
     if (!rows || !cols || cols->src_stride <= rows->size || cols->src_stride * e > tile_bytes) return std::nullopt;
     // Valid rows of half a line keep the boxes: the tiled transpose's half
-    // tiles, with the next step prefetched (the edge alone, f32 8 of 16
-    // channels: 0.50 of the streaming copy against 0.37 staged).
+    // tiles, with the next step prefetched, measured faster than staging
+    // (docs/performance.md, "A padded blocked source's last block").
     if (2 * rows->size * e == tile_bytes) return std::nullopt;
     padded_edge_plan edge_plan;
     edge_plan.blocked_source = true;
@@ -158,8 +158,7 @@ void run_padded_edge(const padded_edge_plan &plan, const void *src, void *dst) {
                 run_movement(whole ? plan.whole : plan.rest, from + o * plan.src_outer + k * plan.block * e, buffer);
                 // The next chunk's source into L2 while this one streams out
                 // (integer addresses: a prefetch never faults, past the
-                // buffer's end too). 0.42-0.43 -> 0.47-0.48 of the streaming
-                // copy against none; two chunks ahead, or into L1, 0.43-0.44.
+                // buffer's end too); one chunk ahead into L2 measured best.
                 const auto next = reinterpret_cast<std::uintptr_t>(from + o * plan.src_outer) +
                                   static_cast<std::uintptr_t>((k + plan.chunk) * plan.block * e);
                 for (std::uintptr_t line = 0; line < static_cast<std::uintptr_t>(plan.chunk * plan.block * e);

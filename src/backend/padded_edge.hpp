@@ -11,8 +11,8 @@
 //
 // The mirror, out of a padded blocked source (nChw16c over 250 channels
 // into nchw): as boxes, its last block's 10 valid channels went through
-// partial tiles (through buffers and `memcpy`), at 0.42 of the one-thread
-// streaming copy against the whole blocks' 0.89. Here a chunk of positions
+// partial tiles (through buffers and `memcpy`), at half the whole blocks'
+// speed. Here a chunk of positions
 // is transposed whole (its padding lanes too: they lie in the padded
 // buffer) into an L1 buffer, from which the valid rows are streamed out.
 #pragma once

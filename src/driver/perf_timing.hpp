@@ -40,15 +40,11 @@ enum class sample_start { as_left, in_cache };
 inline constexpr int in_cache_settling_runs = 2;
 
 // After two rounds of the runs in turn, the warm-up runs each one alone, in
-// a loop, for at least this long. Measured (issue 27, 32 KiB f32 NHWC as
-// NCHW, one thread, Zen 3 EPYC VM; docs/performance.md, "The driver's
-// warm-up"): a process's first ~2 ms of vector work ran the execute at
-// 1.6-2.2 us a run against 0.9-1.35 after (memcpy 5-20% slower), and 40
-// samples last about 1.5 ms, so they all fell there (0.51-0.57 of memcpy).
-// Rounds in turn with the streaming copy between did not end that state
-// even over 20 ms (0.49-0.56), while 0.5 ms of each run alone did (0.66,
-// as a plain loop of each measured in the same process); once ended, the
-// streaming copy in turn no longer brought it back. 1 ms: twice what sufficed.
+// a loop, for at least this long: a process's first milliseconds of vector
+// work run short moves slower (the execute more than memcpy), the samples
+// of a 32 KiB move all fell in them, and rounds in turn with the streaming
+// copy between did not end that state where a loop of each run alone did.
+// Twice the loop that sufficed (docs/performance.md, "The driver's warm-up").
 inline constexpr double warm_up_alone_ns = 1'000'000;
 
 // `runs` timed in turn, sample by sample (so that a noisy neighbour slows

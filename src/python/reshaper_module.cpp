@@ -118,7 +118,7 @@ public:
         py::ssize_t itemsize = 0;
         // Whether the strides are the dense row-major ones where a dim is not
         // 1: a torch tensor's is_contiguous() then says whether it addresses
-        // memory as they do, without stride()'s tuple (0.1 us less a call).
+        // memory as they do, without building stride()'s tuple.
         bool row_major = false;
         py::object torch_dtype;                // torch dtype object, or None; set by use_torch
         py::tuple shape_tuple, strides_tuple;  // for torch's empty_strided / as_strided
@@ -519,7 +519,7 @@ PyMethodDef fast_path_call_def = {"call", reinterpret_cast<PyCFunction>(reinterp
 // for every call it declines, fails (the general path then checks the call
 // again and raises the reshaper.Error it warrants) or whose arguments are
 // not (inputs[, outputs]) / (inputs, outputs=...). That spares each call the
-// Python frame of a method (0.3-0.7 us). Its self is the tuple (capsule,
+// Python frame of a method (docs/python.md). Its self is the tuple (capsule,
 // fallback): a tuple, so the garbage collector sees the fallback (a bound
 // method of the CompiledPartition that holds this function: a cycle).
 PyObject *guarded_execute(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
