@@ -589,7 +589,6 @@ class CompiledPartition:
         self._cp = native
         self._execution = None  # the _Plan, made at the first execute
         self._fast = None  # its native path for numpy arrays and torch tensors (_Plan.fast), once made
-        self._fast_call = None  # _fast.call: its run(inputs, outputs), a plain C function
 
     @property
     def lowering(self):
@@ -643,7 +642,6 @@ class CompiledPartition:
     def _make_execution(self):
         self._execution = _Plan(self._cp)
         self._fast = self._execution.fast
-        self._fast_call = self._fast.call if self._fast is not None else None
         if self._fast is not None:
             self.execute = self._fast.guarded_execute(self._execute_general)
         return self._execution
