@@ -14,9 +14,27 @@ namespace {
 // A chunk's staged block: within L1 beside the source rows it reads.
 constexpr std::size_t staged_bytes = std::size_t{16} << 10;
 
-} // namespace
-
-namespace {
+// What either edge's plan holds alike: `valid` rows of a `block`, along
+// `cols` (its positions) and at most one `outer` dim, from `plan`'s
+// offsets, staged a chunk of positions (a buffer's worth) at a time.
+padded_edge_plan edge_frame(std::ptrdiff_t e, dim_t valid, dim_t block, const copy_dim &cols, const copy_dim *outer,
+                            const copy_plan &plan) {
+    padded_edge_plan edge_plan;
+    edge_plan.element_bytes = static_cast<std::size_t>(e);
+    edge_plan.valid = valid;
+    edge_plan.block = block;
+    edge_plan.positions = cols.size;
+    if (outer) {
+        edge_plan.outer = outer->size;
+        edge_plan.src_outer = outer->src_stride * e;
+        edge_plan.dst_outer = outer->dst_stride * e;
+    }
+    edge_plan.src_offset = plan.src_offset * e;
+    edge_plan.dst_offset = plan.dst_offset * e;
+    edge_plan.chunk = std::max<dim_t>(1, static_cast<dim_t>(staged_bytes) / (block * e));
+    edge_plan.chunk = std::min(edge_plan.chunk, edge_plan.positions);
+    return edge_plan;
+}
 
 // Out of a padded blocked source: the valid copy's dims are the valid rows
 // (source stride 1, fewer than the block), the positions (a block apart in
@@ -38,23 +56,10 @@ std::optional<padded_edge_plan> plan_source_edge(std::size_t bits, const strided
     // tiles, with the next step prefetched, measured faster than staging
     // (docs/performance.md, "A padded blocked source's last block").
     if (2 * rows->size * e == tile_bytes) return std::nullopt;
-    padded_edge_plan edge_plan;
+    padded_edge_plan edge_plan = edge_frame(e, rows->size, cols->src_stride, *cols, outer, plan);
     edge_plan.blocked_source = true;
-    edge_plan.element_bytes = static_cast<std::size_t>(e);
-    edge_plan.valid = rows->size;
-    edge_plan.block = cols->src_stride;
-    edge_plan.positions = cols->size;
-    if (outer) {
-        edge_plan.outer = outer->size;
-        edge_plan.src_outer = outer->src_stride * e;
-        edge_plan.dst_outer = outer->dst_stride * e;
-    }
     edge_plan.dst_row = rows->dst_stride * e;
-    edge_plan.src_offset = plan.src_offset * e;
-    edge_plan.dst_offset = plan.dst_offset * e;
     const dim_t block = edge_plan.block;
-    edge_plan.chunk = std::max<dim_t>(1, static_cast<dim_t>(staged_bytes) / (block * e));
-    edge_plan.chunk = std::min(edge_plan.chunk, edge_plan.positions);
     // Into the buffer with ordinary stores (it stays in L1); out of it
     // streamed, as the step is.
     machine_facts in_cache = machine, streamed = machine;
@@ -110,21 +115,8 @@ std::optional<padded_edge_plan> plan_padded_edge(data_type type, const padded_bo
         else return std::nullopt;
     }
     if (!rows || !cols) return std::nullopt;
-    padded_edge_plan edge_plan;
-    edge_plan.element_bytes = static_cast<std::size_t>(e);
-    edge_plan.valid = valid;
-    edge_plan.block = block;
-    edge_plan.positions = cols->size;
-    if (outer) {
-        edge_plan.outer = outer->size;
-        edge_plan.src_outer = outer->src_stride * e;
-        edge_plan.dst_outer = outer->dst_stride * e;
-    }
+    padded_edge_plan edge_plan = edge_frame(e, valid, block, *cols, outer, plan);
     edge_plan.src_row = rows->src_stride * e;
-    edge_plan.src_offset = plan.src_offset * e;
-    edge_plan.dst_offset = plan.dst_offset * e;
-    edge_plan.chunk = std::max<dim_t>(1, static_cast<dim_t>(staged_bytes) / (block * e));
-    edge_plan.chunk = std::min(edge_plan.chunk, edge_plan.positions);
     // The chunks' transposes stream, as the step does (planned only then).
     machine_facts one = machine;
     one.threads = 1;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "backend/kernel_movement.hpp"
@@ -36,32 +37,48 @@ std::vector<std::uint8_t> moved(data_type type, const movement_step &step, const
     return dst;
 }
 
+// A padded blocked layout's case: nChw16c or nChw8c over `dims`.
+struct padded_case {
+    const char *format;
+    dims_t dims;
+
+    std::size_t block() const { return format[4] == '1' ? 16 : 8; }
+    std::size_t padded_channels() const {
+        return (static_cast<std::size_t>(dims[1]) + block() - 1) / block() * block();
+    }
+    // The padded layout's bytes for e-byte elements.
+    std::size_t padded_bytes(std::size_t e) const {
+        return static_cast<std::size_t>(dims[0] * dims[2] * dims[3]) * padded_channels() * e;
+    }
+};
+
+// This machine at `isa` with every transpose streamed (the edge fuses),
+// and with none (the boxes).
+std::pair<machine_facts, machine_facts> streamed_and_in_cache(cpu_isa isa) {
+    machine_facts streamed = current_machine();
+    streamed.isa = isa;
+    streamed.transpose_streaming_bytes = 0;
+    machine_facts in_cache = streamed;
+    in_cache.transpose_streaming_bytes = std::size_t{1} << 40;
+    return {streamed, in_cache};
+}
+
 } // namespace
 
 TEST(padded_edge, streamed_steps_into_padded_blocks_write_the_last_block_once_as_the_boxes_do) {
-    struct shape {
-        const char *format;
-        dims_t dims;
-    };
     std::mt19937 rng(27);
     for (cpu_isa isa : testing::levels_here())
         for (data_type type : {data_type::f32, data_type::bf16, data_type::s8, data_type::s32})
-            for (const shape &s : {shape{"nChw16c", {2, 20, 17, 17}}, shape{"nChw16c", {1, 250, 3, 5}},
-                                   shape{"nChw8c", {3, 13, 9, 31}}}) {
+            for (const padded_case &s : {padded_case{"nChw16c", {2, 20, 17, 17}}, padded_case{"nChw16c", {1, 250, 3, 5}},
+                                         padded_case{"nChw8c", {3, 13, 9, 31}}}) {
                 const std::size_t e = element_bits(type) / 8;
                 const movement_step step{s.dims, {row_major_strides(s.dims), ""}, {{}, s.format}};
                 const auto volume = static_cast<std::size_t>(s.dims[0] * s.dims[1] * s.dims[2] * s.dims[3]);
-                const std::size_t block = s.format[4] == '1' ? 16 : 8;
-                const std::size_t padded_channels = (static_cast<std::size_t>(s.dims[1]) + block - 1) / block * block;
-                const std::size_t dst_bytes =
-                    static_cast<std::size_t>(s.dims[0] * s.dims[2] * s.dims[3]) * padded_channels * e;
+                const std::size_t block = s.block(), padded_channels = s.padded_channels();
+                const std::size_t dst_bytes = s.padded_bytes(e);
                 std::vector<std::uint8_t> src(volume * e);
                 for (auto &b : src) b = static_cast<std::uint8_t>(rng());
-                machine_facts streamed = current_machine();
-                streamed.isa = isa;
-                streamed.transpose_streaming_bytes = 0;
-                machine_facts in_cache = streamed;
-                in_cache.transpose_streaming_bytes = std::size_t{1} << 40;
+                const auto [streamed, in_cache] = streamed_and_in_cache(isa);
                 bool fused = false, boxes_fused = true;
                 const auto once = moved(type, step, streamed, src, dst_bytes, &fused);
                 const auto boxes = moved(type, step, in_cache, src, dst_bytes, &boxes_fused);
@@ -90,30 +107,20 @@ TEST(padded_edge, streamed_steps_into_padded_blocks_write_the_last_block_once_as
 // exactly as the boxes do, whatever the source's padding lanes hold, and
 // write nothing past the destination.
 TEST(padded_edge, streamed_steps_out_of_padded_blocks_move_the_last_block_as_the_boxes_do) {
-    struct shape {
-        const char *format;
-        dims_t dims;
-    };
     std::mt19937 rng(28);
     for (cpu_isa isa : testing::levels_here())
         for (data_type type : {data_type::f32, data_type::bf16, data_type::s8, data_type::s32})
-            for (const shape &s : {shape{"nChw16c", {2, 20, 17, 17}}, shape{"nChw16c", {1, 250, 3, 5}},
-                                   shape{"nChw16c", {2, 26, 23, 29}}, shape{"nChw8c", {3, 13, 9, 31}}}) {
+            for (const padded_case &s : {padded_case{"nChw16c", {2, 20, 17, 17}}, padded_case{"nChw16c", {1, 250, 3, 5}},
+                                         padded_case{"nChw16c", {2, 26, 23, 29}}, padded_case{"nChw8c", {3, 13, 9, 31}}}) {
                 const std::size_t e = element_bits(type) / 8;
                 const movement_step step{s.dims, {{}, s.format}, {row_major_strides(s.dims), ""}};
-                const std::size_t block = s.format[4] == '1' ? 16 : 8;
-                const std::size_t padded_channels = (static_cast<std::size_t>(s.dims[1]) + block - 1) / block * block;
-                const std::size_t src_bytes =
-                    static_cast<std::size_t>(s.dims[0] * s.dims[2] * s.dims[3]) * padded_channels * e;
+                const std::size_t block = s.block();
+                const std::size_t src_bytes = s.padded_bytes(e);
                 const auto volume = static_cast<std::size_t>(s.dims[0] * s.dims[1] * s.dims[2] * s.dims[3]);
                 // Random bytes in the padding lanes too: they must not leak out.
                 std::vector<std::uint8_t> src(src_bytes);
                 for (auto &b : src) b = static_cast<std::uint8_t>(rng());
-                machine_facts streamed = current_machine();
-                streamed.isa = isa;
-                streamed.transpose_streaming_bytes = 0;
-                machine_facts in_cache = streamed;
-                in_cache.transpose_streaming_bytes = std::size_t{1} << 40;
+                const auto [streamed, in_cache] = streamed_and_in_cache(isa);
                 bool fused = false, boxes_fused = true;
                 // One element more than the destination: the last stays as filled.
                 const auto once = moved(type, step, streamed, src, (volume + 1) * e, &fused);
