@@ -409,8 +409,8 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     // tile's, so that each source tile is read from L1 all 4 times
     // (per 16 bytes of its rows). Where destination rows lie a multiple of
     // 4 KiB apart each tile's 64 lines share one L1 set, and the G lines of
-    // every tile side by side before the next G (their lines in W sets)
-    // measured faster (docs/performance.md).
+    // every tile of a group side by side before the next G (their lines in
+    // several sets) measured faster (docs/performance.md).
     if constexpr (Ops::lanes == 2 && (E == 1 || E == 2))
         if (!stream) {
             constexpr int G = 16 / E;                     // destination rows per lane block
@@ -423,8 +423,14 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
                     src + w * T * src_pitch + c * 16, src_pitch, dst + c * G * dst_pitch + w * tile_bytes, dst_pitch);
             };
             if (dst_pitch % 4096 == 0) {
-                for (int c = 0; c < 64 / 16; ++c)
-                    for (int w = 0; w < W; ++w) lines(std::false_type{}, w, c);
+                // In groups of up to 4 tiles: the G lines of all W tiles
+                // before the next G read all W tiles' source (8 x 4 KiB, all
+                // of L1) once per G, so from L2 each time; 4 tiles' source
+                // stays in L1 beside their lines' 4 sets.
+                constexpr int K = W < 4 ? W : 4;
+                for (int g = 0; g < W; g += K)
+                    for (int c = 0; c < 64 / 16; ++c)
+                        for (int w = g; w < g + K && w < W; ++w) lines(std::false_type{}, w, c);
             } else if (dst_pitch % 2048 == 0) {
                 for (int w = 0; w < W; ++w)
                     for (int c = 0; c < 64 / 16; ++c) lines(std::false_type{}, w, c);
