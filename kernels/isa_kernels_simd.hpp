@@ -262,8 +262,8 @@ inline void transpose_lane_block(const std::uint8_t *src, std::ptrdiff_t pitch, 
         // 0-7, the high half rows 8-15, each the same perfect shuffle of 8
         // vectors. Finished and stored one half at a time, the 16 vectors
         // and the shuffle's temporaries no longer all compete for AVX2's 16
-        // registers (the whole block at once spilled about 40 vectors a
-        // block to the stack and read them back).
+        // registers (the whole block at once spilled some of them to the
+        // stack and read them back).
         vec half[2][G / 2];
         for (int i = 0; i < G / 2; ++i) {
             const vec a = Ops::load_halves(low + i * pitch, high + i * pitch);
