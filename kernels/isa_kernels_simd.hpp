@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include <immintrin.h>
@@ -96,15 +97,17 @@ struct avx2_ops {
 // by log2(G) rounds of unpacking vector i with vector i + G/2 (a perfect
 // shuffle): afterwards v[j] lane l holds the lane's column j, the rows in
 // order.
-template <class Ops, int E>
-inline void transpose_in_lanes(typename Ops::vec *v) {
+// (With U, the rounds unpack elements of U bytes instead of E, over
+// G = 16 / E vectors still: the 1-byte lane block's halves.)
+template <class Ops, int E, int U = E>
+inline void transpose_in_lanes(typename Ops::vec *v, std::integral_constant<int, U> = {}) {
     using vec = typename Ops::vec;
     constexpr int G = 16 / E;
     for (int round = 1; round < G; round *= 2) {
         vec next[G];
         for (int i = 0; i < G / 2; ++i) {
-            next[2 * i] = Ops::template unpacklo<E>(v[i], v[i + G / 2]);
-            next[2 * i + 1] = Ops::template unpackhi<E>(v[i], v[i + G / 2]);
+            next[2 * i] = Ops::template unpacklo<U>(v[i], v[i + G / 2]);
+            next[2 * i + 1] = Ops::template unpackhi<U>(v[i], v[i + G / 2]);
         }
         for (int i = 0; i < G; ++i) v[i] = next[i];
     }
@@ -252,7 +255,29 @@ inline void transpose_lane_block(const std::uint8_t *src, std::ptrdiff_t pitch, 
     constexpr int G = 16 / E;
     const std::uint8_t *low = src, *high = src + G * pitch;
     asm("" : "+r"(low), "+r"(high)); // see transpose_block_into
-    typename Ops::vec v[G];
+    using vec = typename Ops::vec;
+    if constexpr (E == 1) {
+        // The first round's low and high unpacks make two halves that the
+        // later rounds never mix: the low half becomes destination rows
+        // 0-7, the high half rows 8-15, each the same perfect shuffle of 8
+        // vectors. Finished and stored one half at a time, the 16 vectors
+        // and the shuffle's temporaries no longer all compete for AVX2's 16
+        // registers (the whole block at once spilled some of them to the
+        // stack and read them back).
+        vec half[2][G / 2];
+        for (int i = 0; i < G / 2; ++i) {
+            const vec a = Ops::load_halves(low + i * pitch, high + i * pitch);
+            const vec b = Ops::load_halves(low + (i + G / 2) * pitch, high + (i + G / 2) * pitch);
+            half[0][i] = Ops::template unpacklo<E>(a, b);
+            half[1][i] = Ops::template unpackhi<E>(a, b);
+        }
+        for (int h = 0; h < 2; ++h) {
+            transpose_in_lanes<Ops, 2 * E>(half[h], std::integral_constant<int, E>{});
+            for (int j = 0; j < G / 2; ++j) store_row(h * (G / 2) + j, half[h][j]);
+        }
+        return;
+    }
+    vec v[G];
     for (int r = 0; r < G; ++r) v[r] = Ops::load_halves(low + r * pitch, high + r * pitch);
     transpose_in_lanes<Ops, E>(v);
     for (int j = 0; j < G; ++j) store_row(j, v[j]);
@@ -264,10 +289,22 @@ inline void transpose_lane_block(const std::uint8_t *src, std::ptrdiff_t pitch, 
 // halves back to back: stored as made, the G lines' first halves left L1
 // before their second halves came where destination rows lie a multiple of
 // 4 KiB apart (all G lines in one of L1's 8-way sets).
-template <class Ops, int E>
+// With Direct, both blocks are stored as made: where destination rows lie
+// less than 2 KiB apart (or off a multiple of it) the G lines spread over
+// several sets and stay in L1 between the halves, and the buffer's store
+// and reload of every first half is only work.
+template <class Ops, int E, bool Direct = false>
 inline void transpose_lane_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
                                       std::ptrdiff_t dst_pitch) {
     constexpr int G = 16 / E;
+    if constexpr (Direct) {
+        std::uint8_t *second = dst + Ops::bytes;
+        asm("" : "+r"(dst), "+r"(second));
+        transpose_lane_block<Ops, E>(src, pitch, [&](int j, typename Ops::vec v) { Ops::store(dst + j * dst_pitch, v); });
+        transpose_lane_block<Ops, E>(src + 2 * G * pitch, pitch,
+                                     [&](int j, typename Ops::vec v) { Ops::store(second + j * dst_pitch, v); });
+        return;
+    }
     alignas(32) std::uint8_t first[G * Ops::bytes];
     transpose_lane_block<Ops, E>(src, pitch, [&](int j, typename Ops::vec v) { Ops::store(first + j * Ops::bytes, v); });
     asm("" : "+r"(dst));
@@ -372,25 +409,34 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     // tile's, so that each source tile is read from L1 all 4 times
     // (per 16 bytes of its rows). Where destination rows lie a multiple of
     // 4 KiB apart each tile's 64 lines share one L1 set, and the G lines of
-    // every tile side by side before the next G (their lines in W sets)
-    // measured faster (docs/performance.md).
+    // every tile of a group side by side before the next G (their lines in
+    // several sets) measured faster (docs/performance.md).
     if constexpr (Ops::lanes == 2 && (E == 1 || E == 2))
         if (!stream) {
             constexpr int G = 16 / E;                     // destination rows per lane block
             constexpr int line_groups = W * (64 / 16);    // calls of transpose_lane_lines_into
             const int per_group = Prefetch && ahead ? (ahead->per_call + line_groups - 1) / line_groups : 0;
-            const auto lines = [&](int w, int c) { // source bytes c * 16 ...: destination rows c * G ...
+            const auto lines = [&](auto direct, int w, int c) { // source bytes c * 16 ...: destination rows c * G ...
                 if constexpr (Prefetch)
                     if (ahead) ahead->issue(per_group);
-                transpose_lane_lines_into<Ops, E>(src + w * T * src_pitch + c * 16, src_pitch,
-                                                  dst + c * G * dst_pitch + w * tile_bytes, dst_pitch);
+                transpose_lane_lines_into<Ops, E, decltype(direct)::value>(
+                    src + w * T * src_pitch + c * 16, src_pitch, dst + c * G * dst_pitch + w * tile_bytes, dst_pitch);
             };
             if (dst_pitch % 4096 == 0) {
-                for (int c = 0; c < 64 / 16; ++c)
-                    for (int w = 0; w < W; ++w) lines(w, c);
+                // In groups of up to 4 tiles: the G lines of all W tiles
+                // before the next G read all W tiles' source (8 x 4 KiB, all
+                // of L1) once per G, so from L2 each time; 4 tiles' source
+                // stays in L1 beside their lines' 4 sets.
+                constexpr int K = W < 4 ? W : 4;
+                for (int g = 0; g < W; g += K)
+                    for (int c = 0; c < 64 / 16; ++c)
+                        for (int w = g; w < g + K && w < W; ++w) lines(std::false_type{}, w, c);
+            } else if (dst_pitch % 2048 == 0) {
+                for (int w = 0; w < W; ++w)
+                    for (int c = 0; c < 64 / 16; ++c) lines(std::false_type{}, w, c);
             } else {
                 for (int w = 0; w < W; ++w)
-                    for (int c = 0; c < 64 / 16; ++c) lines(w, c);
+                    for (int c = 0; c < 64 / 16; ++c) lines(std::true_type{}, w, c);
             }
             return;
         }
