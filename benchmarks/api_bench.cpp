@@ -1,7 +1,8 @@
 // The fixed costs a host pays per call through the installed interfaces
 // (the public C and C++ APIs of libreshaper.so, nothing internal): the
 // execute of a 4 KiB transpose and of an alias (in place, as a host runs
-// it), and a compile served by the compiled-partition cache, with the
+// it), of 4 KiB transposes whose graphs take a constant shape input, and
+// a compile served by the compiled-partition cache, with the
 // boundary tensors given (as a framework passes them) and without.
 // Issue 27's goals: execute <= 120 ns (alias <= 70 ns), cache-hit compile
 // <= 0.5 us.
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "constant_shape_graphs.hpp"
 #include "reshaper/reshaper.hpp"
 
 namespace {
@@ -81,6 +83,27 @@ void bm_c_execute(benchmark::State &state, bool transpose, bool vectors = false)
                              : "alias in place");
 }
 
+// The execute of a 4 KiB transpose through the C API, the shape input's
+// buffer holding the values it had at compile time, as a host passes it.
+void bm_c_execute_constant_shape(benchmark::State &state, bool chain) {
+    reshaper::graph g = reshaper::graph::from_json(reshaper_bench::constant_shape_json(chain));
+    const std::vector<reshaper::partition> parts = g.partitions();
+    const reshaper::engine eng{reshaper::engine_kind::cpu};
+    const reshaper::compiled_partition cp = parts.at(0).compile(eng);
+    const auto in = page_aligned_floats(1.0f), out = page_aligned_floats(0.0f);
+    std::vector<const void *> ins;
+    for (const reshaper::logical_tensor &lt : cp.inputs())
+        ins.push_back(lt.id == 0 ? static_cast<const void *>(in.get())
+                                 : reshaper_bench::constant_shape_buffer(chain));
+    void *outs[] = {out.get()};
+    for (auto _ : state) {
+        if (reshaper_compiled_partition_execute(cp.get(), ins.size(), ins.data(), 1, outs) != reshaper_success)
+            state.SkipWithError("execute failed");
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(cp.lowering_details());
+}
+
 // Through the C API, the boundary tensors given (`given`) or taken from
 // the graph; the compiled partition is destroyed each time, as a host that
 // compiles per call does.
@@ -111,6 +134,8 @@ void bm_cpp_compile_cached(benchmark::State &state, bool given) {
 BENCHMARK_CAPTURE(bm_c_execute, transpose_4KiB, true);
 BENCHMARK_CAPTURE(bm_c_execute, transpose_4KiB_vectors, true, true);
 BENCHMARK_CAPTURE(bm_c_execute, alias_in_place, false);
+BENCHMARK_CAPTURE(bm_c_execute_constant_shape, nhwc_reshape_4KiB, false);
+BENCHMARK_CAPTURE(bm_c_execute_constant_shape, transpose_reshape_4KiB, true);
 BENCHMARK_CAPTURE(bm_c_compile_cached, tensors_given, true);
 BENCHMARK_CAPTURE(bm_c_compile_cached, from_graph, false);
 BENCHMARK_CAPTURE(bm_cpp_compile_cached, tensors_given, true);

@@ -1,6 +1,7 @@
 // The fixed costs a caller pays per partition: compile of a single-op
 // partition (first time, and from the compiled-partition cache) and the
-// execute of small tensors (where no thread fork may happen), plus the
+// execute of small tensors (where no thread fork may happen; also of 4 KiB
+// transposes whose graphs take a constant shape input), plus the
 // 2-thread against 1-thread speed-up of a large transpose, and what a chain
 // of ops costs against the one movement it composes to.
 #include <benchmark/benchmark.h>
@@ -21,6 +22,7 @@
 #include "io/graph_json.hpp"
 #include "ops/graph_inference.hpp"
 #include "backend/claims.hpp"
+#include "constant_shape_graphs.hpp"
 #include "partition/partitioner.hpp"
 
 using namespace reshaper::impl;
@@ -90,6 +92,28 @@ void bm_execute(benchmark::State &state, bool permuted) {
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 2 * c * hw * 4);
     state.SetLabel(std::string(to_string(cp->lowering())));
+}
+
+// The execute of a 4 KiB transpose whose graph takes a constant shape
+// input (constant_shape_graphs.hpp), its buffer holding the graph's values,
+// as the driver's perf mode runs it.
+void bm_execute_constant_shape(benchmark::State &state, bool chain) {
+    prepared pr;
+    pr.g = read_graph_json(reshaper_bench::constant_shape_json(chain));
+    infer_graph_shapes(pr.g);
+    pr.p = get_partitions(pr.g, partition_policy::fusion, backend_claims(engine_kind::cpu)).at(0);
+    const auto cp = compile(pr.g, pr.p, {}, {}, cpu());
+    std::vector<float, line_aligned_allocator<float>> in(1024, 1.0f), out(1024);
+    std::vector<const void *> ins;
+    for (const logical_tensor &lt : cp->inputs())
+        ins.push_back(lt.id == 0 ? static_cast<const void *>(in.data())
+                                 : reshaper_bench::constant_shape_buffer(chain));
+    const std::vector<void *> outs{out.data()};
+    for (auto _ : state) {
+        cp->execute(ins, outs);
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(std::string(to_string(cp->lowering())) + ": " + cp->lowering_details());
 }
 
 // The f32 NHWC -> NCHW transpose of 64 MiB on 1 and on 2 threads.
@@ -226,4 +250,6 @@ BENCHMARK(bm_compile_first)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_compile_cached)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(bm_execute, transpose, true)->RangeMultiplier(4)->Range(4 << 10, 1 << 20)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(bm_execute, alias_copy, false)->RangeMultiplier(4)->Range(4 << 10, 1 << 20)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bm_execute_constant_shape, nhwc_reshape_4KiB, false);
+BENCHMARK_CAPTURE(bm_execute_constant_shape, transpose_reshape_4KiB, true);
 BENCHMARK(bm_threads)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -235,14 +235,15 @@ RESHAPER_API reshaper_status_t reshaper_compiled_partition_execute(
     return guarded(__func__, [=](const call &c) {
         c.require(compiled, "compiled");
         // A partition prepared at compile time runs straight away where its
-        // one input and output buffers are fine (else below says why).
-        if (num_inputs == 1 && num_outputs == 1 && inputs && outputs && compiled->prepared.run(inputs[0], outputs[0]))
+        // buffers (and shape inputs' values) are fine (else below says why).
+        if (num_outputs == 1 && inputs && outputs && compiled->prepared.run(inputs, num_inputs, outputs[0]))
             return;
         const impl::compiled_partition &cp = *compiled->compiled;
         // Inputs checked first; the caller's arrays are passed on as they are.
         check_buffers(c, "inputs", inputs, num_inputs, cp.inputs());
         check_buffers(c, "outputs", outputs, num_outputs, cp.outputs());
-        cp.execute(std::span<const void *const>(inputs, num_inputs), std::span<void *const>(outputs, num_outputs));
+        cp.execute_checked(std::span<const void *const>(inputs, num_inputs),
+                           std::span<void *const>(outputs, num_outputs));
     });
 }
 

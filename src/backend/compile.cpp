@@ -2,8 +2,11 @@
 // partition holding, per output, its plan (alias / reorder / kernel) and the
 // executable of it.
 #include <chrono>
+#include <cstring>
+#include <limits>
 #include <mutex>
 #include <new>
+#include <optional>
 
 #include "backend/alias_copy.hpp"
 #include "backend/buffer_size.hpp"
@@ -100,6 +103,41 @@ std::string versioned_names(const std::vector<const op_schema *> &schemas, const
     return text;
 }
 
+// The bytes of `r`'s shape input that give the compiled output dims: each
+// dim in its dtype, where it is a dense 1-D s32 or s64 tensor of one value
+// per dim that fits prepared_execute::shape_values, and those values pass
+// the op's check (a 0 under special_zero copies an input dim instead, say);
+// else nothing.
+std::optional<prepared_execute::shape_values> shape_values_as_compiled(const runtime_shape_input &r) {
+    const logical_tensor &lt = r.shape_tensor;
+    const std::size_t count = r.compiled_dims.size();
+    const bool dense = lt.strides.empty() || lt.strides[0] == 1 || count <= 1;
+    const std::size_t size = lt.dtype == data_type::s64 ? 8 : lt.dtype == data_type::s32 ? 4 : 0;
+    if (!r.request.reshape || lt.shape.size() != 1 || lt.shape[0] != static_cast<dim_t>(count) || !dense ||
+        size == 0 || count * size > prepared_execute::max_shape_bytes)
+        return std::nullopt;
+    prepared_execute::shape_values v;
+    v.position = r.input_position;
+    v.bytes = count * size;
+    for (std::size_t k = 0; k < count; ++k) {
+        const dim_t d = r.compiled_dims[k];
+        if (size == 4) {
+            if (d > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
+            const auto value = static_cast<std::int32_t>(d);
+            std::memcpy(v.as_compiled.data() + k * size, &value, size);
+        } else {
+            const auto value = static_cast<std::int64_t>(d);
+            std::memcpy(v.as_compiled.data() + k * size, &value, size);
+        }
+    }
+    try {
+        check_runtime_shape(r, v.as_compiled.data());
+    } catch (const error &) {
+        return std::nullopt;
+    }
+    return v;
+}
+
 class chain_partition final : public compiled_partition {
 public:
     struct parts {
@@ -125,11 +163,11 @@ public:
                 kind_ = l.kind;
                 break;
             }
-        // The prepared execute: one input, one output, no run-time shape to
-        // check or resolve, and the output either a view of the input (in
-        // place: nothing to do) or made by one kernel movement program.
-        if (p_.inputs.size() == 1 && p_.outputs.size() == 1 && p_.lowerings.size() == 1 && !p_.dynamic &&
-            p_.runtime_shapes.empty() && p_.data_position == 0) {
+        // The prepared execute: one output, no run-time shape to resolve
+        // (shape inputs' values fixed by the compile), and the output either
+        // a view of the input (in place: nothing to do) or made by one
+        // kernel movement program.
+        if (p_.outputs.size() == 1 && p_.lowerings.size() == 1 && !p_.dynamic && prepare_shape_inputs()) {
             if (kind_ == lowering_kind::alias) {
                 prepared_.what = prepared_execute::form::alias;
             } else if (kind_ == lowering_kind::kernel && p_.lowerings[0].mover) {
@@ -172,8 +210,7 @@ public:
 
     const prepared_execute &prepared() const override { return prepared_; }
 
-    using compiled_partition::execute;
-    void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const override {
+    void execute_checked(std::span<const void *const> inputs, std::span<void *const> outputs) const override {
         run(inputs, outputs, nullptr);
     }
 
@@ -263,6 +300,22 @@ public:
     }
 
 private:
+    // The inputs of the prepared execute: where the data input stands and,
+    // for each shape input whose values arrive at execute, the bytes that
+    // give the compiled output dims. False where one has none such
+    // (shape_values_as_compiled): no prepared execute then.
+    bool prepare_shape_inputs() {
+        if (p_.runtime_shapes.size() > prepared_execute::max_shape_inputs) return false;
+        for (const runtime_shape_input &r : p_.runtime_shapes) {
+            const auto values = shape_values_as_compiled(r);
+            if (!values) return false;
+            prepared_.shapes[prepared_.shape_count++] = *values;
+        }
+        prepared_.input_count = p_.inputs.size();
+        prepared_.data_position = p_.data_position;
+        return true;
+    }
+
     // The prepared call of `program`: the kernel itself where the program
     // is one kernel call (no exception to turn into a message), else
     // run_direct.
@@ -406,6 +459,14 @@ output_lowering lower(const movement_plan &plan, const logical_tensor &data,
 }
 
 } // namespace
+
+bool prepared_execute::shape_inputs_as_compiled(const void *const *inputs) const {
+    for (std::size_t k = 0; k < input_count; ++k)
+        if (!inputs[k]) return false;
+    for (std::size_t k = 0; k < shape_count; ++k)
+        if (std::memcmp(inputs[shapes[k].position], shapes[k].as_compiled.data(), shapes[k].bytes) != 0) return false;
+    return true;
+}
 
 std::shared_ptr<const compiled_partition> compile(const graph &g, const partition &p,
                                                   const std::vector<logical_tensor> &inputs,

@@ -7,6 +7,7 @@
 //   kernel  - our own strided copy (kernels/), for dtypes oneDNN lacks.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -34,25 +35,52 @@ inline bool buffers_overlap(const void *a, std::size_t a_bytes, const void *b, s
 }
 
 // The execute a compiled partition prepares at compile time, for a
-// partition of one input and one output with nothing to resolve at
-// execute: the output a view of the input (an alias: in place, nothing to
-// run) or made by one kernel movement program (a 4 KiB transpose), as one
-// kernel call (the whole-tiles kernel itself where the program was planned
-// as one call, else the partition's own entry running the program). Both
-// the compiled partition's execute_prepared and the C API's execute (from
-// the copy in its handle: one indirect call into the kernel) run it here.
+// partition of one output with nothing to resolve at execute: the output a
+// view of the input (an alias: in place, nothing to run) or made by one
+// kernel movement program (a 4 KiB transpose), as one kernel call (the
+// whole-tiles kernel itself where the program was planned as one call,
+// else the partition's own entry running the program). Every execute
+// (compiled_partition::execute, the C API's from the copy in its handle:
+// one indirect call into the kernel) tries it first.
+//
+// Beside the data input a partition may take shape inputs (a reshape's
+// target shape as a tensor, as every Reshape graph of the driver's has):
+// their values are fixed by the compile, so they need no reading and
+// resolving at each execute. A constant with values in the graph is not
+// read (the checked execute does not read it either: the compile resolved
+// its values); one whose values arrive at execute is compared byte for
+// byte with the compiled output dims in its dtype (shape_values), and any
+// other bytes (a -1, a 0 that copies a dim, values that give another
+// shape) take the checked execute, which resolves them or says why not.
 struct prepared_execute {
     enum class form { none, alias, call };
     form what = form::none;
     kernel_call call;                           // form::call
     std::ptrdiff_t src_offset = 0, dst_offset = 0; // added to the buffers for call.entry
     std::size_t input_bytes = 0, output_bytes = 0;
+    // The partition's inputs: how many, and where the data input stands.
+    std::size_t input_count = 1, data_position = 0;
 
-    // Runs it and returns true when both buffers are given and do not
-    // overlap (an alias: are the same buffer, nothing to run) and no
-    // verbose line is asked for. Else returns false having done nothing:
-    // the checked execute then says why, writes the verbose line, or runs.
-    [[gnu::always_inline]] bool run(const void *src, void *dst) const {
+    // The bytes a shape input whose values arrive at execute holds when it
+    // gives the compiled output dims: each dim in the input's dtype (s32 or
+    // s64, dense), at most max_shape_bytes of them.
+    static constexpr std::size_t max_shape_bytes = 64, max_shape_inputs = 2;
+    struct shape_values {
+        std::size_t position = 0, bytes = 0;
+        std::array<std::uint8_t, max_shape_bytes> as_compiled{};
+    };
+    std::array<shape_values, max_shape_inputs> shapes{};
+    std::size_t shape_count = 0;
+
+    // Runs it and returns true when the inputs are the partition's (their
+    // count; every buffer given; each shape input's values as compiled),
+    // the data input's and the output's buffers do not overlap (an alias:
+    // are the same buffer, nothing to run) and no verbose line is asked
+    // for. Else returns false having done nothing: the checked execute then
+    // says why, resolves the values, writes the verbose line, or runs.
+    [[gnu::always_inline]] bool run(const void *const *inputs, std::size_t count, void *dst) const {
+        if (count != input_count || (count > 1 && !shape_inputs_as_compiled(inputs))) return false;
+        const void *src = inputs[data_position];
         if (what == form::alias) return src && src == dst && verbose_level() == 0;
         if (what != form::call || !src || !dst || buffers_overlap(src, input_bytes, dst, output_bytes) ||
             verbose_level() > 0)
@@ -60,6 +88,9 @@ struct prepared_execute {
         call.entry(call, static_cast<const std::uint8_t *>(src) + src_offset, static_cast<std::uint8_t *>(dst) + dst_offset);
         return true;
     }
+    // Every buffer of `inputs` (input_count of them) given, and each of
+    // `shapes` holding its as_compiled bytes.
+    bool shape_inputs_as_compiled(const void *const *inputs) const;
 };
 
 class compiled_partition {
@@ -96,8 +127,15 @@ public:
     // Reshape) against the compiled output shape first: a mismatch throws
     // error(invalid_shape) and nothing is written. Inputs are never
     // modified; nothing is written outside an output's extent. Thread-safe:
-    // a compiled partition is immutable.
-    virtual void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const = 0;
+    // a compiled partition is immutable. Runs prepared() where it applies,
+    // else execute_checked.
+    void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const {
+        if (outputs.size() == 1 && prepared().run(inputs.data(), inputs.size(), outputs[0])) return;
+        execute_checked(inputs, outputs);
+    }
+    // The same without trying prepared(): every buffer and value checked,
+    // the verbose line written.
+    virtual void execute_checked(std::span<const void *const> inputs, std::span<void *const> outputs) const = 0;
     // The execute prepared at compile time (prepared_execute; none where
     // this partition prepared none). The C API keeps a copy in its handle.
     virtual const prepared_execute &prepared() const {
@@ -105,8 +143,12 @@ public:
         return none;
     }
     // Runs prepared() where it applies (true), else returns false having
-    // done nothing, and execute() checks, says why, or runs.
-    bool execute_prepared(const void *src, void *dst) const { return prepared().run(src, dst); }
+    // done nothing, and execute_checked() checks, says why, or runs.
+    bool execute_prepared(std::span<const void *const> inputs, void *dst) const {
+        return prepared().run(inputs.data(), inputs.size(), dst);
+    }
+    // The same for a partition of one input.
+    bool execute_prepared(const void *src, void *dst) const { return prepared().run(&src, 1, dst); }
     // The same from vectors (and braced lists: execute({in}, {out})).
     void execute(const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const {
         execute(std::span<const void *const>(inputs), std::span<void *const>(outputs));

@@ -22,6 +22,26 @@ renamed_partition::renamed_partition(std::shared_ptr<const compiled_partition> s
     outputs_ = shared_->outputs();
     for (logical_tensor &lt : outputs_) lt.id = rename(lt.id);
     for (const auto &[in, out] : shared_->inplace_pairs()) inplace_.emplace_back(rename(in), rename(out));
+    prepared_ = shared_->prepared();
+    // A kernel called directly (no context) fails in no words; the shared
+    // partition's own entry may (out of memory), naming that partition.
+    if (prepared_.what == prepared_execute::form::call && prepared_.call.context) {
+        shared_entry_ = prepared_.call;
+        prepared_.call = {.entry = &run_shared_entry, .context = this};
+    }
+}
+
+void renamed_partition::run_shared_entry(const kernel_call &call, const std::uint8_t *src, std::uint8_t *dst) {
+    const auto &self = *static_cast<const renamed_partition *>(call.context);
+    try {
+        self.shared_entry_.entry(self.shared_entry_, src, dst);
+    } catch (const error &) {
+        // The same plan compiled as this partition: the same failure, in
+        // its words.
+        const prepared_execute &own = self.own().prepared();
+        if (own.what != prepared_execute::form::call) throw;
+        own.call.entry(own.call, src, dst);
+    }
 }
 
 const compiled_partition &renamed_partition::own() const {
@@ -35,13 +55,13 @@ std::string renamed_partition::lowering_details() const { return words().lowerin
 std::string renamed_partition::why_not_alias() const { return words().why_not_alias(); }
 std::string renamed_partition::kernel_programs() const { return words().kernel_programs(); }
 
-void renamed_partition::execute(std::span<const void *const> inputs, std::span<void *const> outputs) const {
+void renamed_partition::execute_checked(std::span<const void *const> inputs, std::span<void *const> outputs) const {
     try {
-        shared_->execute(inputs, outputs);
+        shared_->execute_checked(inputs, outputs);
     } catch (const error &) {
         // Checked before anything is written: the same failure, in this
         // partition's words.
-        own().execute(inputs, outputs);
+        own().execute_checked(inputs, outputs);
     }
 }
 

@@ -4,8 +4,8 @@
 // not plan 100,000 times (the driver compiles each form once: 31% of
 // checking 100,000 single transposes on one thread was compile). Only the
 // ids differ: the tensors, the in-place pairs and the words that name an
-// output (several outputs) are this partition's; the plan, the movers and
-// the reference steps are the shared partition's.
+// output (several outputs) are this partition's; the plan, the movers, the
+// prepared execute and the reference steps are the shared partition's.
 #pragma once
 
 #include <functional>
@@ -38,12 +38,18 @@ public:
     const std::vector<std::vector<chain_step>> &output_steps() const override { return shared_->output_steps(); }
     const std::vector<std::pair<tensor_id, tensor_id>> &inplace_pairs() const override { return inplace_; }
     const engine &target_engine() const override { return shared_->target_engine(); }
-    void execute(std::span<const void *const> inputs, std::span<void *const> outputs) const override;
+    void execute_checked(std::span<const void *const> inputs, std::span<void *const> outputs) const override;
+    const prepared_execute &prepared() const override { return prepared_; }
     std::vector<logical_tensor> execute_resolving(const std::vector<const void *> &inputs,
                                                   const std::vector<void *> &outputs) const override;
     std::vector<std::size_t> output_buffer_bytes() const override { return shared_->output_buffer_bytes(); }
 
 private:
+    // The shared partition's prepared call where it is the shared
+    // partition's own entry (whose errors would name that partition), run
+    // so that a failure is said in this partition's words (prepared_).
+    static void run_shared_entry(const kernel_call &call, const std::uint8_t *src, std::uint8_t *dst);
+
     // The words of several outputs name them by id: this partition's own
     // compile says them (one output's words name no id).
     const compiled_partition &words() const;
@@ -52,6 +58,10 @@ private:
     std::shared_ptr<const compiled_partition> shared_;
     std::vector<logical_tensor> inputs_, outputs_;
     std::vector<std::pair<tensor_id, tensor_id>> inplace_;
+    // The shared partition's prepared execute (the plan is the same), its
+    // own entry wrapped (run_shared_entry, which calls shared_entry_).
+    prepared_execute prepared_;
+    kernel_call shared_entry_;
     std::function<std::shared_ptr<const compiled_partition>()> compile_own_;
     mutable std::once_flag compiled_own_;
     mutable std::shared_ptr<const compiled_partition> own_;

@@ -581,3 +581,58 @@ TEST(CApiExecute, PreparedTransposeMatchesTheCheckedPathAndRejectsBadBuffers) {
     EXPECT_TRUE(contains(last_message(), "compiled is NULL")) << last_message();
     reshaper_compiled_partition_destroy(cp);
 }
+
+// The driver's NHWC-as-NCHW graph (f32 [1,16,8,8] stored NHWC, 4 KiB), its
+// shape a constant input tensor: the execute runs the call prepared at
+// compile time (the shape's values fixed by it) with the output of the
+// checked path, bit for bit; other shape values get the checked path's
+// result as before (a constant's buffer is not read), a NULL shape buffer
+// or a missing input its error.
+TEST(CApiExecute, ConstantShapeInputRunsPreparedWithTheCheckedPathsResults) {
+    const char *json = R"({ "version": "3.3.0", "engine_kind": "cpu", "graph": [
+      { "id": 0, "name": "nhwc_as_nchw", "kind": "Reshape", "domain": "ai.onnx", "version": 21,
+        "attrs": { "allowzero": {"type": "s64", "value": 0} },
+        "inputs":  [ {"id": 0, "dtype": "f32", "shape": [1, 16, 8, 8], "stride": [1024, 1, 128, 16],
+                      "layout_type": "strided", "property_type": "undef"},
+                     {"id": 2, "dtype": "s64", "shape": [2], "stride": [1],
+                      "layout_type": "strided", "property_type": "constant", "values": [1, 1024]} ],
+        "outputs": [ {"id": 1, "dtype": "f32", "shape": [1, 1024], "stride": [1024, 1],
+                      "layout_type": "strided", "property_type": "undef"} ] } ] })";
+    loaded g;
+    const_reshaper_partition_t p = nullptr;
+    ASSERT_OK(reshaper_graph_create_from_json(json, &g.graph));
+    ASSERT_OK(reshaper_graph_get_partitions(g.graph, reshaper_policy_fusion, reshaper_engine_cpu, &g.list));
+    ASSERT_OK(reshaper_partition_list_get(g.list, 0, &p));
+    ASSERT_OK(reshaper_engine_create(reshaper_engine_cpu, 0, &g.engine));
+    reshaper_compiled_partition_t cp = nullptr;
+    ASSERT_OK(reshaper_partition_compile(p, g.engine, 0, nullptr, 0, nullptr, &cp));
+    reshaper_logical_tensor_t lts[2];
+    size_t count = 0;
+    ASSERT_OK(reshaper_compiled_partition_get_inputs(cp, lts, 2, &count));
+    ASSERT_EQ(count, 2u);
+    const size_t data_at = lts[0].id == 0 ? 0 : 1;
+
+    std::vector<float> src(1024); // element (c, hw) at hw * 16 + c
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.25f - 3.5f;
+    const int64_t as_compiled[] = {1, 1024}, other[] = {32, 32};
+    std::vector<float> fast(1024, -1.0f), checked(1024, -1.0f), other_values(1024, -1.0f);
+    const void *inputs[2];
+    inputs[data_at] = src.data();
+    inputs[1 - data_at] = as_compiled;
+    void *fast_out[] = {fast.data()}, *checked_out[] = {checked.data()}, *other_out[] = {other_values.data()};
+    ASSERT_OK(reshaper_compiled_partition_execute(cp, 2, inputs, 1, fast_out));
+    ASSERT_OK(reshaper_compiled_partition_execute_dynamic(cp, 2, inputs, 1, checked_out, nullptr));
+    EXPECT_EQ(0, std::memcmp(fast.data(), checked.data(), 4096));
+    for (size_t c = 0; c < 16; ++c)
+        for (size_t hw = 0; hw < 64; ++hw) ASSERT_EQ(fast[c * 64 + hw], src[hw * 16 + c]);
+
+    inputs[1 - data_at] = other;
+    ASSERT_OK(reshaper_compiled_partition_execute(cp, 2, inputs, 1, other_out));
+    EXPECT_EQ(other_values, fast);
+    inputs[1 - data_at] = nullptr;
+    EXPECT_EQ(reshaper_compiled_partition_execute(cp, 2, inputs, 1, fast_out), reshaper_invalid_arguments);
+    EXPECT_TRUE(contains(last_message(), "is NULL")) << last_message();
+    EXPECT_EQ(reshaper_compiled_partition_execute(cp, 1, inputs + data_at, 1, fast_out), reshaper_invalid_arguments);
+    EXPECT_TRUE(contains(last_message(), "the partition has 2 inputs")) << last_message();
+    reshaper_compiled_partition_destroy(cp);
+}
