@@ -552,6 +552,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
 #if defined(RESHAPER_X86_KERNELS)
     if (g.micro_kernel && isa >= cpu_isa::avx2) g.write_staged = avx2_grouped_write_staged();
 #endif
+    g.schedule = schedule_grouped_tiles(g);
     return g;
 }
 
