@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -164,6 +165,10 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         const std::size_t staged_runs = g.destination_run_offset.size();
         const std::size_t staged_per_slice = schedule.staged_per_slice;
         const std::size_t runs_ahead_per_staged_slice = schedule.runs_ahead_per_staged_slice;
+        // Each staged run's partial last line, kept for the next tile of
+        // a joined walk (the plan's joined_tiles).
+        const std::size_t joined = staged_writer ? g.joined_tiles : 0;
+        std::vector<byte> carry(joined > 1 ? staged_runs * 64 : 0);
         for (std::size_t t = begin; t < end; ++t) {
             const std::ptrdiff_t here_src = walk.src(), here_dst = walk.dst();
             walk.next();
@@ -191,13 +196,21 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                            g.stream);
                 prefetch_ahead(runs_ahead_per_slice);
             }
-            if (staged_writer)
+            if (staged_writer) {
+                // The walk's innermost index is t's remainder by its size:
+                // tiles join the one before and after along it, within
+                // this range of tiles.
+                const std::size_t along_join = joined > 1 ? t % joined : 0;
+                const bool head_joined = joined > 1 && along_join > 0 && t > begin;
+                const bool tail_joined = joined > 1 && along_join + 1 < joined && ahead;
                 for (std::size_t r = 0; r < staged_runs; r += staged_per_slice) {
                     g.write_staged(buffer + r * destination_run_bytes, destination_run_bytes,
                                    g.destination_run_offset.data() + r, std::min(staged_per_slice, staged_runs - r),
-                                   to + here_dst);
+                                   to + here_dst, carry.empty() ? nullptr : carry.data() + r * 64, head_joined,
+                                   tail_joined);
                     prefetch_ahead(runs_ahead_per_staged_slice);
                 }
+            }
             else if (micro && g.stream)
                 for (std::size_t r = 0; r < g.destination_run_offset.size(); ++r)
                     k.copy(to + here_dst + g.destination_run_offset[r], buffer + r * destination_run_bytes,

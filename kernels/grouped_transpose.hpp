@@ -65,9 +65,15 @@ using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_
                                     dim_t blocks, const dim_t *across, dim_t across_steps, std::uint8_t *dst,
                                     bool stream, const std::uint8_t *pre, const std::uint8_t *post);
 // Staged destination runs (`runs` of `run_bytes`, back to back in
-// `buffer`) written to dst + offset[r], whole lines streamed.
+// `buffer`) written to dst + offset[r], whole lines streamed. Partial
+// first and last lines take ordinary stores, but for joined tiles (the
+// plan's joined_tiles): with `tail_joined` run r's partial last line goes
+// to carry + 64 r (from its start) instead, and with `head_joined` run r's
+// partial first line is completed there (the previous tile's run r ended
+// where this one starts) and streamed whole.
 using write_staged_fn = void (*)(const std::uint8_t *buffer, std::size_t run_bytes, const std::ptrdiff_t *offset,
-                                 std::size_t runs, std::uint8_t *dst);
+                                 std::size_t runs, std::uint8_t *dst, std::uint8_t *carry, bool head_joined,
+                                 bool tail_joined);
 // How the executor works through a tile (made with the plan: it depends on
 // nothing else). Its units (micro blocks at each along step, else
 // destination runs) go in slices, then its staged destination runs (tiles
@@ -167,6 +173,13 @@ struct grouped_transpose_plan {
     // The level's writer of staged runs (streamed moves with micro
     // blocks), or null for the engine's run copy.
     write_staged_fn write_staged = nullptr;
+    // Destination runs that end inside a line (dims of 3) and an outer
+    // walk whose innermost dim continues them (its destination stride is
+    // the run's bytes): that dim's size, else 0. Consecutive tiles along it
+    // join each run's partial last line with the next tile's partial first
+    // line and stream it whole: written in parts with ordinary stores, each
+    // such line was read from memory first and the stores stalled on it.
+    std::size_t joined_tiles = 0;
     grouped_tile_schedule schedule;
 };
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <oneapi/tbb/task_arena.h>
+
 #include "core/logical_tensor.hpp"
 #include "kernels/copy_plan.hpp"
 #include "kernels/cpu_isa.hpp"
@@ -529,6 +531,30 @@ TEST_F(grouped_transpose, runs_that_end_inside_lines_walk_their_next_dim_innermo
         return k.destination_run * 4 % 64 != 0 && !k.outer.dst.empty() && k.outer.dst.back() == k.destination_run * 4 &&
                !std::is_sorted(k.outer.src.rbegin(), k.outer.src.rend());
     }));
+}
+
+// Tiles along the walk's innermost dim, which continues destination runs
+// ending inside lines, join those partial lines (the plan's joined_tiles):
+// f32 rank 14 of 3s joins 9 tiles, runs of whole lines (f32 rank 12 of
+// 4s) none. Streamed rank-12 moves of 3s that join tiles match the
+// reference bit for bit at every level, on this machine's threads (tasks
+// of a few tiles: joins cut at their ends) and on one (the whole walk).
+TEST_F(grouped_transpose, joined_tiles_stream_partial_lines_whole) {
+    const permutation p = numpy_permutation(dims_t(14, 3), {5, 12, 11, 4, 0, 13, 7, 6, 1, 2, 8, 3, 10, 9});
+    const auto g = grouped_plan(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), 4, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->joined_tiles, 9u);
+    const permutation q = numpy_permutation(dims_t(12, 4), {4, 1, 5, 11, 3, 8, 2, 7, 0, 10, 6, 9});
+    const auto h = grouped_plan(make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0), 4, cpu_isa::avx2);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(h->joined_tiles, 0u);
+    std::mt19937 rng(43);
+    const auto joins = [](const grouped_transpose_plan &k) { return k.stream && k.joined_tiles > 1; };
+    for (std::size_t e : {4, 2}) {
+        EXPECT_TRUE(some_rank_12_of_3s_matches_reference(e, 8, rng, joins)) << e;
+        oneapi::tbb::task_arena one(1);
+        one.execute([&] { EXPECT_TRUE(some_rank_12_of_3s_matches_reference(e, 8, rng, joins)) << e; });
+    }
 }
 
 // A dim both blocks hold goes to the longer axis: bf16 rank 15 of 3s
