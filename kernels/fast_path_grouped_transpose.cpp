@@ -210,11 +210,11 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                                    tail_joined);
                     prefetch_ahead(runs_ahead_per_staged_slice);
                 }
-            }
-            else if (micro && g.stream)
+            } else if (micro && g.stream) {
                 for (std::size_t r = 0; r < g.destination_run_offset.size(); ++r)
                     k.copy(to + here_dst + g.destination_run_offset[r], buffer + r * destination_run_bytes,
                            destination_run_bytes, true);
+            }
         }
         if (g.stream) store_fence();
     };

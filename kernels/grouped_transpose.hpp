@@ -78,9 +78,11 @@ using write_staged_fn = void (*)(const std::uint8_t *buffer, std::size_t run_byt
 // nothing else). Its units (micro blocks at each along step, else
 // destination runs) go in slices, then its staged destination runs (tiles
 // of at least min_sliced_staged_runs runs; else in one call), and after
-// each slice the next tile's source runs are prefetched, a share each:
-// half of them among the unit slices and half among the staged ones where
-// both are sliced, all among the unit slices otherwise.
+// each slice the next tile's source runs are prefetched, a share each, so
+// that its reads overlap this tile's loads and streamed writes
+// (docs/performance.md, "The grouped transpose's prefetch beside its
+// writes"): half of them among the unit slices and half among the staged
+// ones where both are sliced, all among the unit slices otherwise.
 struct grouped_tile_schedule {
     std::size_t prefetch_lines_per_run = 0; // a run may start inside a line: one more than its bytes' lines
     std::size_t slices = 0;                  // wanted per stage: min_grouped_tile_slices or more (below)
