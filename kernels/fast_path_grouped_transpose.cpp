@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -19,9 +20,6 @@ namespace {
 
 // The next tile's source lines go to every cache level (docs/performance.md).
 constexpr int prefetch_level = 3;
-// Staged tiles of at least this many destination runs are written in
-// slices, the next tile's prefetches among them.
-constexpr std::size_t min_sliced_staged_runs = 8;
 
 // The portable level: one element at a time, through memcpy of a
 // constant size (plain loads and stores).
@@ -92,14 +90,31 @@ gather_runs_fn grouped_gather_kernel(cpu_isa isa, int log2e) {
     return nullptr;
 }
 
-std::size_t grouped_prefetch_lines_per_run(const grouped_transpose_plan &g) {
-    // A run may start inside a line: one more than its bytes' lines.
-    return (static_cast<std::size_t>(g.source_run) * g.element_bytes + 63) / 64 + 1;
-}
-
-std::size_t grouped_tile_slices(const grouped_transpose_plan &g) {
-    const std::size_t lines = g.source_run_offset.size() * grouped_prefetch_lines_per_run(g);
-    return std::max(min_grouped_tile_slices, (lines + 2 * max_prefetch_burst_lines - 1) / (2 * max_prefetch_burst_lines));
+grouped_tile_schedule schedule_grouped_tiles(const grouped_transpose_plan &g) {
+    grouped_tile_schedule s;
+    const std::size_t source_runs = g.source_run_offset.size();
+    s.prefetch_lines_per_run = (static_cast<std::size_t>(g.source_run) * g.element_bytes + 63) / 64 + 1;
+    const std::size_t lines = source_runs * s.prefetch_lines_per_run;
+    // Half the lines go among each stage's slices.
+    s.slices = std::max(min_grouped_tile_slices, (lines + 2 * max_prefetch_burst_lines - 1) / (2 * max_prefetch_burst_lines));
+    s.units = g.micro_kernel ? static_cast<dim_t>(g.micro_block_source.size() * g.micro_along_steps.size())
+                             : static_cast<dim_t>(g.destination_run_offset.size());
+    const dim_t unit_slices = std::max<dim_t>(1, std::min<dim_t>(s.units, static_cast<dim_t>(s.slices)));
+    s.units_per_slice = std::max<dim_t>(1, (s.units + unit_slices - 1) / unit_slices);
+    // The slices made (fewer than asked where they do not divide: 11 units
+    // make 6 slices of 2).
+    const auto slices_made = std::max<std::size_t>(1, static_cast<std::size_t>((s.units + s.units_per_slice - 1) / s.units_per_slice));
+    s.staged_writer = g.micro_kernel && g.stream && g.write_staged;
+    const std::size_t staged_runs = g.destination_run_offset.size();
+    const bool staged_sliced = s.staged_writer && staged_runs >= min_sliced_staged_runs;
+    const std::size_t staged_count = std::min(staged_runs, s.slices);
+    s.staged_per_slice = staged_sliced ? (staged_runs + staged_count - 1) / staged_count : std::max<std::size_t>(staged_runs, 1);
+    const std::size_t staged_slices = (staged_runs + s.staged_per_slice - 1) / s.staged_per_slice;
+    const std::size_t runs_ahead_in_units = staged_sliced ? source_runs / 2 : source_runs;
+    s.runs_ahead_per_slice = (runs_ahead_in_units + slices_made - 1) / slices_made;
+    s.runs_ahead_per_staged_slice =
+        staged_slices == 0 ? 0 : (source_runs - runs_ahead_in_units + staged_slices - 1) / staged_slices;
+    return s;
 }
 
 void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, void *dst) {
@@ -124,8 +139,6 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         // Units of the second stage: micro blocks at each along step (the
         // step outer), else destination runs.
         const auto blocks = static_cast<dim_t>(g.micro_block_source.size());
-        const auto along_steps = static_cast<dim_t>(g.micro_along_steps.size());
-        const auto units = micro ? blocks * along_steps : static_cast<dim_t>(g.destination_run_offset.size());
         const std::ptrdiff_t *store = g.stream ? g.micro_store_staged.data() : g.micro_store.data();
         const std::ptrdiff_t *block_offset = g.stream ? g.micro_block_staged.data() : g.micro_block_offset.data();
         const auto across_steps = static_cast<dim_t>(g.micro_across_steps.size());
@@ -143,33 +156,19 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                 u += count;
             }
         };
-        const std::size_t run_lines = grouped_prefetch_lines_per_run(g);
-        // Half the next tile's lines are prefetched among the units'
-        // slices, half among the staged runs' (below).
-        const std::size_t burst_slices = grouped_tile_slices(g);
-        const dim_t slices = std::min<dim_t>(units, static_cast<dim_t>(burst_slices));
-        const dim_t units_per_slice = (units + slices - 1) / slices;
-        // The slices the loop below makes (fewer than `slices` where they
-        // do not divide: 11 units make 6 slices of 2).
-        const auto slices_made = static_cast<std::size_t>((units + units_per_slice - 1) / units_per_slice);
-        // Staged tiles are written out in slices too (their runs, up to
-        // burst_slices slices), so that the next tile's reads overlap this
-        // tile's streamed writes as well as its loads (docs/performance.md, "The
-        // grouped transpose's prefetch beside its writes"): half the runs
-        // ahead are prefetched among the micro slices, half among these.
-        // Tiles of fewer runs write them in one call and prefetch among the
-        // micro slices only (a slice per run measured slower there).
-        const bool staged_writer = micro && g.stream && g.write_staged;
+        // The slices and prefetch shares (made with the plan).
+        const grouped_tile_schedule &schedule = g.schedule;
+        const std::size_t run_lines = schedule.prefetch_lines_per_run;
+        const dim_t units = schedule.units, units_per_slice = schedule.units_per_slice;
+        const std::size_t runs_ahead_per_slice = schedule.runs_ahead_per_slice;
+        const bool staged_writer = schedule.staged_writer;
         const std::size_t staged_runs = g.destination_run_offset.size();
-        const bool staged_sliced = staged_writer && staged_runs >= min_sliced_staged_runs;
-        const std::size_t staged_count = std::min(staged_runs, burst_slices);
-        const std::size_t staged_per_slice =
-            staged_sliced ? (staged_runs + staged_count - 1) / staged_count : std::max<std::size_t>(staged_runs, 1);
-        const std::size_t staged_slices = (staged_runs + staged_per_slice - 1) / staged_per_slice;
-        const std::size_t runs_ahead_in_units = staged_sliced ? source_runs / 2 : source_runs;
-        const std::size_t runs_ahead_per_slice = (runs_ahead_in_units + slices_made - 1) / slices_made;
-        const std::size_t runs_ahead_per_staged_slice =
-            staged_slices == 0 ? 0 : (source_runs - runs_ahead_in_units + staged_slices - 1) / staged_slices;
+        const std::size_t staged_per_slice = schedule.staged_per_slice;
+        const std::size_t runs_ahead_per_staged_slice = schedule.runs_ahead_per_staged_slice;
+        // Each staged run's partial last line, kept for the next tile of
+        // a joined walk (the plan's joined_tiles).
+        const std::size_t joined = staged_writer ? g.joined_tiles : 0;
+        std::vector<byte> carry(joined > 1 ? staged_runs * 64 : 0);
         for (std::size_t t = begin; t < end; ++t) {
             const std::ptrdiff_t here_src = walk.src(), here_dst = walk.dst();
             walk.next();
@@ -197,17 +196,25 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                            g.stream);
                 prefetch_ahead(runs_ahead_per_slice);
             }
-            if (staged_writer)
+            if (staged_writer) {
+                // The walk's innermost index is t's remainder by its size:
+                // tiles join the one before and after along it, within
+                // this range of tiles.
+                const std::size_t along_join = joined > 1 ? t % joined : 0;
+                const bool head_joined = joined > 1 && along_join > 0 && t > begin;
+                const bool tail_joined = joined > 1 && along_join + 1 < joined && ahead;
                 for (std::size_t r = 0; r < staged_runs; r += staged_per_slice) {
                     g.write_staged(buffer + r * destination_run_bytes, destination_run_bytes,
                                    g.destination_run_offset.data() + r, std::min(staged_per_slice, staged_runs - r),
-                                   to + here_dst);
+                                   to + here_dst, carry.empty() ? nullptr : carry.data() + r * 64, head_joined,
+                                   tail_joined);
                     prefetch_ahead(runs_ahead_per_staged_slice);
                 }
-            else if (micro && g.stream)
+            } else if (micro && g.stream) {
                 for (std::size_t r = 0; r < g.destination_run_offset.size(); ++r)
                     k.copy(to + here_dst + g.destination_run_offset[r], buffer + r * destination_run_bytes,
                            destination_run_bytes, true);
+            }
         }
         if (g.stream) store_fence();
     };

@@ -65,9 +65,37 @@ using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_
                                     dim_t blocks, const dim_t *across, dim_t across_steps, std::uint8_t *dst,
                                     bool stream, const std::uint8_t *pre, const std::uint8_t *post);
 // Staged destination runs (`runs` of `run_bytes`, back to back in
-// `buffer`) written to dst + offset[r], whole lines streamed.
+// `buffer`) written to dst + offset[r], whole lines streamed. Partial
+// first and last lines take ordinary stores, but for joined tiles (the
+// plan's joined_tiles): with `tail_joined` run r's partial last line goes
+// to carry + 64 r (from its start) instead, and with `head_joined` run r's
+// partial first line is completed there (the previous tile's run r ended
+// where this one starts) and streamed whole.
 using write_staged_fn = void (*)(const std::uint8_t *buffer, std::size_t run_bytes, const std::ptrdiff_t *offset,
-                                 std::size_t runs, std::uint8_t *dst);
+                                 std::size_t runs, std::uint8_t *dst, std::uint8_t *carry, bool head_joined,
+                                 bool tail_joined);
+// How the executor works through a tile (made with the plan: it depends on
+// nothing else). Its units (micro blocks at each along step, else
+// destination runs) go in slices, then its staged destination runs (tiles
+// of at least min_sliced_staged_runs runs; else in one call), and after
+// each slice the next tile's source runs are prefetched, a share each, so
+// that its reads overlap this tile's loads and streamed writes
+// (docs/performance.md, "The grouped transpose's prefetch beside its
+// writes"): half of them among the unit slices and half among the staged
+// ones where both are sliced, all among the unit slices otherwise.
+struct grouped_tile_schedule {
+    std::size_t prefetch_lines_per_run = 0; // a run may start inside a line: one more than its bytes' lines
+    std::size_t slices = 0;                  // wanted per stage: min_grouped_tile_slices or more (below)
+    dim_t units = 0, units_per_slice = 1;
+    std::size_t runs_ahead_per_slice = 0;    // source runs prefetched after each unit slice
+    bool staged_writer = false;              // staged runs written by the level's writer
+    std::size_t staged_per_slice = 1, runs_ahead_per_staged_slice = 0;
+};
+// Staged tiles of at least this many destination runs are written in
+// slices, the next tile's prefetches among them (fewer: one call, a slice
+// per run measured slower).
+inline constexpr std::size_t min_sliced_staged_runs = 8;
+
 // Made once per copy (pure: a function of the copy plan, the element size,
 // the SIMD level and the streaming threshold), run as often as wanted.
 struct grouped_transpose_plan {
@@ -147,6 +175,14 @@ struct grouped_transpose_plan {
     // The level's writer of staged runs (streamed moves with micro
     // blocks), or null for the engine's run copy.
     write_staged_fn write_staged = nullptr;
+    // Destination runs that end inside a line (dims of 3) and an outer
+    // walk whose innermost dim continues them (its destination stride is
+    // the run's bytes): that dim's size, else 0. Consecutive tiles along it
+    // join each run's partial last line with the next tile's partial first
+    // line and stream it whole: written in parts with ordinary stores, each
+    // such line was read from memory first and the stores stalled on it.
+    std::size_t joined_tiles = 0;
+    grouped_tile_schedule schedule;
 };
 
 // The blocks alone (what the planner chooses first, without the tables):
@@ -207,17 +243,16 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
 // The executor works through a tile in slices (of its micro units, then of
 // its staged destination runs, each as far as there are units and runs),
 // the next tile's source lines prefetched a share after each slice:
-// min_grouped_tile_slices, or as many as bursts of at most
-// max_prefetch_burst_lines prefetches take (docs/performance.md, "The
-// grouped transpose's prefetch bursts": bf16 rank 15 of 3s, 243 runs of 4
-// lines a tile, had bursts of 64 and 100 lines, now 28 and 56: its 9
-// staged runs allow no more). 24 is about the misses an L1 keeps in
-// flight (reasoned; 16 and 32 measured alike).
+// min_grouped_tile_slices, or as many as keep each burst of prefetches
+// within max_prefetch_burst_lines, about the misses an L1 keeps in flight
+// (more at once only queue behind them; tiles of many short source runs,
+// dims of 3, would otherwise prefetch in long bursts). The figures are in
+// docs/performance.md, "The grouped transpose's prefetch bursts".
 inline constexpr std::size_t min_grouped_tile_slices = 8;
 inline constexpr std::size_t max_prefetch_burst_lines = 24;
-// Lines prefetched per source run of a tile, and slices per tile.
-std::size_t grouped_prefetch_lines_per_run(const grouped_transpose_plan &g);
-std::size_t grouped_tile_slices(const grouped_transpose_plan &g);
+// The schedule of `g`'s tiles (plan_grouped_transpose sets it; its kernels
+// and tables must be set first).
+grouped_tile_schedule schedule_grouped_tiles(const grouped_transpose_plan &g);
 
 // Lanes of the widest micro blocks for elements of `element_bytes` (the
 // planner tries them, then half as many for 4- and 8-byte elements; 16 x 16

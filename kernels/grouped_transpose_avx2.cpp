@@ -272,24 +272,40 @@ inline void copy_short(byte *to, const byte *from, std::size_t bytes) {
 // Staged runs out to the destination: each run's whole lines streamed,
 // its partial first and last lines (runs of dims of 3 never start on a
 // line) with ordinary stores that stay off the streamed lines (a line
-// both cached by an ordinary store and then streamed measured 5x slower).
+// both cached by an ordinary store and then streamed measured 5x slower),
+// or, for joined tiles, through the carry (a line of 64 bytes per run):
+// the last one kept there, the first one completed there and streamed.
 // (The engine's run copy takes two calls of memcpy for those: half the
 // kernel's time at runs of 324 bytes.)
 void write_staged_avx2(const byte *buffer, std::size_t run_bytes, const std::ptrdiff_t *offset, std::size_t runs,
-                       byte *dst) {
+                       byte *dst, byte *carry, bool head_joined, bool tail_joined) {
     for (std::size_t r = 0; r < runs; ++r) {
         const byte *from = buffer + r * run_bytes;
         byte *to = dst + offset[r];
         const auto at = reinterpret_cast<std::uintptr_t>(to);
         const std::size_t first = std::min<std::size_t>(((at + 63) & ~std::uintptr_t{63}) - at, run_bytes);
         const std::size_t last = std::max<std::size_t>(((at + run_bytes) & ~std::uintptr_t{63}) - at, first);
-        copy_short(to, from, first);
+        byte *line = carry ? carry + r * 64 : nullptr;
+        // The previous tile's run ended at `to`, its last 64 - first bytes
+        // in the carry (joined runs are a line or longer: their first and
+        // last lines differ).
+        if (line && head_joined && first > 0) {
+            std::memcpy(line + 64 - first, from, first);
+            byte *start = to + first - 64;
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(start), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(line)));
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(start + 32),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(line + 32)));
+        } else {
+            copy_short(to, from, first);
+        }
         for (std::size_t b = first; b < last; b += 64) {
             _mm256_stream_si256(reinterpret_cast<__m256i *>(to + b), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(from + b)));
             _mm256_stream_si256(reinterpret_cast<__m256i *>(to + b + 32),
                                 _mm256_loadu_si256(reinterpret_cast<const __m256i *>(from + b + 32)));
         }
-        copy_short(to + last, from + last, run_bytes - last);
+        // The next tile's run r starts where this one ends.
+        if (line && tail_joined) std::memcpy(line, from + last, run_bytes - last);
+        else copy_short(to + last, from + last, run_bytes - last);
     }
 }
 

@@ -540,6 +540,10 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
         }
     }
     for (std::size_t d : outer_dims) g.outer.add(plan.dims[d], e);
+    const auto destination_run_bytes = static_cast<std::ptrdiff_t>(g.destination_run * e);
+    if (destination_run_bytes % 64 != 0 && destination_run_bytes >= 64 && !g.outer.sizes.empty() &&
+        g.outer.dst.back() == destination_run_bytes)
+        g.joined_tiles = static_cast<std::size_t>(g.outer.sizes.back());
     g.src_offset = plan.src_offset * e;
     g.dst_offset = plan.dst_offset * e;
     g.stream = static_cast<std::size_t>(plan.volume) * element_bytes >= streaming_bytes;
@@ -552,6 +556,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
 #if defined(RESHAPER_X86_KERNELS)
     if (g.micro_kernel && isa >= cpu_isa::avx2) g.write_staged = avx2_grouped_write_staged();
 #endif
+    g.schedule = schedule_grouped_tiles(g);
     return g;
 }
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <oneapi/tbb/task_arena.h>
+
 #include "core/logical_tensor.hpp"
 #include "kernels/copy_plan.hpp"
 #include "kernels/cpu_isa.hpp"
@@ -531,6 +533,30 @@ TEST_F(grouped_transpose, runs_that_end_inside_lines_walk_their_next_dim_innermo
     }));
 }
 
+// Tiles along the walk's innermost dim, which continues destination runs
+// ending inside lines, join those partial lines (the plan's joined_tiles):
+// f32 rank 14 of 3s joins 9 tiles, runs of whole lines (f32 rank 12 of
+// 4s) none. Streamed rank-12 moves of 3s that join tiles match the
+// reference bit for bit at every level, on this machine's threads (tasks
+// of a few tiles: joins cut at their ends) and on one (the whole walk).
+TEST_F(grouped_transpose, joined_tiles_stream_partial_lines_whole) {
+    const permutation p = numpy_permutation(dims_t(14, 3), {5, 12, 11, 4, 0, 13, 7, 6, 1, 2, 8, 3, 10, 9});
+    const auto g = grouped_plan(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), 4, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->joined_tiles, 9u);
+    const permutation q = numpy_permutation(dims_t(12, 4), {4, 1, 5, 11, 3, 8, 2, 7, 0, 10, 6, 9});
+    const auto h = grouped_plan(make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0), 4, cpu_isa::avx2);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(h->joined_tiles, 0u);
+    std::mt19937 rng(43);
+    const auto joins = [](const grouped_transpose_plan &k) { return k.stream && k.joined_tiles > 1; };
+    for (std::size_t e : {4, 2}) {
+        EXPECT_TRUE(some_rank_12_of_3s_matches_reference(e, 8, rng, joins)) << e;
+        oneapi::tbb::task_arena one(1);
+        one.execute([&] { EXPECT_TRUE(some_rank_12_of_3s_matches_reference(e, 8, rng, joins)) << e; });
+    }
+}
+
 // A dim both blocks hold goes to the longer axis: bf16 rank 15 of 3s
 // (high_rank_bench's permutation), whose source block is its last four
 // dims (81 elements) and destination block four dims with source dim 12
@@ -662,17 +688,17 @@ TEST_F(grouped_transpose, tiles_of_many_runs_prefetch_in_short_bursts) {
     const auto g = grouped_plan(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), 2, cpu_isa::avx2);
     ASSERT_TRUE(g.has_value());
     EXPECT_EQ(g->source_run_offset.size(), 243u);
-    EXPECT_EQ(grouped_prefetch_lines_per_run(*g), 4u);
-    EXPECT_EQ(grouped_tile_slices(*g), 21u);
+    EXPECT_EQ(g->schedule.prefetch_lines_per_run, 4u);
+    EXPECT_EQ(g->schedule.slices, 21u);
     const permutation q = numpy_permutation(dims_t(14, 3), {5, 12, 11, 4, 0, 13, 7, 6, 1, 2, 8, 3, 10, 9});
     const auto h = grouped_plan(make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0), 4, cpu_isa::avx2);
     ASSERT_TRUE(h.has_value());
-    EXPECT_EQ(grouped_tile_slices(*h), min_grouped_tile_slices);
+    EXPECT_EQ(h->schedule.slices, min_grouped_tile_slices);
     std::mt19937 rng(41);
     const permutation r = numpy_permutation(dims_t(22, 2), random_axis_order(22, rng));
     const auto k = grouped_plan(make_copy_plan(r.dims, r.src_strides, 0, r.dst_strides, 0), 4, cpu_isa::avx2);
     ASSERT_TRUE(k.has_value());
-    EXPECT_EQ(grouped_tile_slices(*k), min_grouped_tile_slices);
+    EXPECT_EQ(k->schedule.slices, min_grouped_tile_slices);
     int found = 0;
     for (int trial = 0; trial < 40 && found < 3; ++trial) {
         const std::size_t e = trial % 2 == 0 ? 2 : 1;
@@ -684,7 +710,7 @@ TEST_F(grouped_transpose, tiles_of_many_runs_prefetch_in_short_bursts) {
         const copy_plan plan = make_copy_plan(s.dims, s.src_strides, 0, s.dst_strides, 0);
         if (static_cast<std::size_t>(plan.volume) * e > (std::size_t{4} << 20)) continue;
         const auto m = grouped_plan(plan, e, cpu_isa::avx2);
-        if (!m || !m->stream || m->micro_lanes == 0 || grouped_tile_slices(*m) <= min_grouped_tile_slices) continue;
+        if (!m || !m->stream || m->micro_lanes == 0 || m->schedule.slices <= min_grouped_tile_slices) continue;
         ++found;
         for (cpu_isa isa : levels_here())
             expect_grouped_matches_reference(e, s.dims, s.src_strides, 0, plan.volume, s.dst_strides, 0, plan.volume,
