@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -19,10 +20,30 @@ struct line_aligned_allocator {
     line_aligned_allocator() = default;
     template <class U>
     line_aligned_allocator(const line_aligned_allocator<U> &) {}
+    // A line more than asked from the ordinary operator new, the buffer
+    // starting at the first line boundary past the block's start, the
+    // block's address kept in the word just before it. Not the aligned
+    // operator new: glibc serves that with memalign, which carves each block
+    // out of a larger free one and frees the leftovers, and that churn was
+    // 10% of checking 100,000 small partitions on one thread (perf, 29 MiB
+    // file); a plain block of this size comes from the thread's cache.
+    // Blocks start on a word at least, so the line boundary past the
+    // word kept is at most a line in: the block's extra line holds it.
+    static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= sizeof(void *));
     T *allocate(std::size_t n) {
-        return static_cast<T *>(::operator new(n * sizeof(T), std::align_val_t{cache_line_bytes}));
+        if (n > (SIZE_MAX - cache_line_bytes) / sizeof(T)) throw std::bad_array_new_length();
+        auto *block = static_cast<std::uint8_t *>(::operator new(n * sizeof(T) + cache_line_bytes));
+        const auto start = (reinterpret_cast<std::uintptr_t>(block) + sizeof(void *) + cache_line_bytes - 1) &
+                           ~std::uintptr_t{cache_line_bytes - 1};
+        auto *buffer = block + (start - reinterpret_cast<std::uintptr_t>(block));
+        std::memcpy(buffer - sizeof(void *), &block, sizeof(void *));
+        return reinterpret_cast<T *>(buffer);
     }
-    void deallocate(T *p, std::size_t) { ::operator delete(p, std::align_val_t{cache_line_bytes}); }
+    void deallocate(T *p, std::size_t) {
+        void *block;
+        std::memcpy(&block, reinterpret_cast<std::uint8_t *>(p) - sizeof(void *), sizeof(void *));
+        ::operator delete(block);
+    }
     template <class U>
     bool operator==(const line_aligned_allocator<U> &) const { return true; }
 };
