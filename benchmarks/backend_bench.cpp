@@ -133,7 +133,7 @@ void bm_threads(benchmark::State &state) {
 }
 
 op make_op(std::int64_t id, const std::string &kind, tensor_id in, tensor_id out,
-            std::map<std::string, attribute_value> attrs) {
+            attribute_map attrs) {
     op o;
     o.id = id;
     o.name = kind + std::to_string(id);

@@ -24,7 +24,7 @@ void check_op_ids_unique(const graph &g) {
 
 void check_op_tensors_exist(const graph &g) {
     for (const op &o : g.ops) {
-        auto check = [&](const std::vector<tensor_id> &ids, const char *direction) {
+        auto check = [&](const tensor_ids &ids, const char *direction) {
             for (std::size_t i = 0; i < ids.size(); ++i)
                 if (!g.tensors.count(ids[i]))
                     fail(rule::tensor_exists,

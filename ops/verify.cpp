@@ -54,7 +54,7 @@ public:
         : schema_(schema), op_(o), graph_(g) {}
 
     void check(const char *direction, const std::vector<port_spec> &ports,
-               const std::vector<tensor_id> &ids) {
+               const tensor_ids &ids) {
         for (std::size_t i = 0; i < ids.size() && i < ports.size(); ++i) {
             const data_type t = graph_.tensor(ids[i]).dtype;
             if (t == data_type::undef) continue; // not known yet: inference sets it

@@ -20,7 +20,7 @@ PACKAGES="g++ make cmake ninja-build pkg-config git ca-certificates \
 libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev rapidjson-dev libgtest-dev libbenchmark-dev \
 clang libclang-rt-14-dev python3-dev pybind11-dev python3-numpy python3-pytest \
 libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-torch python3-torchvision \
-libabsl-dev"
+libabsl-dev libboost-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -234,7 +234,7 @@ RESHAPER_API reshaper_status_t reshaper_graph_add_op(reshaper_graph_t graph,
         added.inputs.clear();
         added.outputs.clear();
         auto add = [&](const std::vector<impl::logical_tensor> &lts, const char *direction,
-                       std::vector<impl::tensor_id> &ids) {
+                       impl::tensor_ids &ids) {
             for (std::size_t i = 0; i < lts.size(); ++i) {
                 const impl::logical_tensor &lt = lts[i];
                 ids.push_back(lt.id);

@@ -196,7 +196,7 @@ std::vector<tensor_id> graph_outputs(const graph &g) {
 }
 
 std::optional<tensor_id> tensor_of_unknown_rank(const graph &g, const op &o) {
-    for (const std::vector<tensor_id> *ids : {&o.inputs, &o.outputs})
+    for (const tensor_ids *ids : {&o.inputs, &o.outputs})
         for (tensor_id id : *ids) {
             const auto it = g.tensors.find(id);
             if (it != g.tensors.end() && !it->second.rank_known) return id;

@@ -26,12 +26,13 @@ op read_op(json_view j, std::size_t index, tensor_table &tensors) {
     if (const auto f = find_field(j, "version")) o.version = as_int(*f, "version", ctx);
     if (const auto f = find_field(j, "attrs")) {
         if (!f->is_object()) wrong_json_type(*f, "attrs", "an object", ctx);
+        o.attrs.reserve(f->size()); // exactly: the op keeps the array as long as the graph
         f->for_each_member([&](std::string_view key, json_view value) {
             o.attrs[std::string(key)] = read_attribute(key, value, ctx);
         });
     }
 
-    const auto read_side = [&](const char *field, bool outputs, std::vector<tensor_id> &ids) {
+    const auto read_side = [&](const char *field, bool outputs, tensor_ids &ids) {
         const json_view list = as_array(require_field(j, field, ctx), field, ctx);
         ids.reserve(list.size());
         std::unordered_set<tensor_id> listed; // of a long list of outputs

@@ -25,7 +25,7 @@ ojson op_to_ojson(const op &o, const graph &g) {
     ojson attrs = ojson::object();
     for (const auto &[name, value] : o.attrs) attrs[name] = attribute_to_json(value);
     j["attrs"] = std::move(attrs);
-    const auto side = [&](const std::vector<tensor_id> &ids) {
+    const auto side = [&](const tensor_ids &ids) {
         ojson list = ojson::array();
         for (tensor_id id : ids) {
             auto it = g.tensors.find(id);

@@ -167,7 +167,7 @@ struct chain {
     }
 
     void add(const char *kind, bool onnx, const dims_t &out, std::vector<tensor_id> extra = {},
-             std::map<std::string, attribute_value> attrs = {}) {
+             attribute_map attrs = {}) {
         op o;
         o.id = next_op++;
         o.name = std::string(kind) + "_" + std::to_string(o.id);
@@ -220,7 +220,7 @@ struct chain {
             }
         }
         positions = std::move(next);
-        std::map<std::string, attribute_value> attrs;
+        attribute_map attrs;
         if (!onnx) attrs["order"] = values;
         else if (!default_perm) attrs["perm"] = values;
         add(onnx ? "Transpose" : "StaticTranspose", onnx, out, {}, std::move(attrs));
@@ -271,7 +271,7 @@ struct chain {
         if (volume > 0 && !target.empty() && fdp.ConsumeBool())
             target[fdp.ConsumeIntegralInRange<std::size_t>(0, target.size() - 1)] = -1;
         // A 0 is a dim of 0 only with allowzero (else: copy the input's dim).
-        std::map<std::string, attribute_value> attrs;
+        attribute_map attrs;
         if (std::count(target.begin(), target.end(), 0) || fdp.ConsumeBool()) attrs["allowzero"] = std::int64_t{1};
         if (onnx) add("Reshape", true, out, {constant(target)}, std::move(attrs));
         else add("StaticReshape", false, out, {}, {{"shape", target}, {"special_zero", false}});

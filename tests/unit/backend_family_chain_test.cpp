@@ -63,7 +63,7 @@ struct chain_builder {
 
     // Adds op `kind` on the current tensor with output dims `out`.
     void add(const std::string &kind, const std::string &domain, const dims_t &out,
-             std::vector<tensor_id> extra = {}, std::map<std::string, attribute_value> attrs = {}) {
+             std::vector<tensor_id> extra = {}, attribute_map attrs = {}) {
         op o;
         o.id = next_op++;
         o.name = kind + "_" + std::to_string(o.id);
@@ -101,7 +101,7 @@ struct chain_builder {
         std::vector<dim_t> next;
         for (dim_t p : strided_positions(out, pstrides)) next.push_back(positions[p]);
         positions = std::move(next);
-        std::map<std::string, attribute_value> attrs;
+        attribute_map attrs;
         if (!onnx) attrs["order"] = values;
         else if (!reversed_by_default) attrs["perm"] = values;
         add(onnx ? "Transpose" : "StaticTranspose", onnx ? "ai.onnx" : "", out, {}, std::move(attrs));

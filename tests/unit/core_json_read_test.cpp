@@ -97,8 +97,8 @@ TEST(GraphJsonCorpus, StaticReshapeIsReadCorrectly) {
     ASSERT_EQ(o.attrs.size(), 2u);
     EXPECT_EQ(o.attrs.at("special_zero"), attribute_value(false));
     EXPECT_EQ(o.attrs.at("shape"), attribute_value(std::vector<std::int64_t>{128, 512, 16, 64}));
-    EXPECT_EQ(o.inputs, std::vector<tensor_id>{0});
-    EXPECT_EQ(o.outputs, std::vector<tensor_id>{1});
+    EXPECT_EQ(o.inputs, tensor_ids{0});
+    EXPECT_EQ(o.outputs, tensor_ids{1});
 
     const logical_tensor &in = g.tensors.at(0);
     EXPECT_EQ(in.dtype, data_type::f32);

@@ -9,8 +9,8 @@
 namespace reshaper::impl::testing {
 namespace {
 
-op make_op(std::int64_t id, const std::string &kind, std::vector<tensor_id> inputs,
-           std::vector<tensor_id> outputs) {
+op make_op(std::int64_t id, const std::string &kind, tensor_ids inputs,
+           tensor_ids outputs) {
     op o;
     o.id = id;
     o.name = kind + "_" + std::to_string(id);

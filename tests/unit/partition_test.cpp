@@ -40,7 +40,7 @@ struct graph_builder {
         o.id = static_cast<std::int64_t>(g.ops.size());
         o.name = kind + "_" + std::to_string(o.id);
         o.kind = kind;
-        o.inputs = std::move(ins);
+        o.inputs.assign(ins.begin(), ins.end());
         o.outputs = {out};
         g.ops.push_back(o);
         return out;
