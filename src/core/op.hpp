@@ -34,12 +34,12 @@ std::string attribute_to_string(const attribute_value &v);
 
 // A graph holds one op per node (100,000 in a 100,000-op file, kept through
 // the whole check), so what an op costs is the graph's: a std::map of
-// attributes was a heap node of 112 bytes per attribute and 48 bytes in the
-// op, the input and output id lists a 32-byte heap block each. Attributes
-// are a sorted array (one heap block for all, 24 bytes in the op; ops have
-// a few, looked up by name) and up to two ids per side live inside the op
-// (24 bytes, as a std::vector's): 424 bytes per transpose before (216 in the
-// op), 304 now (192).
+// attributes was a heap node per attribute, the input and output id lists a
+// heap block each. Attributes are a sorted array (one heap block for all;
+// ops have a few, looked up by name) and up to two ids per side live inside
+// the op, in the 24 bytes a std::vector took. The bytes per op before and
+// after are in docs/performance.md's tuning section ("What a graph file's
+// op costs in memory").
 using attribute_map = boost::container::flat_map<std::string, attribute_value, std::less<>>;
 using tensor_ids = absl::InlinedVector<tensor_id, 2>;
 
