@@ -37,6 +37,17 @@ struct loaded {
     }
 };
 
+// `json`'s first partition (fusion policy) compiled on the CPU engine, the
+// graph, its list and the engine held by `g`.
+void compile_first_partition(const char *json, loaded &g, reshaper_compiled_partition_t *cp) {
+    const_reshaper_partition_t p = nullptr;
+    ASSERT_OK(reshaper_graph_create_from_json(json, &g.graph));
+    ASSERT_OK(reshaper_graph_get_partitions(g.graph, reshaper_policy_fusion, reshaper_engine_cpu, &g.list));
+    ASSERT_OK(reshaper_partition_list_get(g.list, 0, &p));
+    ASSERT_OK(reshaper_engine_create(reshaper_engine_cpu, 0, &g.engine));
+    ASSERT_OK(reshaper_partition_compile(p, g.engine, 0, nullptr, 0, nullptr, cp));
+}
+
 // The partition whose `supported` flag equals `supported`.
 const_reshaper_partition_t find_partition(reshaper_partition_list_t list, bool supported) {
     size_t count = 0;
@@ -546,13 +557,8 @@ TEST(CApiExecute, PreparedTransposeMatchesTheCheckedPathAndRejectsBadBuffers) {
         "outputs": [ {"id": 1, "dtype": "f32", "shape": [32, 32], "stride": [32, 1],
                       "layout_type": "strided", "property_type": "undef"} ] } ] })";
     loaded g;
-    const_reshaper_partition_t p = nullptr;
-    ASSERT_OK(reshaper_graph_create_from_json(json, &g.graph));
-    ASSERT_OK(reshaper_graph_get_partitions(g.graph, reshaper_policy_fusion, reshaper_engine_cpu, &g.list));
-    ASSERT_OK(reshaper_partition_list_get(g.list, 0, &p));
-    ASSERT_OK(reshaper_engine_create(reshaper_engine_cpu, 0, &g.engine));
     reshaper_compiled_partition_t cp = nullptr;
-    ASSERT_OK(reshaper_partition_compile(p, g.engine, 0, nullptr, 0, nullptr, &cp));
+    ASSERT_NO_FATAL_FAILURE(compile_first_partition(json, g, &cp));
 
     std::vector<float> src(1024);
     for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.5f - 7.25f;
@@ -599,13 +605,8 @@ TEST(CApiExecute, ConstantShapeInputRunsPreparedWithTheCheckedPathsResults) {
         "outputs": [ {"id": 1, "dtype": "f32", "shape": [1, 1024], "stride": [1024, 1],
                       "layout_type": "strided", "property_type": "undef"} ] } ] })";
     loaded g;
-    const_reshaper_partition_t p = nullptr;
-    ASSERT_OK(reshaper_graph_create_from_json(json, &g.graph));
-    ASSERT_OK(reshaper_graph_get_partitions(g.graph, reshaper_policy_fusion, reshaper_engine_cpu, &g.list));
-    ASSERT_OK(reshaper_partition_list_get(g.list, 0, &p));
-    ASSERT_OK(reshaper_engine_create(reshaper_engine_cpu, 0, &g.engine));
     reshaper_compiled_partition_t cp = nullptr;
-    ASSERT_OK(reshaper_partition_compile(p, g.engine, 0, nullptr, 0, nullptr, &cp));
+    ASSERT_NO_FATAL_FAILURE(compile_first_partition(json, g, &cp));
     reshaper_logical_tensor_t lts[2];
     size_t count = 0;
     ASSERT_OK(reshaper_compiled_partition_get_inputs(cp, lts, 2, &count));
