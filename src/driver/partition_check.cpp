@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -104,18 +105,21 @@ public:
         const char *dump = std::getenv("RESHAPER_GRAPH_DUMP");
         return opts.mode != run_mode::perf && impl::verbose_level() == 0 && !(dump && *dump);
     }
+    // Every partition looks its form up, and nearly all find it: the
+    // threads share the lookup (an exclusive lock made them queue for it,
+    // and sleep in the kernel when they met).
     std::shared_ptr<const form> find(const std::string &key) const {
-        std::lock_guard lock(mutex_);
+        std::shared_lock lock(mutex_);
         const auto it = forms_.find(key);
         return it == forms_.end() ? nullptr : it->second;
     }
     void add(std::string key, std::shared_ptr<const form> f) {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
         forms_.emplace(std::move(key), std::move(f));
     }
 
 private:
-    mutable std::mutex mutex_;
+    mutable std::shared_mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<const form>> forms_;
 };
 
@@ -144,7 +148,9 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
             compiled = std::make_shared<impl::renamed_partition>(same_form->compiled, same_form->touched, touched,
                                                                  compile_own);
         else compiled = compile_own();
-        impl::dump_compiled_partition(run.graph, pr.part, *compiled); // RESHAPER_GRAPH_DUMP=partition
+        // RESHAPER_GRAPH_DUMP=partition; forms are shared only when nothing
+        // is dumped (compiled_forms::wanted), so then its look-up is spared.
+        if (!forms) impl::dump_compiled_partition(run.graph, pr.part, *compiled);
     } catch (const error &e) {
         // Infer mode promises shapes, not a lowering: a partition that
         // cannot compile as given (an `any` input, say) is reported

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <tbb/parallel_for.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -213,35 +212,16 @@ public:
         text_ += ']';
         return *this;
     }
-    // An array of `items`, each appended to a text by `append(text, item)`.
-    // Strips of items are made side by side on the threads --threads
-    // allows, a round of them at a time (a few hundred KB of text held),
-    // and written in order: made one at a time, the partitions and tensors
-    // of a 100,000-op graph were a serial stretch after the check's
-    // parallel one. `append` must only read what it is given.
+    // An array of `items`, each appended to a text by `append(text, item)`
+    // (in strips side by side: piece_writer::append_in_strips).
     template <class Range, class Append>
     json_writer &array_appended(const Range &items, Append &&append) {
-        constexpr std::size_t strip = 64, strips_a_round = 16;
         text_ += '[';
         const auto first = std::begin(items);
-        const auto count = static_cast<std::size_t>(std::end(items) - first);
-        std::vector<std::string> strips(strips_a_round); // kept from round to round, with their capacity
-        for (std::size_t from = 0; from < count; from += strip * strips_a_round) {
-            const std::size_t to = std::min(count, from + strip * strips_a_round);
-            const std::size_t made = (to - from + strip - 1) / strip;
-            tbb::parallel_for(std::size_t{0}, made, [&](std::size_t s) {
-                std::string &text = strips[s];
-                text.clear();
-                for (std::size_t i = from + s * strip; i < std::min(to, from + (s + 1) * strip); ++i) {
-                    if (i) text += ',';
-                    append(text, first[static_cast<std::ptrdiff_t>(i)]);
-                }
-            });
-            for (std::size_t s = 0; s < made; ++s) {
-                text_ += strips[s];
-                at_a_break();
-            }
-        }
+        append_in_strips(static_cast<std::size_t>(std::end(items) - first), [&](std::string &text, std::size_t i) {
+            if (i) text += ',';
+            append(text, first[static_cast<std::ptrdiff_t>(i)]);
+        });
         text_ += ']';
         return *this;
     }

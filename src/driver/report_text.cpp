@@ -12,46 +12,47 @@ namespace {
 
 // The report of 100,000 partitions is 30 MB; made through a stringstream,
 // one string per tensor, it took a tenth of loading and checking such a
-// graph, so it is appended in place.
-class report_writer : public piece_writer {
+// graph, so it is appended in place: to the report's text, or to a strip
+// of rows made beside others (piece_writer::append_in_strips).
+class text_appender {
 public:
-    using piece_writer::piece_writer;
+    explicit text_appender(std::string &text) : text_(text) {}
 
-    report_writer &operator<<(std::string_view s) {
+    text_appender &operator<<(std::string_view s) {
         text_.append(s);
         return *this;
     }
-    report_writer &operator<<(char c) {
+    text_appender &operator<<(char c) {
         text_.push_back(c);
         return *this;
     }
-    report_writer &operator<<(std::int64_t v) { return right_aligned(v, 0); }
-    report_writer &operator<<(std::size_t v) { return *this << static_cast<std::int64_t>(v); }
+    text_appender &operator<<(std::int64_t v) { return right_aligned(v, 0); }
+    text_appender &operator<<(std::size_t v) { return *this << static_cast<std::int64_t>(v); }
     // `s` in a column `width` characters wide, padded on the left (numbers)
     // or the right (words); the partition table's columns, without a
     // formatted print per row (one per row was 2% of checking 100,000).
-    report_writer &right_aligned(std::string_view s, std::size_t width) {
+    text_appender &right_aligned(std::string_view s, std::size_t width) {
         if (s.size() < width) text_.append(width - s.size(), ' ');
         text_.append(s);
         return *this;
     }
-    report_writer &left_aligned(std::string_view s, std::size_t width) {
+    text_appender &left_aligned(std::string_view s, std::size_t width) {
         text_.append(s);
         if (s.size() < width) text_.append(width - s.size(), ' ');
         return *this;
     }
-    report_writer &right_aligned(std::int64_t v, std::size_t width) {
+    text_appender &right_aligned(std::int64_t v, std::size_t width) {
         char digits[24];
         const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
         return right_aligned(std::string_view(digits, static_cast<std::size_t>(end - digits)), width);
     }
-    report_writer &operator<<(int v) { return *this << static_cast<std::int64_t>(v); }
-    report_writer &dims(const impl::dims_t &d) {
+    text_appender &operator<<(int v) { return *this << static_cast<std::int64_t>(v); }
+    text_appender &dims(const impl::dims_t &d) {
         impl::append_dims(text_, d);
         return *this;
     }
     // "3:f32[2,3]{[3,1]}": id, dtype, shape and the layout when it says more.
-    report_writer &tensor(const impl::logical_tensor &lt) {
+    text_appender &tensor(const impl::logical_tensor &lt) {
         *this << lt.id << ':' << impl::to_string(lt.dtype);
         if (lt.rank_known) dims(lt.shape);
         else *this << "[unknown rank]";
@@ -64,13 +65,25 @@ public:
         }
         return *this;
     }
-    report_writer &tensors(const std::vector<impl::tensor_id> &ids, const impl::graph &g) {
+    text_appender &tensors(const std::vector<impl::tensor_id> &ids, const impl::graph &g) {
         for (std::size_t i = 0; i < ids.size(); ++i) {
             if (i) text_.push_back(' ');
             tensor(g.tensor(ids[i]));
         }
         return *this;
     }
+
+private:
+    std::string &text_;
+};
+
+class report_writer : public piece_writer {
+public:
+    using piece_writer::append_in_strips;
+    using piece_writer::piece_writer;
+
+    // The report's own text, to append to; rows in strips: append_in_strips.
+    text_appender text() { return text_appender(text_); }
 };
 
 std::string fixed(double v, int digits) {
@@ -105,7 +118,8 @@ std::string summary_line(const graph_run &run, const options &opts) {
 }
 
 void write_text_report(std::FILE *to, const graph_run &run, const options &opts) {
-    report_writer out(to);
+    report_writer writer(to);
+    text_appender out = writer.text();
     out << run.path << ": ";
     if (run.failure) {
         out << "error " << impl::to_string(run.failure->code()) << ": " << run.failure->what() << "\n";
@@ -123,8 +137,9 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
 
     constexpr std::string_view indent = "                            ";
     out << "\n  part  claimed  lowering  ops\n";
-    for (const partition_run &pr : run.partitions) {
-        out.at_a_break();
+    writer.append_in_strips(run.partitions.size(), [&](std::string &text, std::size_t p) {
+        const partition_run &pr = run.partitions[p];
+        text_appender out(text);
         out << "  ";
         out.right_aligned(static_cast<std::int64_t>(pr.part.id), 4) << "  ";
         out.left_aligned(pr.part.supported ? "yes" : "no", 7) << "  ";
@@ -136,7 +151,7 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
         out << '\n';
         if (!pr.part.supported) {
             out << indent << '(' << pr.part.reason << ")\n";
-            continue;
+            return;
         }
         out << indent << "in:  ";
         out.tensors(pr.part.inputs, run.graph) << '\n' << indent << "out: ";
@@ -164,7 +179,7 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
                     << (f.yardstick_threads == 1 ? " thread" : " threads");
             out << '\n';
         }
-    }
+    });
     if (opts.mode == run_mode::perf &&
         std::any_of(run.partitions.begin(), run.partitions.end(), [](const partition_run &pr) { return pr.perf.has_value(); })) {
         out << "\n  perf: " << run.threads << (run.threads == 1 ? " thread" : " threads");
@@ -173,11 +188,11 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
     }
 
     out << "\n  tensors (after inference)\n";
-    for (const auto &[id, lt] : run.graph.tensors) {
-        out.at_a_break();
-        out << "    ";
-        out.tensor(lt) << '\n';
-    }
+    writer.append_in_strips(run.graph.tensors.size(), [&](std::string &text, std::size_t t) {
+        text_appender row(text);
+        row << "    ";
+        row.tensor((run.graph.tensors.begin() + static_cast<std::ptrdiff_t>(t))->second) << '\n';
+    });
     if (opts.mode == run_mode::check)
         out << "\n  check: " << run.checks_passed << " passed, " << run.checks_failed << " failed\n";
     out << '\n' << summary_line(run, opts) << '\n';
