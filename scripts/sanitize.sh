@@ -4,8 +4,8 @@
 # (tests sanitize_address and sanitize_thread, label "sanitizer"), so CI's
 # one command covers them.
 #   scripts/sanitize.sh address [BUILD_DIR]  ASan + UBSan (halt on the first
-#       report, no recovery): every unit-test binary, each run once whole,
-#       with reshaper-run instrumented too for the driver tests
+#       report, no recovery): every test of every unit-test binary, with
+#       reshaper-run instrumented too for the driver tests
 #   scripts/sanitize.sh thread [BUILD_DIR]   TSan: the concurrency tests (the
 #       compiled-partition cache, the API from threads, the pipelined reader)
 # Built at -O1 with debug info, only the targets the run needs. Needs g++
@@ -48,10 +48,39 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$src/tests/unit/backend_tsan.supp"
 export LSAN_OPTIONS="suppressions=$src/tests/unit/lsan.supp:print_suppressions=0"
 
+# Each gtest binary runs as $shards shards side by side (gtest's own sharding:
+# every test runs in exactly one shard), one per core: the tests are mostly
+# single-threaded, so a binary run whole leaves the other cores idle. Each
+# shard's output is kept apart and printed whole when it ends, under a header
+# naming the shard; any failing shard fails the run, named as
+# binary[shard/total].
+shards="${SANITIZE_SHARDS:-$(nproc)}"
+logs="$dir/sanitize-logs"
+mkdir -p "$logs"
 failed=""
 run() {
-    echo "sanitize $kind: $*"
-    if ! "$@" --gtest_brief=1; then failed="$failed $(basename "$1")"; fi
+    binary="$1"
+    shift
+    name="$(basename "$binary")"
+    t0=$(date +%s)
+    pids=""
+    i=0
+    while [ "$i" -lt "$shards" ]; do
+        GTEST_TOTAL_SHARDS="$shards" GTEST_SHARD_INDEX="$i" \
+            "$binary" "$@" --gtest_brief=1 >"$logs/$name.$i.log" 2>&1 &
+        pids="$pids $!"
+        i=$((i + 1))
+    done
+    i=0
+    for pid in $pids; do
+        status=0
+        wait "$pid" || status=$?
+        echo "sanitize $kind: $name $* [shard $((i + 1))/$shards]: exit $status"
+        cat "$logs/$name.$i.log"
+        [ "$status" -eq 0 ] || failed="$failed ${name}[shard $((i + 1))/$shards]"
+        i=$((i + 1))
+    done
+    echo "sanitize $kind: $name ran in $(($(date +%s) - t0)) s"
 }
 if [ "$kind" = address ]; then
     for t in core_tests ops_tests layout_tests kernels_tests partition_tests backend_tests api_tests driver_tests onnx_tests; do
