@@ -186,18 +186,59 @@ def case_graph(dtype, dims, perm):
     return permute_graph(dtype, dims, perm)
 
 
+def last_level_cache_bytes():
+    """The last-level cache as the kernels read it (`last_level_cache_bytes`
+    in kernels/cpu_isa.cpp): cpu0's highest data or unified cache in sysfs,
+    else sysconf's L3, else 8 MiB."""
+    best_level, best_bytes = 0, 0
+    for index in range(16):
+        d = f"/sys/devices/system/cpu/cpu0/cache/index{index}/"
+        try:
+            with open(d + "level") as lf, open(d + "type") as tf, open(d + "size") as sf:
+                level, kind, size = int(lf.read()), tf.read().strip(), sf.read().strip()
+        except (OSError, ValueError):
+            continue
+        units = {"K": 1 << 10, "M": MIB, "G": 1 << 30}
+        nbytes = int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
+        if kind != "Instruction" and nbytes > 0 and level > best_level:
+            best_level, best_bytes = level, nbytes
+    if best_bytes:
+        return best_bytes
+    try:
+        l3 = os.sysconf("SC_LEVEL3_CACHE_SIZE")
+    except (ValueError, OSError):
+        l3 = 0
+    return l3 if l3 > 0 else 8 * MIB
+
+
+def dram_bytes():
+    """DRAM-sized input (issue 27): at least twice the last-level cache read
+    from the machine, a power of two, and never below 64 MiB."""
+    nbytes = 64 * MIB
+    while nbytes < 2 * last_level_cache_bytes():
+        nbytes *= 2
+    return nbytes
+
+
+def dram_samples(samples):
+    """Fewer samples for inputs past 64 MiB (each sample moves the input three
+    times: the execute and the two yardstick copies), at least 5."""
+    return max(5, samples * 64 * MIB // dram_bytes())
+
+
 def dram_cases(quick):
-    """(group, label, dtype, source dims, perm): 64 MiB of input, NHWC data
-    as NCHW per dtype class, and blocked layouts both ways (padded ones:
+    """(group, label, dtype, source dims, perm): dram_bytes() of input, NHWC
+    data as NCHW per dtype class, and blocked layouts both ways (padded ones:
     the logical dims and (format, to_blocked) for perm, see case_graph)."""
     cases = []
+    size = dram_bytes()
     dtypes = (["f32", "bf16", "s8", "s64", "boolean", "c128", "s4"] if quick else
               ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c64", "c128", "boolean", "s4"])
     for dtype in dtypes:
-        n = elements_of(dtype, 64 * MIB) // (256 * 4096)
+        n = elements_of(dtype, size) // (256 * 4096)
         cases.append(("dram", f"[{n},256,64,64] NHWC as NCHW", dtype, [n, 64, 64, 256], [0, 3, 1, 2]))
     for dtype in ["f32", "bf16"]:
-        n = elements_of(dtype, 64 * MIB) // (256 * 4096)
+        n = elements_of(dtype, size) // (256 * 4096)
         for b in (16, 8):
             if dtype == "bf16" and b == 8:
                 continue
@@ -205,14 +246,17 @@ def dram_cases(quick):
                           [0, 1, 4, 2, 3]))
             cases.append(("blocked", f"[{n},256,64,64] nchw -> nChw{b}c", dtype, [n, 256 // b, b, 4096],
                           [0, 1, 3, 2]))
-    # [256,256,16,16] weights: ABcd16a16b's physical dims are
+    # [A,256,16,16] weights: ABcd16a16b's physical dims are
     # (A/16, B/16, c, d, 16a, 16b); abcd's (A/16, 16a, B/16, 16b, c, d).
-    cases.append(("blocked", "[256,256,16,16] ABcd16a16b -> abcd", "f32", [16] * 6, [0, 4, 1, 5, 2, 3]))
-    cases.append(("blocked", "[256,256,16,16] abcd -> ABcd16a16b", "f32", [16] * 6, [0, 2, 4, 5, 1, 3]))
+    blocks = elements_of("f32", size) // (16 ** 5)
+    a = 16 * blocks
+    cases.append(("blocked", f"[{a},256,16,16] ABcd16a16b -> abcd", "f32", [blocks] + [16] * 5, [0, 4, 1, 5, 2, 3]))
+    cases.append(("blocked", f"[{a},256,16,16] abcd -> ABcd16a16b", "f32", [blocks] + [16] * 5, [0, 2, 4, 5, 1, 3]))
     # 250 channels: 15 whole blocks and 10 of a 16th, padded to 256 (as
     # backend_bench's bm_padded, there against oneDNN's reorder).
-    cases.append(("blocked", "[16,250,64,64] padded nChw16c -> nchw", "f32", [16, 250, 64, 64], ("nChw16c", False)))
-    cases.append(("blocked", "[16,250,64,64] nchw -> padded nChw16c", "f32", [16, 250, 64, 64], ("nChw16c", True)))
+    n = elements_of("f32", size) // (256 * 4096)
+    cases.append(("blocked", f"[{n},250,64,64] padded nChw16c -> nchw", "f32", [n, 250, 64, 64], ("nChw16c", False)))
+    cases.append(("blocked", f"[{n},250,64,64] nchw -> padded nChw16c", "f32", [n, 250, 64, 64], ("nChw16c", True)))
     return cases
 
 
@@ -532,6 +576,9 @@ def write_markdown(path, plot, run):
         "The machine is shared, so single figures move by 10-20% between runs; the ratios move less."
         + (f" The run took {run['minutes']:.1f} minutes up to this report." if run.get("minutes") else ""))
     add("")
+    dram_size, llc = run.get("dram_bytes", 64 * MIB), run.get("llc_bytes")
+    dram_text = (f"{size_label(dram_size)} of input, at least twice the last-level cache the machine lists "
+                 f"({size_label(llc)})" if llc else f"{size_label(dram_size)} of input, past the last-level cache")
     add("## The yardstick")
     add("")
     add("Every speed is given per thread count as a ratio to two copies of the same bytes (half read, half "
@@ -541,8 +588,7 @@ def write_markdown(path, plot, run):
         "`reshaper_yardstick` library), the one implementation `reshaper-run --mode=perf`, "
         "`benchmarks/movement_bench` and `benchmarks/high_rank_bench` link; the driver "
         "times them in turn with the execute (`time_in_turn`, `src/driver/perf_timing.hpp`), a batch of "
-        "executes per sample where one takes under 10 us. DRAM-sized moves (64 MiB of input, past the "
-        "last-level cache) are compared to the streaming copy; in-cache ones (32 KiB - 2 MiB) to memcpy "
+        "executes per sample where one takes under 10 us. DRAM-sized moves (" + dram_text + ") are compared to the streaming copy; in-cache ones (32 KiB - 2 MiB) to memcpy "
         "timed warm (after a warm-up of each alone for 1 ms, each sample after two untimed runs of the same, "
         "as in a loop of it alone).")
     add("")
@@ -579,7 +625,7 @@ def write_markdown(path, plot, run):
             head += [f"{many} threads GB/s", "/ streaming copy", "/ memcpy", "cores got"]
         return head, rows
 
-    add("## DRAM-sized moves, one thread, every dtype class (64 MiB of input)")
+    add(f"## DRAM-sized moves, one thread, every dtype class ({size_label(dram_size)} of input)")
     add("")
     add("`reshaper-run --mode=perf` on graph files of one Reshape over a strided view (`permute_graph` in "
         "`scripts/bench_report.py`), `--threads=1` and `--threads=" + str(many) + "`. Goals (issue 27), one "
@@ -588,7 +634,7 @@ def write_markdown(path, plot, run):
     add("")
     table(*dram_rows("dram", class_goal))
     add("")
-    add("## Blocked layouts both ways (64 MiB)")
+    add(f"## Blocked layouts both ways ({size_label(dram_size)})")
     add("")
     add("The same, to and from nChw16c, nChw8c, ABcd16a16b and a padded nChw16c (250 channels in 256; its "
         "graphs: `padded_blocked_graph`, the bytes counted are the logical tensor's) (goal 0.9 of the "
@@ -892,11 +938,14 @@ def write_headline(readme, run, machine):
             r += f" {fmt(r2)} ({fmt((two or {}).get('cores'))} cores) |"
         rows.append(r)
 
+    size = run.get("dram_bytes", 64 * MIB)
     for dtype in ["f32", "bf16", "s8", "s64", "boolean", "c128", "s4"]:
-        n = elements_of(dtype, 64 * MIB) // (256 * 4096)
-        add("dram", f"[{n},256,64,64] NHWC as NCHW", dtype, f"{dtype} 64 MiB NHWC as NCHW", class_goal(dtype))
-    add("blocked", "[16,256,64,64] nChw16c -> nchw", "f32", "f32 64 MiB nChw16c -> nchw", 0.9)
-    add("blocked", "[16,256,64,64] nchw -> nChw16c", "f32", "f32 64 MiB nchw -> nChw16c", 0.9)
+        n = elements_of(dtype, size) // (256 * 4096)
+        add("dram", f"[{n},256,64,64] NHWC as NCHW", dtype, f"{dtype} {size_label(size)} NHWC as NCHW",
+            class_goal(dtype))
+    n = elements_of("f32", size) // (256 * 4096)
+    add("blocked", f"[{n},256,64,64] nChw16c -> nchw", "f32", f"f32 {size_label(size)} nChw16c -> nchw", 0.9)
+    add("blocked", f"[{n},256,64,64] nchw -> nChw16c", "f32", f"f32 {size_label(size)} nchw -> nChw16c", 0.9)
     e = elements_of("f32", 256 << 10)
     add("in_cache", f"NHWC as NCHW [1,{e // 64},64] 256 KiB", "f32", "f32 256 KiB NHWC as NCHW (/ in-cache memcpy)",
         0.8, against="memcpy")
@@ -1008,7 +1057,8 @@ def main():
         with open(saved, "rb") as f:
             write_report(args, pickle.load(f))
         return
-    run = {"quick": args.quick, "threads": os.cpu_count() or 1}
+    run = {"quick": args.quick, "threads": os.cpu_count() or 1, "dram_bytes": dram_bytes(),
+           "llc_bytes": last_level_cache_bytes()}
     run["movement"] = load_medians(os.path.join(res, "movement.json"))
     backend = load_backend(os.path.join(res, "backend.json"))
     if os.path.exists(os.path.join(res, "api.json")):
@@ -1018,7 +1068,8 @@ def main():
     run["peers"] = measure_peers(args.reps, sizes)
     thread_counts = sorted({1, run["threads"]})
     workdir = os.path.join(res, "graphs")
-    run["driver"] = driver_perf(args.driver, workdir, dram_cases(args.quick), thread_counts, 4 * max(args.reps, 3))
+    run["driver"] = driver_perf(args.driver, workdir, dram_cases(args.quick), thread_counts,
+                                dram_samples(4 * max(args.reps, 3)))
     run["driver"].update(driver_perf(args.driver, workdir, in_cache_cases(args.quick), thread_counts,
                                      8 * max(args.reps, 3)))
     if args.large_graph_maker:
