@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 src="$(pwd)"
 dir="${FUZZ_BUILD_DIR:-$src/build-fuzz}"
 CC=clang CXX=clang++ cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DRESHAPER_BUILD_FUZZERS=ON -DRESHAPER_BUILD_TESTS=OFF >/dev/null
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DRESHAPER_BUILD_FUZZERS=ON -DRESHAPER_BUILD_TESTS=OFF >/dev/null
 cmake --build "$dir" --parallel "$(nproc)" --target "$target"
 
 corpus="$dir/corpus/$target"

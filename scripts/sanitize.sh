@@ -8,7 +8,7 @@
 #       reshaper-run instrumented too for the driver tests
 #   scripts/sanitize.sh thread [BUILD_DIR]   TSan: the concurrency tests (the
 #       compiled-partition cache, the API from threads, the pipelined reader)
-# Built at -O1 with debug info, only the targets the run needs. Needs g++
+# Built at -O1 with line tables (-g1), only the targets the run needs. Needs g++
 # (its libasan, libubsan and libtsan), which scripts/setup.sh installs.
 set -eu
 
@@ -34,7 +34,7 @@ dir="${2:-build-sanitize-$kind}"
 
 start=$(date +%s)
 cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
     -D$option=ON -DRESHAPER_SANITIZER_TESTS=OFF >/dev/null
 # shellcheck disable=SC2086
 cmake --build "$dir" --parallel "$(nproc)" --target $targets
