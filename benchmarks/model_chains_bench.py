@@ -48,9 +48,9 @@ process: every mover of every chain runs once per round, in a new random
 order within the chain's group each round. Fairness: PyTorch's OpenMP
 workers busy-wait for a few milliseconds after each 2-thread move (libgomp's
 default GOMP_SPINCOUNT), and a mover timed meanwhile, whichever, shares its
-core with them (chains3 measured reshaper's move right after PyTorch's
-2-thread one at 3-4x its time). The bench used to run the 2-thread movers
-last in each chain's group, so the next chain's first mover paid for them.
+core with them (docs/performance.md, the chains3 and chains4 bullets). The
+bench used to run the 2-thread movers last in each chain's group, so the
+next chain's first mover paid for them.
 Now every sample waits first until no other thread of the process runs
 (wait_until_quiet; PyTorch's threading itself unchanged), and the random
 order lets each mover follow every other alike.
@@ -335,6 +335,8 @@ def _other_threads_running():
     return running
 
 
+# A thread that stays runnable longer (another of the process's, or a worker
+# the load keeps off its core) must not stall the bench.
 QUIET_TIMEOUT_S = 0.05
 
 
@@ -342,15 +344,15 @@ def wait_until_quiet():
     """Wait until no other thread of this process runs (at most QUIET_TIMEOUT_S); the seconds waited.
 
     PyTorch's OpenMP workers (libgomp) busy-wait after each parallel region:
-    GOMP_SPINCOUNT's default is 300,000 spins when OMP_WAIT_POLICY is unset
-    (3.2-3.9 ms on the Zen 3 EPYC, measured by this state), then they sleep
-    on a futex. On 2 cores the spinning worker takes the core that the next
-    mover's second thread (or the next 1-thread mover's memory traffic) wants:
-    chains3 measured the mover after PyTorch's 2-thread one at 3-4x its time.
-    Setting OMP_WAIT_POLICY would change how PyTorch itself runs; waiting
-    here leaves every mover as it is and starts each sample on an idle
-    process (oneTBB's workers, which also spin a little after reshaper's
-    parallel moves, are waited for the same way).
+    GOMP_SPINCOUNT's default (OMP_WAIT_POLICY unset) keeps them spinning for
+    milliseconds, then they sleep on a futex. On 2 cores the spinning worker
+    takes the core that the next mover's second thread (or the next 1-thread
+    mover's memory traffic) wants, so whichever mover came next was timed
+    slower (docs/performance.md, the chains3 and chains4 bullets). Setting
+    OMP_WAIT_POLICY would change how PyTorch itself runs; waiting here
+    leaves every mover as it is and starts each sample on an idle process
+    (oneTBB's workers, which also spin a little after reshaper's parallel
+    moves, are waited for the same way).
     """
     start = time.perf_counter()
     while _other_threads_running() and time.perf_counter() - start < QUIET_TIMEOUT_S:
