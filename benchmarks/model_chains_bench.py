@@ -44,7 +44,16 @@ one thread, the same read for every mover), as the next op reads it.
 A sample runs the mover once untimed (its output and input then sit in the
 caches, as in the model's pipeline) and then k times timed, k chosen so a
 sample lasts at least --sample-us; medians over interleaved rounds in one
-process: every mover of every chain runs once per round.
+process: every mover of every chain runs once per round, in a new random
+order within the chain's group each round. Fairness: PyTorch's OpenMP
+workers busy-wait for a few milliseconds after each 2-thread move (libgomp's
+default GOMP_SPINCOUNT), and a mover timed meanwhile, whichever, shares its
+core with them (docs/performance.md, the chains3 and chains4 bullets). The
+bench used to run the 2-thread movers last in each chain's group, so the
+next chain's first mover paid for them.
+Now every sample waits first until no other thread of the process runs
+(wait_until_quiet; PyTorch's threading itself unchanged), and the random
+order lets each mover follow every other alike.
 """
 import argparse
 import hashlib
@@ -310,6 +319,47 @@ def movers(b):
     return table
 
 
+def _other_threads_running():
+    """How many of this process's other threads are running or runnable."""
+    me = os.getpid()
+    running = 0
+    for tid in os.listdir(f"/proc/{me}/task"):
+        if int(tid) == me:
+            continue
+        try:
+            with open(f"/proc/{me}/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:  # the thread ended meanwhile
+            continue
+        running += stat[stat.rindex(")") + 2] == "R"  # the state follows the name in parentheses
+    return running
+
+
+# A thread that stays runnable longer (another of the process's, or a worker
+# the load keeps off its core) must not stall the bench.
+QUIET_TIMEOUT_S = 0.05
+
+
+def wait_until_quiet():
+    """Wait until no other thread of this process runs (at most QUIET_TIMEOUT_S); the seconds waited.
+
+    PyTorch's OpenMP workers (libgomp) busy-wait after each parallel region:
+    GOMP_SPINCOUNT's default (OMP_WAIT_POLICY unset) keeps them spinning for
+    milliseconds, then they sleep on a futex. On 2 cores the spinning worker
+    takes the core that the next mover's second thread (or the next 1-thread
+    mover's memory traffic) wants, so whichever mover came next was timed
+    slower (docs/performance.md, the chains3 and chains4 bullets). Setting
+    OMP_WAIT_POLICY would change how PyTorch itself runs; waiting here
+    leaves every mover as it is and starts each sample on an idle process
+    (oneTBB's workers, which also spin a little after reshaper's parallel
+    moves, are waited for the same way).
+    """
+    start = time.perf_counter()
+    while _other_threads_running() and time.perf_counter() - start < QUIET_TIMEOUT_S:
+        time.sleep(0.0001)
+    return time.perf_counter() - start
+
+
 def calibrate(fn, sample_ns):
     fn()
     start = time.perf_counter_ns()
@@ -331,14 +381,16 @@ def time_all(benches, rounds, sample_us):
     torch.set_num_threads(1)
     samples = [{name: [] for name in table} for _, table, _ in plans]
     rng = random.Random(0)
+    waits = []
     for r in range(rounds):
         for i, (b, table, reps) in enumerate(plans):
-            # Random order within a chain's group, but the 2-thread movers
-            # last: OpenMP's workers spin for a while after their region.
+            # A new random order within a chain's group every round, so each
+            # mover follows every other as often (in expectation) and every
+            # sample starts on a quiet process (wait_until_quiet).
             names = list(table)
             rng.shuffle(names)
-            names.sort(key=lambda n: table[n][1])
             for name in names:
+                waits.append(wait_until_quiet())
                 fn, threads = table[name]
                 if threads != torch.get_num_threads():
                     torch.set_num_threads(threads)
@@ -350,6 +402,9 @@ def time_all(benches, rounds, sample_us):
                 samples[i][name].append((time.perf_counter_ns() - start) / k / 1000)
             torch.set_num_threads(1)
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
+    waits.sort()
+    print(f"waits for a quiet process before a sample: median {waits[len(waits) // 2] * 1e3:.2f} ms, "
+          f"longest {waits[-1] * 1e3:.2f} ms, {sum(w >= QUIET_TIMEOUT_S for w in waits)} timed out", file=sys.stderr)
     return [{name: statistics.median(v) for name, v in s.items()} for s in samples]
 
 
