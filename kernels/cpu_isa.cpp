@@ -1,4 +1,5 @@
 #include "kernels/cpu_isa.hpp"
+#include "kernels/cache_share.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -86,27 +87,61 @@ std::size_t parse_cache_size(const std::string &text) {
     return value;
 }
 
-// The largest level's data or unified cache sysfs lists for cpu0; 0 when none.
+// How many CPUs a sysfs cpu list ("0-1", "0-3,8-11", "5") names; 0 for
+// text it does not parse.
+std::size_t count_listed_cpus(const std::string &text) {
+    std::size_t count = 0, i = 0;
+    const auto number = [&](std::size_t &value) {
+        const std::size_t start = i;
+        value = 0;
+        for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i)
+            value = value * 10 + static_cast<std::size_t>(text[i] - '0');
+        return i > start;
+    };
+    while (i < text.size()) {
+        std::size_t first = 0, last = 0;
+        if (!number(first)) return 0;
+        last = first;
+        if (i < text.size() && text[i] == '-' && (++i, !number(last))) return 0;
+        if (last < first) return 0;
+        count += last - first + 1;
+        if (i < text.size() && text[i] != ',') return 0;
+        if (i < text.size()) ++i;
+    }
+    return count;
+}
+
+// The largest level's data or unified cache sysfs lists for cpu0, as the
+// share of the CPUs that list it (cache_share_bytes); 0 when none.
 std::size_t sysfs_last_level_cache_bytes() {
     int best_level = 0;
-    std::size_t best_bytes = 0;
+    std::size_t best_bytes = 0, best_sharing = 0;
     for (int index = 0; index < 16; ++index) {
         const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-        std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+        std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size"),
+            shared_file(dir + "shared_cpu_list");
         int level = 0;
-        std::string type, size;
+        std::string type, size, shared;
         if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) continue;
         if (type == "Instruction") continue;
         const std::size_t bytes = parse_cache_size(size);
-        if (bytes > 0 && level > best_level) best_level = level, best_bytes = bytes;
+        if (bytes > 0 && level > best_level) {
+            best_level = level, best_bytes = bytes;
+            best_sharing = shared_file >> shared ? count_listed_cpus(shared) : 0;
+        }
     }
-    return best_bytes;
+    return cache_share_bytes(best_bytes, best_sharing);
 }
 
 // 0: none; else the threshold a test asked for.
 std::atomic<std::size_t> streaming_threshold_override{0};
 
 } // namespace
+
+std::size_t cache_share_bytes(std::size_t listed_bytes, std::size_t sharing_cpus) {
+    if (sharing_cpus == 0) return listed_bytes;
+    return std::min(listed_bytes, sharing_cpus * max_cache_bytes_per_cpu);
+}
 
 std::size_t last_level_cache_bytes() {
     static const std::size_t bytes = [] {
