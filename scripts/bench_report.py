@@ -187,9 +187,9 @@ def case_graph(dtype, dims, perm):
 
 
 def last_level_cache_bytes():
-    """The last-level cache as the kernels read it (`last_level_cache_bytes`
-    in kernels/cpu_isa.cpp): cpu0's highest data or unified cache in sysfs,
-    else sysconf's L3, else 8 MiB."""
+    """The last-level cache the machine lists: cpu0's highest data or unified
+    cache in sysfs, else sysconf's L3, else 8 MiB. (The kernels' streaming
+    thresholds count at most 128 MiB of it a CPU: kernels/cache_share.hpp.)"""
     best_level, best_bytes = 0, 0
     for index in range(16):
         d = f"/sys/devices/system/cpu/cpu0/cache/index{index}/"
@@ -212,8 +212,8 @@ def last_level_cache_bytes():
 
 
 def dram_bytes():
-    """DRAM-sized input (issue 27): at least twice the last-level cache read
-    from the machine, a power of two, and never below 64 MiB."""
+    """DRAM-sized input (issue 27): at least twice the last-level cache the
+    machine lists, a power of two, and never below 64 MiB."""
     nbytes = 64 * MIB
     while nbytes < 2 * last_level_cache_bytes():
         nbytes *= 2
