@@ -440,6 +440,24 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
             }
             return;
         }
+    // A register that holds a whole tile row (AVX-512's): each tile's
+    // destination lines are stored as they are made, whole lines already.
+    // Holding W tiles for the rows' runs put them on the stack (W * T
+    // vectors: all of L1 for 1-byte elements) and read them back; where
+    // destination rows lie a multiple of 4 KiB apart (each tile's lines in
+    // one L1 set) the runs still measured faster (docs/performance.md).
+    if constexpr (parts == 1)
+        if (!stream && dst_pitch % 4096 != 0) {
+            for (int w = 0; w < W; ++w) {
+                if constexpr (Prefetch)
+                    if (ahead) ahead->issue(per_block);
+                vec out[T];
+                transpose_block<Ops, E>(src + w * T * src_pitch, src_pitch, out);
+                std::uint8_t *to = dst + w * tile_bytes;
+                for (int c = 0; c < T; ++c) Ops::store(to + c * dst_pitch, out[c]);
+            }
+            return;
+        }
     for (int b = 0; b < parts; ++b) {       // destination rows b * B ...
         vec out[W][parts][B];
         for (int w = 0; w < W; ++w)
