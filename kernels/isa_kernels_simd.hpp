@@ -146,6 +146,27 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
     transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
 }
 
+// transpose_block for vectors of four lanes (AVX-512's): vector r of
+// quarter g loads 16-byte piece g of rows r, G + r, 2G + r and 3G + r, one
+// per lane, so that the in-lane transpose alone leaves whole destination
+// rows (out[g * G + j]): the loads' inserts (any of two ports) take the
+// place of the cross-lane shuffles (one port, which the unpacks keep busy).
+// A quarter's G rows are made and handed to `store_row(c, v)` (destination
+// row c) before the next quarter's are loaded: G vectors live, within the
+// 32 registers.
+template <class Ops, int E, class StoreRow>
+inline void transpose_block_by_quarters(const std::uint8_t *src, std::ptrdiff_t pitch, const StoreRow &store_row) {
+    static_assert(Ops::lanes == 4);
+    constexpr int G = 16 / E;
+    for (int g = 0; g < 4; ++g) {
+        typename Ops::vec v[G];
+        for (int r = 0; r < G; ++r)
+            v[r] = Ops::load_quarters(src + r * pitch + g * 16, G * pitch);
+        transpose_in_lanes<Ops, E>(v);
+        for (int j = 0; j < G; ++j) store_row(g * G + j, v[j]);
+    }
+}
+
 // transpose_block for vectors of two lanes (AVX2's): each vector loads the
 // same half of rows r and G + r, one per lane, so that the in-lane
 // transpose alone leaves whole destination rows, without the cross-lane
@@ -451,10 +472,16 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
             for (int w = 0; w < W; ++w) {
                 if constexpr (Prefetch)
                     if (ahead) ahead->issue(per_block);
-                vec out[T];
-                transpose_block<Ops, E>(src + w * T * src_pitch, src_pitch, out);
                 std::uint8_t *to = dst + w * tile_bytes;
-                for (int c = 0; c < T; ++c) Ops::store(to + c * dst_pitch, out[c]);
+                asm("" : "+r"(to)); // see transpose_block_into
+                if constexpr (E <= 2) {
+                    transpose_block_by_quarters<Ops, E>(src + w * T * src_pitch, src_pitch,
+                                                        [&](int c, vec v) { Ops::store(to + c * dst_pitch, v); });
+                } else { // measured no faster by quarters
+                    vec out[T];
+                    transpose_block<Ops, E>(src + w * T * src_pitch, src_pitch, out);
+                    for (int c = 0; c < T; ++c) Ops::store(to + c * dst_pitch, out[c]);
+                }
             }
             return;
         }
