@@ -20,6 +20,14 @@ struct avx512_ops {
                                           {{{8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {1, 4}}}}};
 
     static vec load(const std::uint8_t *p) { return _mm512_loadu_si512(p); }
+    // 16 bytes from each of p, p + step, p + 2 step, p + 3 step, in lanes 0-3.
+    static vec load_quarters(const std::uint8_t *p, std::ptrdiff_t step) {
+        const auto quarter = [](const std::uint8_t *q) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(q)); };
+        vec v = _mm512_castsi128_si512(quarter(p));
+        v = _mm512_inserti32x4(v, quarter(p + step), 1);
+        v = _mm512_inserti32x4(v, quarter(p + 2 * step), 2);
+        return _mm512_inserti32x4(v, quarter(p + 3 * step), 3);
+    }
     static void store(std::uint8_t *p, vec v) { _mm512_storeu_si512(p, v); }
     static void stream(std::uint8_t *p, vec v) { _mm512_stream_si512(reinterpret_cast<vec *>(p), v); }
 

@@ -146,6 +146,27 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
     transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
 }
 
+// transpose_block for vectors of four lanes (AVX-512's): vector r of
+// quarter g loads 16-byte piece g of rows r, G + r, 2G + r and 3G + r, one
+// per lane, so that the in-lane transpose alone leaves whole destination
+// rows (out[g * G + j]): the loads' inserts (any of two ports) take the
+// place of the cross-lane shuffles (one port, which the unpacks keep busy).
+// A quarter's G rows are made and handed to `store_row(c, v)` (destination
+// row c) before the next quarter's are loaded: G vectors live, within the
+// 32 registers.
+template <class Ops, int E, class StoreRow>
+inline void transpose_block_by_quarters(const std::uint8_t *src, std::ptrdiff_t pitch, const StoreRow &store_row) {
+    static_assert(Ops::lanes == 4);
+    constexpr int G = 16 / E;
+    for (int g = 0; g < 4; ++g) {
+        typename Ops::vec v[G];
+        for (int r = 0; r < G; ++r)
+            v[r] = Ops::load_quarters(src + r * pitch + g * 16, G * pitch);
+        transpose_in_lanes<Ops, E>(v);
+        for (int j = 0; j < G; ++j) store_row(g * G + j, v[j]);
+    }
+}
+
 // transpose_block for vectors of two lanes (AVX2's): each vector loads the
 // same half of rows r and G + r, one per lane, so that the in-lane
 // transpose alone leaves whole destination rows, without the cross-lane
@@ -437,6 +458,30 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
             } else {
                 for (int w = 0; w < W; ++w)
                     for (int c = 0; c < 64 / 16; ++c) lines(std::true_type{}, w, c);
+            }
+            return;
+        }
+    // A register that holds a whole tile row (AVX-512's): each tile's
+    // destination lines are stored as they are made, whole lines already.
+    // Holding W tiles for the rows' runs put them on the stack (W * T
+    // vectors: all of L1 for 1-byte elements) and read them back; where
+    // destination rows lie a multiple of 4 KiB apart (each tile's lines in
+    // one L1 set) the runs still measured faster (docs/performance.md).
+    if constexpr (parts == 1)
+        if (!stream && dst_pitch % 4096 != 0) {
+            for (int w = 0; w < W; ++w) {
+                if constexpr (Prefetch)
+                    if (ahead) ahead->issue(per_block);
+                std::uint8_t *to = dst + w * tile_bytes;
+                asm("" : "+r"(to)); // see transpose_block_into
+                if constexpr (E <= 2) {
+                    transpose_block_by_quarters<Ops, E>(src + w * T * src_pitch, src_pitch,
+                                                        [&](int c, vec v) { Ops::store(to + c * dst_pitch, v); });
+                } else { // measured no faster by quarters
+                    vec out[T];
+                    transpose_block<Ops, E>(src + w * T * src_pitch, src_pitch, out);
+                    for (int c = 0; c < T; ++c) Ops::store(to + c * dst_pitch, out[c]);
+                }
             }
             return;
         }

@@ -372,20 +372,25 @@ TEST_F(movement_engine, whole_small_transposes_match_the_element_copy) {
 // The wide tiles (walk[.][.].wide tiles side by side) at every level and
 // reach, plain and streamed: destination row c, element r = source row r, element c,
 // for every one of the w * t source rows, and no byte of the destination
-// rows' gaps or past them written. Destination rows lines apart, and 4 KiB
-// apart (the 1- and 2-byte tiles' ordinary stores walk those in another
-// order: all rows in one L1 set).
+// rows' gaps or past them written. Destination rows lines apart, off a
+// line (unaligned stores), 2 KiB and 4 KiB apart (the tiles' ordinary
+// stores take another order at multiples of 2 and 4 KiB: AVX2's line
+// buffers, AVX-512's W tiles' rows stored back to back; elsewhere
+// AVX-512 stores each tile's lines as made).
 TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
     std::mt19937 rng(13);
     constexpr std::ptrdiff_t src_pitch = 100, max_dst_pitch = 4096;
     std::vector<std::uint8_t> src(src_pitch * 64 * max_wide_tiles + 64);
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     alignas(64) static std::uint8_t got[64 * max_dst_pitch + 64];
-    for (const std::ptrdiff_t dst_pitch : {std::ptrdiff_t{(max_wide_tiles + 1) * 64}, max_dst_pitch}) // streamable
+    for (const std::ptrdiff_t dst_pitch :
+         {std::ptrdiff_t{(max_wide_tiles + 1) * 64}, std::ptrdiff_t{max_wide_tiles * 64 + 40}, std::ptrdiff_t{2048},
+          max_dst_pitch})
     for (cpu_isa isa : levels_here())
         for (int reach = 0; reach < row_reaches; ++reach)
         for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e)
             for (bool stream : {false, true}) {
+                if (stream && dst_pitch % 64 != 0) continue; // streaming stores take aligned rows only
                 const int e = 1 << log2e, t = 64 / e, w = kernels_for(isa).walk[reach][log2e].wide;
                 ASSERT_TRUE(w >= 1 && w <= max_wide_tiles);
                 const std::size_t used = static_cast<std::size_t>(t * dst_pitch + 64);
