@@ -306,11 +306,17 @@ private:
     // (shape_values_as_compiled): no prepared execute then.
     bool prepare_shape_inputs() {
         if (p_.runtime_shapes.size() > prepared_execute::max_shape_inputs) return false;
+        // Built apart and kept only when every shape input qualifies: a
+        // partition without a prepared execute holds no half-filled shapes.
+        std::array<prepared_execute::shape_values, prepared_execute::max_shape_inputs> shapes{};
+        std::size_t count = 0;
         for (const runtime_shape_input &r : p_.runtime_shapes) {
             const auto values = shape_values_as_compiled(r);
             if (!values) return false;
-            prepared_.shapes[prepared_.shape_count++] = *values;
+            shapes[count++] = *values;
         }
+        prepared_.shapes = shapes;
+        prepared_.shape_count = count;
         prepared_.input_count = p_.inputs.size();
         prepared_.data_position = p_.data_position;
         return true;
