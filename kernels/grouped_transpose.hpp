@@ -181,7 +181,11 @@ struct grouped_transpose_plan {
     // join each run's partial last line with the next tile's partial first
     // line and stream it whole: written in parts with ordinary stores, each
     // such line was read from memory first and the stores stalled on it.
+    // The runs' partial last lines wait for the next tile in the carry, a
+    // line per staged run in the task's buffer from carry_offset (past the
+    // staged tile); tiles join only where it fits there.
     std::size_t joined_tiles = 0;
+    std::size_t carry_offset = 0;
     grouped_tile_schedule schedule;
 };
 
@@ -235,6 +239,9 @@ inline constexpr std::size_t max_grouped_tile_bytes = std::size_t{16} << 10;
 // (both blocks of a line of 1-byte elements share no dim: 64 x 64 bytes
 // is 4 KiB; dims of 4 may overshoot a line fourfold on each side).
 inline constexpr std::size_t max_grouped_buffer_bytes = std::size_t{64} << 10;
+// A task's buffer: the tile, then 64 bytes of the gathers' overreach or
+// the joined tiles' carry (grouped_transpose_plan::carry_offset).
+inline constexpr std::size_t grouped_task_buffer_bytes = max_grouped_buffer_bytes + 64;
 
 // Moves the copy as `g` planned it. Returns after every store is globally
 // visible.

@@ -541,9 +541,14 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     }
     for (std::size_t d : outer_dims) g.outer.add(plan.dims[d], e);
     const auto destination_run_bytes = static_cast<std::ptrdiff_t>(g.destination_run * e);
+    const auto staged_tile_bytes = static_cast<std::size_t>(g.tile * e);
+    const std::size_t carry_offset = (staged_tile_bytes + 63) & ~std::size_t{63};
+    const std::size_t carry_bytes = g.destination_run_offset.size() * 64; // a line per staged run
     if (destination_run_bytes % 64 != 0 && destination_run_bytes >= 64 && !g.outer.sizes.empty() &&
-        g.outer.dst.back() == destination_run_bytes)
+        g.outer.dst.back() == destination_run_bytes && carry_offset + carry_bytes <= grouped_task_buffer_bytes) {
         g.joined_tiles = static_cast<std::size_t>(g.outer.sizes.back());
+        g.carry_offset = carry_offset;
+    }
     g.src_offset = plan.src_offset * e;
     g.dst_offset = plan.dst_offset * e;
     g.stream = static_cast<std::size_t>(plan.volume) * element_bytes >= streaming_bytes;

@@ -544,6 +544,10 @@ TEST_F(grouped_transpose, joined_tiles_stream_partial_lines_whole) {
     const auto g = grouped_plan(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), 4, cpu_isa::avx2);
     ASSERT_TRUE(g.has_value());
     EXPECT_EQ(g->joined_tiles, 9u);
+    // The carry (a line per staged run) lies in the task's buffer, past
+    // the staged tile.
+    EXPECT_GE(g->carry_offset, static_cast<std::size_t>(g->tile) * 4);
+    EXPECT_LE(g->carry_offset + g->destination_run_offset.size() * 64, grouped_task_buffer_bytes);
     const permutation q = numpy_permutation(dims_t(12, 4), {4, 1, 5, 11, 3, 8, 2, 7, 0, 10, 6, 9});
     const auto h = grouped_plan(make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0), 4, cpu_isa::avx2);
     ASSERT_TRUE(h.has_value());
