@@ -50,14 +50,16 @@ void read_runs(const byte *src, const std::ptrdiff_t *offset, std::size_t count,
 }
 } // namespace
 
-micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes) {
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes, dim_t along_lanes) {
+    if (along_lanes == 0) along_lanes = lanes;
 #if defined(RESHAPER_X86_KERNELS)
-    if (isa >= cpu_isa::avx2) return avx2_grouped_micro_kernel(log2e, lanes);
+    if (isa >= cpu_isa::avx2) return avx2_grouped_micro_kernel(log2e, lanes, along_lanes);
 #else
     (void)isa;
 #endif
     (void)log2e;
     (void)lanes;
+    (void)along_lanes;
     return nullptr;
 }
 

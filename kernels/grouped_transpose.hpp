@@ -147,6 +147,13 @@ struct grouped_transpose_plan {
     // is left to a remainder loop: elements written twice get the same
     // value) and each across step likewise. Dims of 2 and 4: {0} each.
     std::vector<dim_t> micro_along_steps{0}, micro_across_steps{0};
+    // Elements each along step moves: micro_lanes (0 says the same), or
+    // 2L for 2-byte elements on along axes of 16 or more where the level
+    // has the kernel (two blocks of L along in the halves of 256-bit
+    // vectors, each across element stored as one vector: half the stores
+    // of the 128-bit blocks); micro_along_steps are then 2L apart, the
+    // last one overlapping likewise.
+    dim_t micro_along_lanes = 0;
     // The same destination offsets in the tile staged in L1 (its runs
     // back to back), whence streamed moves write whole runs: micro blocks
     // write 8 rows of 32 bytes each, which streamed straight to memory
@@ -268,9 +275,9 @@ constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
     return element_bytes == 1 ? 16 : element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : element_bytes == 16 ? 2 : 0;
 }
 // The level's micro kernel for blocks of `lanes` elements of 1 << log2e
-// bytes, or null.
-micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes);
-micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes);
+// bytes, `along_lanes` along (0: `lanes`), or null.
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes, dim_t along_lanes = 0);
+micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes, dim_t along_lanes);
 // The level's shared-lanes kernel for elements of 1 << log2e bytes in the
 // widest lanes with `swaps` lane dims swapped, or null.
 micro_transpose_fn grouped_shared_lanes_kernel(cpu_isa isa, int log2e, int swaps);
