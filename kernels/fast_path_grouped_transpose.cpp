@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -51,14 +50,16 @@ void read_runs(const byte *src, const std::ptrdiff_t *offset, std::size_t count,
 }
 } // namespace
 
-micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes) {
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes, dim_t along_lanes) {
+    if (along_lanes == 0) along_lanes = lanes;
 #if defined(RESHAPER_X86_KERNELS)
-    if (isa >= cpu_isa::avx2) return avx2_grouped_micro_kernel(log2e, lanes);
+    if (isa >= cpu_isa::avx2) return avx2_grouped_micro_kernel(log2e, lanes, along_lanes);
 #else
     (void)isa;
 #endif
     (void)log2e;
     (void)lanes;
+    (void)along_lanes;
     return nullptr;
 }
 
@@ -128,8 +129,9 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
     const isa_kernels &k = kernels_for(g.isa);
     // Tiles [begin, end) of the outer walk.
     auto move_tiles = [&](std::size_t begin, std::size_t end) {
-        // The tile's buffer, with room for the gathers' overreach.
-        alignas(64) byte buffer[max_grouped_buffer_bytes + 64];
+        // The tile's buffer, with room for the gathers' overreach or the
+        // joined tiles' carry.
+        alignas(64) byte buffer[grouped_task_buffer_bytes];
         outer_walk walk(g.outer, begin);
         // The next tile's source lines are prefetched while this tile's
         // destination runs are written, a share per slice of units, so its
@@ -166,9 +168,10 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         const std::size_t staged_per_slice = schedule.staged_per_slice;
         const std::size_t runs_ahead_per_staged_slice = schedule.runs_ahead_per_staged_slice;
         // Each staged run's partial last line, kept for the next tile of
-        // a joined walk (the plan's joined_tiles).
+        // a joined walk (the plan's joined_tiles) in the buffer, past the
+        // staged tile (carry_offset): no allocation per task.
         const std::size_t joined = staged_writer ? g.joined_tiles : 0;
-        std::vector<byte> carry(joined > 1 ? staged_runs * 64 : 0);
+        byte *const carry = joined > 1 ? buffer + g.carry_offset : nullptr;
         for (std::size_t t = begin; t < end; ++t) {
             const std::ptrdiff_t here_src = walk.src(), here_dst = walk.dst();
             walk.next();
@@ -206,7 +209,7 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                 for (std::size_t r = 0; r < staged_runs; r += staged_per_slice) {
                     g.write_staged(buffer + r * destination_run_bytes, destination_run_bytes,
                                    g.destination_run_offset.data() + r, std::min(staged_per_slice, staged_runs - r),
-                                   to + here_dst, carry.empty() ? nullptr : carry.data() + r * 64, head_joined,
+                                   to + here_dst, carry ? carry + r * 64 : nullptr, head_joined,
                                    tail_joined);
                     prefetch_ahead(runs_ahead_per_staged_slice);
                 }

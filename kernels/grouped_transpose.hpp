@@ -147,6 +147,13 @@ struct grouped_transpose_plan {
     // is left to a remainder loop: elements written twice get the same
     // value) and each across step likewise. Dims of 2 and 4: {0} each.
     std::vector<dim_t> micro_along_steps{0}, micro_across_steps{0};
+    // Elements each along step moves: micro_lanes (0 says the same), or
+    // 2L for 2-byte elements on along axes of 16 or more where the level
+    // has the kernel (two blocks of L along in the halves of 256-bit
+    // vectors, each across element stored as one vector: half the stores
+    // of the 128-bit blocks); micro_along_steps are then 2L apart, the
+    // last one overlapping likewise.
+    dim_t micro_along_lanes = 0;
     // The same destination offsets in the tile staged in L1 (its runs
     // back to back), whence streamed moves write whole runs: micro blocks
     // write 8 rows of 32 bytes each, which streamed straight to memory
@@ -181,7 +188,11 @@ struct grouped_transpose_plan {
     // join each run's partial last line with the next tile's partial first
     // line and stream it whole: written in parts with ordinary stores, each
     // such line was read from memory first and the stores stalled on it.
+    // The runs' partial last lines wait for the next tile in the carry, a
+    // line per staged run in the task's buffer from carry_offset (past the
+    // staged tile); tiles join only where it fits there.
     std::size_t joined_tiles = 0;
+    std::size_t carry_offset = 0;
     grouped_tile_schedule schedule;
 };
 
@@ -235,6 +246,9 @@ inline constexpr std::size_t max_grouped_tile_bytes = std::size_t{16} << 10;
 // (both blocks of a line of 1-byte elements share no dim: 64 x 64 bytes
 // is 4 KiB; dims of 4 may overshoot a line fourfold on each side).
 inline constexpr std::size_t max_grouped_buffer_bytes = std::size_t{64} << 10;
+// A task's buffer: the tile, then 64 bytes of the gathers' overreach or
+// the joined tiles' carry (grouped_transpose_plan::carry_offset).
+inline constexpr std::size_t grouped_task_buffer_bytes = max_grouped_buffer_bytes + 64;
 
 // Moves the copy as `g` planned it. Returns after every store is globally
 // visible.
@@ -261,9 +275,9 @@ constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
     return element_bytes == 1 ? 16 : element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : element_bytes == 16 ? 2 : 0;
 }
 // The level's micro kernel for blocks of `lanes` elements of 1 << log2e
-// bytes, or null.
-micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes);
-micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes);
+// bytes, `along_lanes` along (0: `lanes`), or null.
+micro_transpose_fn grouped_micro_kernel(cpu_isa isa, int log2e, dim_t lanes, dim_t along_lanes = 0);
+micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes, dim_t along_lanes);
 // The level's shared-lanes kernel for elements of 1 << log2e bytes in the
 // widest lanes with `swaps` lane dims swapped, or null.
 micro_transpose_fn grouped_shared_lanes_kernel(cpu_isa isa, int log2e, int swaps);

@@ -236,6 +236,50 @@ void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::p
             block(src + block_source[i] + across[k] * static_cast<dim_t>(N), dst + block_offset[i], store + across[k]);
 }
 
+// 8 x 8 2-byte elements twice, one block in each 128-bit half of the
+// vectors (the unpacks work within halves).
+void transpose_8x8_16_halves(const __m256i *r, __m256i *out) {
+    __m256i a[8], b[8];
+    for (int i = 0; i < 4; ++i) {
+        a[2 * i] = _mm256_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm256_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; ++h) { // rows 0-3, then 4-7
+        b[4 * h + 0] = _mm256_unpacklo_epi32(a[4 * h], a[4 * h + 2]);
+        b[4 * h + 1] = _mm256_unpackhi_epi32(a[4 * h], a[4 * h + 2]);
+        b[4 * h + 2] = _mm256_unpacklo_epi32(a[4 * h + 1], a[4 * h + 3]);
+        b[4 * h + 3] = _mm256_unpackhi_epi32(a[4 * h + 1], a[4 * h + 3]);
+    }
+    for (int i = 0; i < 4; ++i) {
+        out[2 * i] = _mm256_unpacklo_epi64(b[i], b[4 + i]);
+        out[2 * i + 1] = _mm256_unpackhi_epi64(b[i], b[4 + i]);
+    }
+}
+
+// Blocks of 8 across x 16 along 2-byte elements (micro_along_lanes): the
+// source rows of along elements 0-7 in the vectors' low halves, 8-15 in
+// their high halves, so that each across element's 16 along elements,
+// contiguous in the destination, leave as one 256-bit store.
+void micro_wide_along_avx2_16(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
+                              const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks,
+                              const dim_t *across, dim_t across_steps, byte *dst, bool stream, const byte * /*pre*/,
+                              const byte * /*post*/) {
+    for (dim_t i = 0; i < blocks; ++i)
+        for (dim_t k = 0; k < across_steps; ++k) {
+            const byte *base = src + block_source[i] + across[k] * 2;
+            byte *to = dst + block_offset[i];
+            const std::ptrdiff_t *stored = store + across[k];
+            __m256i in[8], out[8];
+            for (int b = 0; b < 8; ++b)
+                in[b] = _mm256_inserti128_si256(
+                    _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i *>(base + load[b]))),
+                    _mm_loadu_si128(reinterpret_cast<const __m128i *>(base + load[b + 8])), 1);
+            transpose_8x8_16_halves(in, out);
+            const bool streamed = stream && reinterpret_cast<std::uintptr_t>(to) % 32 == 0;
+            for (int a = 0; a < 8; ++a) store_vector<__m256i>(to + stored[a], out[a], streamed);
+        }
+}
+
 // Up to 63 bytes with ordinary stores: two overlapping stores of the
 // widest size that fits (a call of memcpy per piece measured far slower),
 // none outside [to, to + bytes).
@@ -313,7 +357,8 @@ void write_staged_avx2(const byte *buffer, std::size_t run_bytes, const std::ptr
 
 write_staged_fn avx2_grouped_write_staged() { return &write_staged_avx2; }
 
-micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes) {
+micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes, dim_t along_lanes) {
+    if (along_lanes != lanes) return log2e == 1 && lanes == 8 && along_lanes == 16 ? &micro_wide_along_avx2_16 : nullptr;
     if (log2e == 0 && lanes == 16) return &micro_blocks_avx2<__m128i, 16, 1, transpose_16x16_8>;
     if (log2e == 1 && lanes == 8) return &micro_blocks_avx2<__m128i, 8, 2, transpose_8x8_16>;
     if (log2e == 2 && lanes == 8) return &micro_blocks_avx2<__m256i, 8, 4, transpose_8x8_32>;

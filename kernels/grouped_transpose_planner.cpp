@@ -469,16 +469,23 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
             const dim_t across_length = volume(across), along_length = volume(along);
             if (!across.empty()) {
                 g.micro_lanes = lanes;
-                // The steps of an axis: every L elements, the last one
-                // ending at the axis' end.
-                const auto steps = [&](dim_t length) {
+                // The steps of an axis: every `width` elements, the last
+                // one ending at the axis' end.
+                const auto steps = [&](dim_t length, dim_t width) {
                     std::vector<dim_t> at;
-                    for (dim_t s = 0; s + lanes <= length; s += lanes) at.push_back(s);
-                    if (at.back() + lanes < length) at.push_back(length - lanes);
+                    for (dim_t s = 0; s + width <= length; s += width) at.push_back(s);
+                    if (at.back() + width < length) at.push_back(length - width);
                     return at;
                 };
-                g.micro_along_steps = steps(along_length);
-                g.micro_across_steps = steps(across_length);
+                // Along steps of 2L where the axis is that long and the
+                // level has the kernel (2-byte elements: each store a
+                // 256-bit vector; micro_along_lanes).
+                int log2e = 0;
+                while ((std::size_t{1} << log2e) < element_bytes) ++log2e;
+                const bool wide = along_length >= 2 * lanes && grouped_micro_kernel(isa, log2e, lanes, 2 * lanes);
+                g.micro_along_lanes = wide ? 2 * lanes : lanes;
+                g.micro_along_steps = steps(along_length, g.micro_along_lanes);
+                g.micro_across_steps = steps(across_length, lanes);
                 for_each_index(along, [&](const std::vector<dim_t> &index) {
                     std::ptrdiff_t at = 0;
                     for (std::size_t k = 0; k < along.size(); ++k) at += index[k] * plan.dims[along[k]].src_stride * e;
@@ -541,9 +548,14 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     }
     for (std::size_t d : outer_dims) g.outer.add(plan.dims[d], e);
     const auto destination_run_bytes = static_cast<std::ptrdiff_t>(g.destination_run * e);
+    const auto staged_tile_bytes = static_cast<std::size_t>(g.tile * e);
+    const std::size_t carry_offset = (staged_tile_bytes + 63) & ~std::size_t{63};
+    const std::size_t carry_bytes = g.destination_run_offset.size() * 64; // a line per staged run
     if (destination_run_bytes % 64 != 0 && destination_run_bytes >= 64 && !g.outer.sizes.empty() &&
-        g.outer.dst.back() == destination_run_bytes)
+        g.outer.dst.back() == destination_run_bytes && carry_offset + carry_bytes <= grouped_task_buffer_bytes) {
         g.joined_tiles = static_cast<std::size_t>(g.outer.sizes.back());
+        g.carry_offset = carry_offset;
+    }
     g.src_offset = plan.src_offset * e;
     g.dst_offset = plan.dst_offset * e;
     g.stream = static_cast<std::size_t>(plan.volume) * element_bytes >= streaming_bytes;
@@ -552,7 +564,8 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     int log2e = 0;
     while ((std::size_t{1} << log2e) < element_bytes) ++log2e;
     g.gather_kernel = grouped_gather_kernel(isa, log2e);
-    if (g.micro_swaps == 0) g.micro_kernel = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e, g.micro_lanes) : nullptr;
+    if (g.micro_swaps == 0)
+        g.micro_kernel = g.micro_lanes > 0 ? grouped_micro_kernel(isa, log2e, g.micro_lanes, g.micro_along_lanes) : nullptr;
 #if defined(RESHAPER_X86_KERNELS)
     if (g.micro_kernel && isa >= cpu_isa::avx2) g.write_staged = avx2_grouped_write_staged();
 #endif
