@@ -137,23 +137,33 @@ void transpose_4x4_64(const __m256i *in, __m256i *out) {
     out[3] = _mm256_castpd_si256(_mm256_permute2f128_pd(t1, t3, 0x31));
 }
 
-// 8 x 8 2-byte elements (128-bit vectors).
-void transpose_8x8_16(const __m128i *r, __m128i *out) {
-    __m128i a[8], b[8];
+// 8 x 8 2-byte elements twice, one block in each 128-bit half of the
+// vectors (the unpacks work within halves).
+void transpose_8x8_16_halves(const __m256i *r, __m256i *out) {
+    __m256i a[8], b[8];
     for (int i = 0; i < 4; ++i) {
-        a[2 * i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
-        a[2 * i + 1] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+        a[2 * i] = _mm256_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm256_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
     }
     for (int h = 0; h < 2; ++h) { // rows 0-3, then 4-7
-        b[4 * h + 0] = _mm_unpacklo_epi32(a[4 * h], a[4 * h + 2]);
-        b[4 * h + 1] = _mm_unpackhi_epi32(a[4 * h], a[4 * h + 2]);
-        b[4 * h + 2] = _mm_unpacklo_epi32(a[4 * h + 1], a[4 * h + 3]);
-        b[4 * h + 3] = _mm_unpackhi_epi32(a[4 * h + 1], a[4 * h + 3]);
+        b[4 * h + 0] = _mm256_unpacklo_epi32(a[4 * h], a[4 * h + 2]);
+        b[4 * h + 1] = _mm256_unpackhi_epi32(a[4 * h], a[4 * h + 2]);
+        b[4 * h + 2] = _mm256_unpacklo_epi32(a[4 * h + 1], a[4 * h + 3]);
+        b[4 * h + 3] = _mm256_unpackhi_epi32(a[4 * h + 1], a[4 * h + 3]);
     }
     for (int i = 0; i < 4; ++i) {
-        out[2 * i] = _mm_unpacklo_epi64(b[i], b[4 + i]);
-        out[2 * i + 1] = _mm_unpackhi_epi64(b[i], b[4 + i]);
+        out[2 * i] = _mm256_unpacklo_epi64(b[i], b[4 + i]);
+        out[2 * i + 1] = _mm256_unpackhi_epi64(b[i], b[4 + i]);
     }
+}
+
+// 8 x 8 2-byte elements (128-bit vectors): the two-block transpose on the
+// low halves alone (the upper ones are never read back).
+void transpose_8x8_16(const __m128i *r, __m128i *out) {
+    __m256i wide[8], moved[8];
+    for (int i = 0; i < 8; ++i) wide[i] = _mm256_castsi128_si256(r[i]);
+    transpose_8x8_16_halves(wide, moved);
+    for (int i = 0; i < 8; ++i) out[i] = _mm256_castsi256_si128(moved[i]);
 }
 
 // 4 x 4 4-byte elements (128-bit vectors).
@@ -234,26 +244,6 @@ void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::p
     for (dim_t i = 0; i < blocks; ++i)
         for (dim_t k = 0; k < across_steps; ++k)
             block(src + block_source[i] + across[k] * static_cast<dim_t>(N), dst + block_offset[i], store + across[k]);
-}
-
-// 8 x 8 2-byte elements twice, one block in each 128-bit half of the
-// vectors (the unpacks work within halves).
-void transpose_8x8_16_halves(const __m256i *r, __m256i *out) {
-    __m256i a[8], b[8];
-    for (int i = 0; i < 4; ++i) {
-        a[2 * i] = _mm256_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
-        a[2 * i + 1] = _mm256_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
-    }
-    for (int h = 0; h < 2; ++h) { // rows 0-3, then 4-7
-        b[4 * h + 0] = _mm256_unpacklo_epi32(a[4 * h], a[4 * h + 2]);
-        b[4 * h + 1] = _mm256_unpackhi_epi32(a[4 * h], a[4 * h + 2]);
-        b[4 * h + 2] = _mm256_unpacklo_epi32(a[4 * h + 1], a[4 * h + 3]);
-        b[4 * h + 3] = _mm256_unpackhi_epi32(a[4 * h + 1], a[4 * h + 3]);
-    }
-    for (int i = 0; i < 4; ++i) {
-        out[2 * i] = _mm256_unpacklo_epi64(b[i], b[4 + i]);
-        out[2 * i + 1] = _mm256_unpackhi_epi64(b[i], b[4 + i]);
-    }
 }
 
 // Blocks of 8 across x 16 along 2-byte elements (micro_along_lanes): the
