@@ -16,7 +16,9 @@ std::optional<std::size_t> axis_bounds::normalize(std::int64_t value) const {
 std::string axis_bounds::range_text() const {
     if (count <= 0) return "empty (no axis to name)";
     const std::int64_t low = negatives == negative_axes::count_from_back ? -wrap : 0;
-    return "[" + std::to_string(low) + ", " + std::to_string(count - 1) + "]";
+    // append, not "[" + to_string(..): GCC 12 warns falsely (-Wrestrict) on
+    // the insert that operator+ makes of it.
+    return std::string("[").append(std::to_string(low)).append(", ").append(std::to_string(count - 1)).append("]");
 }
 
 } // namespace reshaper::impl

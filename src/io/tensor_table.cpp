@@ -71,7 +71,9 @@ void tensor_table::add(logical_tensor lt, const context &place) {
         seen.conflicts.push_back(note);
     }
     if (seen_lt.values && lt.values && *seen_lt.values != *lt.values)
-        disagree("values", "(" + std::to_string(seen_lt.values->count) + " elements)",
+        // append, not "(" + to_string(..): GCC 12 warns falsely (-Wrestrict)
+        // on the insert that operator+ makes of it.
+        disagree("values", std::string("(").append(std::to_string(seen_lt.values->count)).append(" elements)"),
                  "other values");
     if (!seen_lt.values) seen_lt.values = std::move(lt.values);
     if (is_output && !seen.from_output) {

@@ -197,7 +197,9 @@ TEST(ChainView, StepwiseViewStridesAreTheOnesPyTorchGives) {
         // Every one of them composes to the addresses of the reference.
         const auto segments = compose_chain(c.shape, c.shape, c.strides, c.steps);
         EXPECT_EQ(composed(segments), reference(c.shape, c.strides, c.steps));
-        if (c.torch_strides) EXPECT_EQ(segments.size(), 1u);
+        if (c.torch_strides) {
+            EXPECT_EQ(segments.size(), 1u);
+        }
     }
 }
 
