@@ -13,10 +13,13 @@ struct avx512_ops {
     static constexpr int lanes = 4;
     // Tuned on an AMD EPYC with AVX-512 (the CI machine): the AVX2 level's
     // column blocks with prefetch, 2 tiles side by side where rows lie a
-    // page or more apart, 8 where the move stays in the caches. Figures:
-    // docs/performance.md, "Why the kernels are tuned as they are".
-    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 128, true}, {4, 0, 64, true}, {8, 0, 128, true}, {1, 4}}},
-                                          {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {1, 4}}},
+    // page or more apart, 8 where the move stays in the caches; 16-byte
+    // elements streamed as the AVX2 level walks them (column blocks of 4
+    // tiles: their strips of 4 tiles ran far slower on an Intel Xeon with
+    // AVX-512). Figures: docs/performance.md, "Why the kernels are tuned as
+    // they are".
+    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 128, true}, {4, 0, 64, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
+                                          {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {4, 0, 64, true}}},
                                           {{{8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {1, 4}}}}};
 
     static vec load(const std::uint8_t *p) { return _mm512_loadu_si512(p); }
