@@ -1,5 +1,4 @@
 #include "kernels/cpu_isa.hpp"
-#include "kernels/cache_share.hpp"
 
 #include <algorithm>
 #include <atomic>

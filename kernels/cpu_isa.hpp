@@ -38,8 +38,21 @@ void override_cpu_isa_for_testing(std::optional<cpu_isa> level);
 // Bytes of the last-level cache the calling core shares, read once from the
 // machine: the highest cache level sysfs lists for cpu0 (what one core
 // shares: 32 MiB on a Zen 3 EPYC, where sysconf(_SC_LEVEL3_CACHE_SIZE)
-// says 256, the whole socket's), else sysconf's level 3, else 8 MiB.
+// says 256, the whole socket's) as cache_share_bytes counts it, else
+// sysconf's level 3, else 8 MiB.
 std::size_t last_level_cache_bytes();
+
+// A last-level cache listed for few CPUs counts at most this much for each:
+// a hypervisor may list its host's whole cache to a guest of 2 CPUs (480
+// MiB on an Intel Xeon VM), which kept 64 MiB transposes in a cache whose
+// guest's share does not hold them (docs/performance.md, "Why the kernels
+// are tuned as they are"). Real caches have far less per CPU (1.5-12 MiB a
+// core), so they count as listed.
+inline constexpr std::size_t max_cache_bytes_per_cpu = std::size_t{128} << 20;
+
+// `listed_bytes` of cache that sysfs says `sharing_cpus` CPUs share (0: not
+// listed), as the bytes the streaming thresholds count on.
+std::size_t cache_share_bytes(std::size_t listed_bytes, std::size_t sharing_cpus);
 
 // Copies (contiguous runs) of at least this many bytes of destination are
 // written with streaming stores: a third of the last-level cache. Smaller

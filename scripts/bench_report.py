@@ -189,7 +189,7 @@ def case_graph(dtype, dims, perm):
 def last_level_cache_bytes():
     """The last-level cache the machine lists: cpu0's highest data or unified
     cache in sysfs, else sysconf's L3, else 8 MiB. (The kernels' streaming
-    thresholds count at most 128 MiB of it a CPU: kernels/cache_share.hpp.)"""
+    thresholds count at most 128 MiB of it a CPU: cache_share_bytes in kernels/cpu_isa.hpp.)"""
     best_level, best_bytes = 0, 0
     for index in range(16):
         d = f"/sys/devices/system/cpu/cpu0/cache/index{index}/"

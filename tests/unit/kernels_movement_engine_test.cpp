@@ -20,7 +20,6 @@
 
 #include "core/line_aligned.hpp"
 #include "core/status.hpp"
-#include "kernels/cache_share.hpp"
 #include "kernels/copy_plan.hpp"
 #include "kernels/cpu_isa.hpp"
 #include "kernels/isa_kernels.hpp"
