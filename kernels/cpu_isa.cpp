@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -110,30 +111,53 @@ std::size_t count_listed_cpus(const std::string &text) {
     return count;
 }
 
-// The largest level's data or unified cache sysfs lists for cpu0, as the
-// share of the CPUs that list it (cache_share_bytes); 0 when none.
-std::size_t sysfs_last_level_cache_bytes() {
-    int best_level = 0;
-    std::size_t best_bytes = 0, best_sharing = 0;
+// A data or unified cache sysfs lists for cpu0.
+struct listed_cache {
+    int level = 0;
+    std::size_t bytes = 0;
+    std::size_t sharing_cpus = 0; // 0: not listed
+};
+
+std::vector<listed_cache> sysfs_data_caches() {
+    std::vector<listed_cache> caches;
     for (int index = 0; index < 16; ++index) {
         const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
         std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size"),
             shared_file(dir + "shared_cpu_list");
-        int level = 0;
+        listed_cache c;
         std::string type, size, shared;
-        if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) continue;
+        if (!(level_file >> c.level) || !(type_file >> type) || !(size_file >> size)) continue;
         if (type == "Instruction") continue;
-        const std::size_t bytes = parse_cache_size(size);
-        if (bytes > 0 && level > best_level) {
-            best_level = level, best_bytes = bytes;
-            best_sharing = shared_file >> shared ? count_listed_cpus(shared) : 0;
-        }
+        c.bytes = parse_cache_size(size);
+        c.sharing_cpus = shared_file >> shared ? count_listed_cpus(shared) : 0;
+        if (c.bytes > 0) caches.push_back(c);
     }
-    return cache_share_bytes(best_bytes, best_sharing);
+    std::sort(caches.begin(), caches.end(),
+              [](const listed_cache &a, const listed_cache &b) { return a.level < b.level; });
+    return caches;
+}
+
+// The largest level's cache, as the share of the CPUs that list it
+// (cache_share_bytes); 0 when none.
+std::size_t sysfs_last_level_cache_bytes() {
+    const std::vector<listed_cache> caches = sysfs_data_caches();
+    if (caches.empty()) return 0;
+    return cache_share_bytes(caches.back().bytes, caches.back().sharing_cpus);
+}
+
+// The level below the largest one; 0 when fewer than two are listed.
+std::size_t sysfs_core_cache_bytes() {
+    const std::vector<listed_cache> caches = sysfs_data_caches();
+    if (caches.size() < 2) return 0;
+    const int below = caches.back().level - 1;
+    for (auto c = caches.rbegin(); c != caches.rend(); ++c)
+        if (c->level == below) return c->bytes;
+    return 0;
 }
 
 // 0: none; else the threshold a test asked for.
 std::atomic<std::size_t> streaming_threshold_override{0};
+std::atomic<std::size_t> last_level_walk_threshold_override{0};
 
 } // namespace
 
@@ -153,6 +177,17 @@ std::size_t last_level_cache_bytes() {
     return bytes;
 }
 
+std::size_t core_cache_bytes() {
+    static const std::size_t bytes = [] {
+        if (const std::size_t from_sysfs = sysfs_core_cache_bytes(); from_sysfs > 0) return from_sysfs;
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+        if (const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0) return static_cast<std::size_t>(l2);
+#endif
+        return std::size_t{1} << 20;
+    }();
+    return bytes;
+}
+
 std::size_t streaming_threshold_bytes() {
     if (const std::size_t forced = streaming_threshold_override.load(std::memory_order_relaxed); forced > 0)
         return forced;
@@ -163,6 +198,16 @@ std::size_t transpose_streaming_threshold_bytes() { return streaming_threshold_b
 
 void override_streaming_threshold_for_testing(std::optional<std::size_t> bytes) {
     streaming_threshold_override.store(bytes ? std::max<std::size_t>(*bytes, 1) : 0, std::memory_order_relaxed);
+}
+
+std::size_t last_level_walk_threshold_bytes() {
+    if (const std::size_t forced = last_level_walk_threshold_override.load(std::memory_order_relaxed); forced > 0)
+        return forced;
+    return 8 * core_cache_bytes();
+}
+
+void override_last_level_walk_threshold_for_testing(std::optional<std::size_t> bytes) {
+    last_level_walk_threshold_override.store(bytes ? std::max<std::size_t>(*bytes, 1) : 0, std::memory_order_relaxed);
 }
 
 } // namespace reshaper::impl

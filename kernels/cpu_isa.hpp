@@ -42,6 +42,12 @@ void override_cpu_isa_for_testing(std::optional<cpu_isa> level);
 // sysconf's level 3, else 8 MiB.
 std::size_t last_level_cache_bytes();
 
+// Bytes of the largest data cache below the last level that the calling
+// core has (its L2: 2 MiB on an Intel Xeon VM, 512 KiB on a Zen 3 EPYC),
+// read once from sysfs, else sysconf's level 2, else 1 MiB. Moves past it
+// come from the last-level cache.
+std::size_t core_cache_bytes();
+
 // A last-level cache listed for few CPUs counts at most this much for each:
 // a hypervisor may list its host's whole cache to a guest of 2 CPUs (480
 // MiB on an Intel Xeon VM), which kept 64 MiB transposes in a cache whose
@@ -65,6 +71,16 @@ std::size_t streaming_threshold_bytes();
 // that, a sixth of the cache: their ordinary stores each read a line
 // for ownership, which streaming ones skip (same measurement).
 std::size_t transpose_streaming_threshold_bytes();
+
+// Transposes not streamed walk with prefetches of the next step's source
+// and destination lines (row_reach in_last_level) from this many bytes:
+// 8 times core_cache_bytes(), where their lines come from the last-level
+// cache. Below, the caches' own prefetchers kept up and the walk's only
+// cost (docs/performance.md, "Why the kernels are tuned as they are").
+std::size_t last_level_walk_threshold_bytes();
+// Tests: last_level_walk_threshold_bytes() returns `bytes` instead, until
+// called with nothing. Not while kernels run on other threads.
+void override_last_level_walk_threshold_for_testing(std::optional<std::size_t> bytes);
 
 // Tests: streaming_threshold_bytes() returns `bytes` instead (and
 // transpose_streaming_threshold_bytes() half of it), until called

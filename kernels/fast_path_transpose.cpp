@@ -188,15 +188,27 @@ private:
     // The next wide step's source lines, for the step's prefetches: w * t
     // rows, each the lines this strip's rows cover; a share per whole wide
     // tile. Null when the walk does not prefetch or no step follows.
-    line_prefetch *next_wide_step(line_prefetch &ahead) const {
+    // In the last-level cache (in_last_level), also the next step's
+    // destination lines into `writes`: this strip's rows, `pitch` apart
+    // from `to` (the current step's row 0), each the lines a step covers.
+    line_prefetch *next_wide_step(line_prefetch &ahead, line_prefetch &writes, byte *to, std::ptrdiff_t pitch) const {
         const dim_t w = t_.walk.wide;
         if (!t_.walk.prefetch_ahead || n_ < 2 * w * t_.t) return nullptr;
-        const auto first = reinterpret_cast<std::uintptr_t>(src_ + w * t_.t * t_.src_pitch);
-        const std::uintptr_t begin = first / tile_bytes,
-                             end = (first + static_cast<std::uintptr_t>(rows_ * t_.e) + tile_bytes - 1) / tile_bytes;
+        // Lines [begin, end) of `bytes` from `first`.
+        const auto lines_of = [](std::uintptr_t first, std::uintptr_t bytes) {
+            return std::pair{first / tile_bytes, (first + bytes + tile_bytes - 1) / tile_bytes};
+        };
+        const auto [begin, end] = lines_of(reinterpret_cast<std::uintptr_t>(src_ + w * t_.t * t_.src_pitch),
+                                           static_cast<std::uintptr_t>(rows_ * t_.e));
         const dim_t lines = w * t_.t * static_cast<dim_t>(end - begin), calls = std::max<dim_t>(1, rows_ / t_.t);
         ahead = line_prefetch{begin * tile_bytes, t_.src_pitch, static_cast<std::ptrdiff_t>(end - begin), w * t_.t, 0,
                               static_cast<int>((lines + calls - 1) / calls)};
+        if (t_.reach == in_last_level) {
+            const auto [first, last] = lines_of(reinterpret_cast<std::uintptr_t>(to + w * t_.t * t_.e),
+                                                static_cast<std::uintptr_t>(w * t_.t * t_.e));
+            writes = line_prefetch{first * tile_bytes, pitch, static_cast<std::ptrdiff_t>(last - first), rows_};
+            ahead.writes = &writes;
+        }
         return &ahead;
     }
 
@@ -223,8 +235,8 @@ private:
     }
 
     void wide_step(byte *to, std::ptrdiff_t pitch, bool streamed) const {
-        line_prefetch ahead{};
-        line_prefetch *next = next_wide_step(ahead);
+        line_prefetch ahead{}, writes{};
+        line_prefetch *next = next_wide_step(ahead, writes, to, pitch);
         for (dim_t r = 0; r < rows_; r += t_.t)
             wide_group(r, std::min(t_.t, rows_ - r), to + r * pitch, pitch, streamed, next);
     }
@@ -274,8 +286,8 @@ private:
         const std::ptrdiff_t step_bytes = cols * t_.e;
         line_staging staging(t_.copy, t_.dst_pitch, rows_, t_.t, step_bytes);
         for (; n_ >= cols; advance(cols)) {
-            line_prefetch ahead{};
-            line_prefetch *next = t_.wide ? next_wide_step(ahead) : nullptr;
+            line_prefetch ahead{}, writes{};
+            line_prefetch *next = t_.wide ? next_wide_step(ahead, writes, dst_, t_.dst_pitch) : nullptr;
             for (dim_t r = 0; r < rows_; r += t_.t) {
                 const dim_t part = std::min(t_.t, rows_ - r);
                 byte *d = staging.group(dst_, r, part);

@@ -65,19 +65,24 @@ inline constexpr int max_wide_tiles = 8;
 
 // A level may walk differently where destination rows lie a page or more
 // apart (each row's run then opens a page of its own), and where the move
-// stays in the caches (it is not streamed: memory's pages and prefetches
-// no longer matter, the caches' sets do). Walks are kept per reach:
-// [near_rows] below far_row_bytes and [far_rows] from it on, for streamed
-// moves; [in_cache] for the others, whatever their rows' distance.
-enum row_reach { near_rows = 0, far_rows = 1, in_cache = 2 };
-inline constexpr int row_reaches = 3;
+// stays in the caches (it is not streamed: memory's pages no longer
+// matter, the caches' sets do). Walks are kept per reach: [near_rows]
+// below far_row_bytes and [far_rows] from it on, for streamed moves;
+// [in_cache] for the others that a core's own caches hold, whatever their
+// rows' distance; [in_last_level] for those only the last-level cache
+// holds, whose lines come from it (prefetched: line_prefetch::writes).
+enum row_reach { near_rows = 0, far_rows = 1, in_cache = 2, in_last_level = 3 };
+inline constexpr int row_reaches = 4;
 inline constexpr std::ptrdiff_t far_row_bytes = 4096;
 // Per reach: table[row_reach].
 template <typename T>
 using per_reach = std::array<T, row_reaches>;
 using level_walks = per_reach<per_size_class<tile_walk>>; // [row_reach][size class]
-// One walk for every reach.
-constexpr level_walks same_walk_at_any_reach(const per_size_class<tile_walk> &w) { return {w, w, w}; }
+// The same entry (a walk, a kernel table) at every reach.
+template <typename T>
+constexpr per_reach<T> same_at_every_reach(const T &x) {
+    return {x, x, x, x};
+}
 
 // The source lines of a wide step's successor: `rows` rows `pitch` bytes
 // apart, `row_lines` lines from `first` in each, issued in memory order
@@ -94,15 +99,29 @@ struct line_prefetch {
     std::ptrdiff_t rows_left;    // rows from the current one on
     std::ptrdiff_t line = 0;     // next line within the current row
     int per_call = 0;
+    // Moves the last-level cache holds (in_last_level): the successor's
+    // destination lines too, prefetched for writing, as many per issue as
+    // source lines (a transpose writes the bytes it reads), so that the
+    // ordinary stores find their lines owned instead of each waiting for
+    // its read for ownership. Null elsewhere: streamed stores read no
+    // lines, and in L2 the lines are there already.
+    line_prefetch *writes = nullptr;
 
+    void issue(int lines) {
+        issue_lines<false>(lines);
+        if (writes) writes->issue_lines<true>(lines);
+    }
+
+private:
     // The walk's position is kept in locals while it issues: the callers
     // hold this struct in memory, and a store and reload of it per line
     // put a dependency through memory between consecutive prefetches.
-    void issue(int lines) {
+    template <bool ForWrite>
+    void issue_lines(int lines) {
         std::uintptr_t at = row + static_cast<std::uintptr_t>(line) * 64;
         std::ptrdiff_t l = line, left = rows_left;
         for (int k = 0; k < lines && left > 0; ++k) {
-            __builtin_prefetch(reinterpret_cast<const void *>(at), 0, 3);
+            __builtin_prefetch(reinterpret_cast<const void *>(at), ForWrite ? 1 : 0, 3);
             at += 64;
             if (++l == row_lines) {
                 l = 0;

@@ -19,7 +19,7 @@ constexpr isa_kernels table = {
     .walk = avx2_ops::walk,
     .wide_tile = wide_tiles<avx2_ops>(),
     .half_wide_tile = {half_wide_tiles_at<near_rows>(size_classes), half_wide_tiles_at<far_rows>(size_classes),
-                       half_wide_tiles_at<in_cache>(size_classes)},
+                       half_wide_tiles_at<in_cache>(size_classes), half_wide_tiles_at<in_last_level>(size_classes)},
     .copy = &run_copy<avx2_ops>,
     .copy_runs = &copy_runs<avx2_ops>,
     .tile_partial = no_kernel_at_any_size<tile_partial_fn>, // no masked loads

@@ -20,7 +20,8 @@ struct avx512_ops {
     // they are".
     static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 128, true}, {4, 0, 64, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
                                           {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {4, 0, 64, true}}},
-                                          {{{8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {1, 4}}}}};
+                                          {{{8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {1, 4}}},
+                                          {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}}}};
 
     static vec load(const std::uint8_t *p) { return _mm512_loadu_si512(p); }
     // 16 bytes from each of p, p + step, p + 2 step, p + 3 step, in lanes 0-3.
@@ -120,8 +121,7 @@ constexpr isa_kernels table = {
     .walk = avx512_ops::walk,
     .wide_tile = wide_tiles<avx512_ops>(),
     // A 64-byte register holds a whole tile row: no half tiles.
-    .half_wide_tile = {no_kernel_at_any_size<wide_tile_fn>, no_kernel_at_any_size<wide_tile_fn>,
-                       no_kernel_at_any_size<wide_tile_fn>},
+    .half_wide_tile = same_at_every_reach(no_kernel_at_any_size<wide_tile_fn>),
     .copy = &run_copy<avx512_ops>,
     .copy_runs = &copy_runs<avx512_ops>,
     .tile_partial = partial_tiles(size_classes),

@@ -65,10 +65,9 @@ constexpr auto sizes = std::make_index_sequence<element_size_classes>();
 constexpr isa_kernels table = {
     .isa = cpu_isa::scalar,
     .tile = one_tiles(sizes),
-    .walk = same_walk_at_any_reach(walk),
-    .wide_tile = {wide_tiles(sizes), wide_tiles(sizes), wide_tiles(sizes)},
-    .half_wide_tile = {no_kernel_at_any_size<wide_tile_fn>, no_kernel_at_any_size<wide_tile_fn>,
-                       no_kernel_at_any_size<wide_tile_fn>},
+    .walk = same_at_every_reach(walk),
+    .wide_tile = same_at_every_reach(wide_tiles(sizes)),
+    .half_wide_tile = same_at_every_reach(no_kernel_at_any_size<wide_tile_fn>),
     .copy = &run_copy,
     .copy_runs = &copy_runs,
     .tile_partial = no_kernel_at_any_size<tile_partial_fn>,

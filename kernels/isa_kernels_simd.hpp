@@ -61,7 +61,8 @@ struct avx2_ops {
     // as they are".
     static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
                                           {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
-                                          {{{8, 0, 128}, {8, 0, 128}, {4, 0, 64}, {4, 0, 64}, {1, 4}}}}};
+                                          {{{8, 0, 128}, {8, 0, 128}, {4, 0, 64}, {4, 0, 64}, {1, 4}}},
+                                          {{{8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}, {4, 0, 64, true}, {4, 0, 64, true}}}}};
 
     static vec load(const std::uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const vec *>(p)); }
     // 16 bytes from lo in the low lane, 16 from hi in the high one.
@@ -693,7 +694,7 @@ constexpr per_size_class<wide_tile_fn> wide_tiles_at(std::index_sequence<L...>) 
 template <class Ops>
 constexpr per_reach<per_size_class<wide_tile_fn>> wide_tiles() {
     return {wide_tiles_at<Ops, near_rows>(size_classes), wide_tiles_at<Ops, far_rows>(size_classes),
-            wide_tiles_at<Ops, in_cache>(size_classes)};
+            wide_tiles_at<Ops, in_cache>(size_classes), wide_tiles_at<Ops, in_last_level>(size_classes)};
 }
 
 // Block rows of 16 (SSE) and 32 bytes (AVX2): every level with AVX2 has

@@ -163,13 +163,15 @@ void plan_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e
     p.stream = total >= machine.transpose_streaming_bytes;
     // Streamed walks keep short runs per destination row; moves the caches
     // hold take longer ones (row_reach).
-    t.reach = !p.stream ? in_cache : row_dim.dst_stride * e >= far_row_bytes ? far_rows : near_rows;
+    if (p.stream) t.reach = row_dim.dst_stride * e >= far_row_bytes ? far_rows : near_rows;
+    else t.reach = total >= machine.last_level_walk_bytes ? in_last_level : in_cache;
     t.walk = k.walk[t.reach][size_class];
     // Streamed transposes of exactly one tile's rows (ABcd16a16b, nChw16c)
     // walk tile by tile where the level measured that faster.
     if (p.stream && row_dim.size == tile_bytes / e && k.one_tile_rows_tile_by_tile) t.walk = tile_walk{1, 1};
-    // Moves the caches hold are read from them: prefetching only costs there.
-    t.walk.prefetch_ahead = t.walk.prefetch_ahead && p.stream;
+    // Moves a core's own caches hold are read from them: prefetching only
+    // costs there.
+    t.walk.prefetch_ahead = t.walk.prefetch_ahead && t.reach != in_cache;
     t.tile = k.tile[size_class];
     if (t.walk.wide > 1) {
         t.wide = k.wide_tile[t.reach][size_class];
@@ -378,6 +380,7 @@ machine_facts current_machine() {
     m.threads = oneapi::tbb::this_task_arena::max_concurrency();
     m.copy_streaming_bytes = streaming_threshold_bytes();
     m.transpose_streaming_bytes = transpose_streaming_threshold_bytes();
+    m.last_level_walk_bytes = last_level_walk_threshold_bytes();
     return m;
 }
 

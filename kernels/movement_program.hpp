@@ -58,6 +58,9 @@ struct machine_facts {
     int threads = 1; // oneTBB's concurrency: more than 1 lets a move share its units
     std::size_t copy_streaming_bytes = 0;      // streaming_threshold_bytes()
     std::size_t transpose_streaming_bytes = 0; // transpose_streaming_threshold_bytes()
+    // Transposes not streamed walk as in_last_level from this many bytes
+    // (last_level_walk_threshold_bytes()); below, as in_cache.
+    std::size_t last_level_walk_bytes = ~std::size_t{0};
 };
 machine_facts current_machine();
 

@@ -238,6 +238,42 @@ TEST_F(movement_engine, large_moves_kept_in_the_cache_match_the_element_copy) {
         }
 }
 
+// Every case with ordinary stores and the last-level walk (prefetches of
+// the next step's source and destination lines: row_reach in_last_level),
+// which moves of test sizes take only with its threshold lowered.
+TEST_F(movement_engine, moves_walked_from_the_last_level_cache_match_the_element_copy) {
+    override_streaming_threshold_for_testing(std::numeric_limits<std::size_t>::max());
+    override_last_level_walk_threshold_for_testing(1);
+    std::mt19937 rng(13);
+    for (cpu_isa isa : levels_here())
+        for (const auto &c : cases()) {
+            const bool large = c.name.find("large") != std::string::npos || c.name == "dense_copy";
+            for (std::size_t e : {1, 2, 4, 8, 16})
+                if (!large || e == 2) check_case(c, e, isa, rng);
+        }
+    override_last_level_walk_threshold_for_testing(std::nullopt);
+}
+
+// The core's own cache is the level below the last that sysfs lists (L2
+// here), and transposes walk from the last-level cache from 8 times it.
+TEST(last_level_walk_threshold, follows_the_core_cache_of_this_machine) {
+    EXPECT_GE(core_cache_bytes(), std::size_t{64} << 10);
+    EXPECT_LT(core_cache_bytes(), last_level_cache_bytes() + 1);
+    std::ifstream level("/sys/devices/system/cpu/cpu0/cache/index2/level"),
+        size("/sys/devices/system/cpu/cpu0/cache/index2/size");
+    int l = 0;
+    std::size_t kib = 0;
+    char unit = 0;
+    if (level >> l && l == 2 && size >> kib >> unit && unit == 'K' && last_level_cache_bytes() > (kib << 10)) {
+        EXPECT_EQ(core_cache_bytes(), kib << 10);
+    }
+    EXPECT_EQ(last_level_walk_threshold_bytes(), 8 * core_cache_bytes());
+    override_last_level_walk_threshold_for_testing(std::size_t{5} << 20);
+    EXPECT_EQ(last_level_walk_threshold_bytes(), std::size_t{5} << 20);
+    override_last_level_walk_threshold_for_testing(std::nullopt);
+    EXPECT_EQ(last_level_walk_threshold_bytes(), 8 * core_cache_bytes());
+}
+
 // The thresholds are a third (copies) and a sixth (transposes) of the
 // last-level cache read from the machine: here, the highest level sysfs
 // lists for cpu0 where it lists one.

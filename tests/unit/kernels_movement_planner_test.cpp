@@ -27,6 +27,7 @@ machine_facts machine(int threads) {
     m.threads = threads;
     m.copy_streaming_bytes = 8 * MiB;
     m.transpose_streaming_bytes = 4 * MiB;
+    m.last_level_walk_bytes = 1 * MiB;
     return m;
 }
 
@@ -146,6 +147,15 @@ TEST(movement_planner, nhwc_as_nchw_is_a_tiled_transpose_with_the_levels_walk) {
     EXPECT_EQ(s.walk.wide, k.walk[far_rows][element_size_class(4)].wide);
     EXPECT_TRUE(streamed.split.parallel);
     EXPECT_GT(streamed.split.units, 1u);
+
+    // 2 MiB, not streamed, past the last-level walk's threshold (1 MiB): the
+    // last-level walk, whose steps prefetch the next step's lines.
+    const movement_program from_llc = plan_movement(nhwc_as_nchw(2, 64, 4096), data_type::f32, m);
+    const auto &l = std::get<transpose_program>(from_llc.detail);
+    EXPECT_FALSE(from_llc.stream);
+    EXPECT_EQ(l.reach, in_last_level);
+    EXPECT_EQ(l.walk.wide, k.walk[in_last_level][element_size_class(4)].wide);
+    EXPECT_EQ(l.walk.prefetch_ahead, k.walk[in_last_level][element_size_class(4)].prefetch_ahead);
 
     // Rows under a page apart take the near-rows walk.
     const movement_program near = plan_movement(nhwc_as_nchw(256, 256, 256), data_type::f32, m);
