@@ -172,15 +172,16 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         // staged tile (carry_offset): no allocation per task.
         const std::size_t joined = staged_writer ? g.joined_tiles : 0;
         byte *const carry = joined > 1 ? buffer + g.carry_offset : nullptr;
-        // Stored directly (not streamed): the next tile's destination runs
-        // are prefetched too, a share before each slice of units, so that
-        // the stores find their lines in the cache instead of each waiting
-        // for its line to be read (docs/performance.md, "The grouped
-        // transpose's destination prefetch").
+        // Large moves stored directly (the plan's prefetch_destination):
+        // the next tile's destination runs are prefetched too, a share
+        // before each slice of units, so that the stores find their lines
+        // in the cache instead of each waiting for its line to be read
+        // (docs/performance.md, "The grouped transpose's destination
+        // prefetch").
         const std::size_t destination_runs = g.destination_run_offset.size();
         const std::size_t unit_slices = static_cast<std::size_t>((units + units_per_slice - 1) / units_per_slice);
         const std::size_t destination_runs_per_slice =
-            g.stream ? 0 : (destination_runs + unit_slices - 1) / std::max<std::size_t>(1, unit_slices);
+            g.prefetch_destination ? (destination_runs + unit_slices - 1) / std::max<std::size_t>(1, unit_slices) : 0;
         for (std::size_t t = begin; t < end; ++t) {
             const std::ptrdiff_t here_src = walk.src(), here_dst = walk.dst();
             walk.next();

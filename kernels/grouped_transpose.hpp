@@ -124,6 +124,10 @@ struct grouped_transpose_plan {
     std::ptrdiff_t src_offset = 0;      // bytes
     std::ptrdiff_t dst_offset = 0;
     bool stream = false;                // streaming stores for the destination runs
+    // Large moves stored directly (not streamed): the next tile's
+    // destination lines are prefetched beside its source lines (in the
+    // caches those prefetches only cost).
+    bool prefetch_destination = false;
     // Micro blocks, where the source block's innermost dims make exactly
     // micro_lanes elements and the destination block's innermost dims
     // (other ones) too: the tile is then L x L blocks, each transposed in

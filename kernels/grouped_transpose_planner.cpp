@@ -578,6 +578,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     g.src_offset = plan.src_offset * e;
     g.dst_offset = plan.dst_offset * e;
     g.stream = streamed;
+    g.prefetch_destination = !streamed && static_cast<std::size_t>(plan.volume * e) >= large_grouped_move_bytes;
     // The level's kernels, chosen here once: the executor only calls them.
     g.isa = isa;
     int log2e = 0;

@@ -496,6 +496,8 @@ TEST_F(grouped_transpose, large_moves_grow_runs_that_end_inside_lines) {
     const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
     const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
     ASSERT_TRUE(g.has_value());
+    EXPECT_TRUE(g->stream);
+    EXPECT_FALSE(g->prefetch_destination); // streamed stores need no line read first
     EXPECT_EQ(g->destination_run, 2187);
     EXPECT_EQ(g->tile, 19683);
     std::mt19937 rng(33);
@@ -663,7 +665,7 @@ TEST_F(grouped_transpose, wide_along_blocks_over_dims_of_2) {
 // runs that end inside a line short: bf16 rank 15 of 3s then has runs of
 // 81 elements and tiles of 2187 (streamed: 2187 and 19683,
 // large_moves_grow_runs_that_end_inside_lines), and its next tile's
-// destination lines are prefetched. Rank-12 moves of 3s (1 MiB of bf16,
+// destination lines are prefetched (in moves of 1 MiB or more). Rank-12 moves of 3s (1 MiB of bf16,
 // 2 MiB of f32) stored directly match the reference bit for bit at every
 // level.
 TEST_F(grouped_transpose, moves_stored_directly_keep_runs_that_end_inside_lines) {
@@ -673,8 +675,14 @@ TEST_F(grouped_transpose, moves_stored_directly_keep_runs_that_end_inside_lines)
     const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
     ASSERT_TRUE(g.has_value());
     EXPECT_FALSE(g->stream);
+    EXPECT_TRUE(g->prefetch_destination);
     EXPECT_EQ(g->destination_run, 81);
     EXPECT_EQ(g->tile, 2187);
+    // Moves of under 1 MiB (in the caches) prefetch their sources only.
+    const permutation small = numpy_permutation(dims_t(9, 3), {6, 5, 8, 1, 3, 0, 2, 7, 4});
+    const auto h = grouped_plan(make_copy_plan(small.dims, small.src_strides, 0, small.dst_strides, 0), 2);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_FALSE(h->prefetch_destination);
     std::mt19937 rng(59);
     for (std::size_t e : {2, 4})
         EXPECT_TRUE(some_rank_12_of_3s_matches_reference(
