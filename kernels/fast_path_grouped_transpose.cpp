@@ -172,6 +172,16 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
         // staged tile (carry_offset): no allocation per task.
         const std::size_t joined = staged_writer ? g.joined_tiles : 0;
         byte *const carry = joined > 1 ? buffer + g.carry_offset : nullptr;
+        // Large moves stored directly (the plan's prefetch_destination):
+        // the next tile's destination runs are prefetched too, a share
+        // before each slice of units, so that the stores find their lines
+        // in the cache instead of each waiting for its line to be read
+        // (docs/performance.md, "The grouped transpose's destination
+        // prefetch").
+        const std::size_t destination_runs = g.destination_run_offset.size();
+        const std::size_t unit_slices = static_cast<std::size_t>((units + units_per_slice - 1) / units_per_slice);
+        const std::size_t destination_runs_per_slice =
+            g.prefetch_destination ? (destination_runs + unit_slices - 1) / std::max<std::size_t>(1, unit_slices) : 0;
         for (std::size_t t = begin; t < end; ++t) {
             const std::ptrdiff_t here_src = walk.src(), here_dst = walk.dst();
             walk.next();
@@ -190,7 +200,21 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
                         __builtin_prefetch(reinterpret_cast<const void *>(first + l * 64), 0, prefetch_level);
                 }
             };
+            const auto next_dst = reinterpret_cast<std::uintptr_t>(to) + static_cast<std::uintptr_t>(walk.dst());
+            std::size_t destination_prefetched = 0;
+            // The next `count` runs of the next tile's destination, every
+            // line they touch.
+            auto prefetch_destination_ahead = [&](std::size_t count) {
+                if (!ahead) return;
+                for (std::size_t i = 0; i < count && destination_prefetched < destination_runs; ++i, ++destination_prefetched) {
+                    const std::uintptr_t at = next_dst + static_cast<std::uintptr_t>(g.destination_run_offset[destination_prefetched]);
+                    const std::uintptr_t last = (at + destination_run_bytes - 1) & ~std::uintptr_t{63};
+                    for (std::uintptr_t line = at & ~std::uintptr_t{63}; line <= last; line += 64)
+                        __builtin_prefetch(reinterpret_cast<const void *>(line), 1, prefetch_level);
+                }
+            };
             for (dim_t r = 0; r < units; r += units_per_slice) {
+                prefetch_destination_ahead(destination_runs_per_slice);
                 if (micro)
                     micro_units(r, std::min(r + units_per_slice, units), from + here_src, g.stream ? buffer : to + here_dst);
                 else

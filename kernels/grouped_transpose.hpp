@@ -26,7 +26,8 @@
 // out whole. The dims outside the tile are walked with an odometer in the
 // source's order (but for the dim that continues destination runs ending
 // inside a line, walked innermost), the next tile's source lines
-// prefetched, a range of tiles per oneTBB task.
+// prefetched (and its destination lines, where the move is stored
+// directly), a range of tiles per oneTBB task.
 #pragma once
 
 #include <cstddef>
@@ -123,6 +124,10 @@ struct grouped_transpose_plan {
     std::ptrdiff_t src_offset = 0;      // bytes
     std::ptrdiff_t dst_offset = 0;
     bool stream = false;                // streaming stores for the destination runs
+    // Large moves stored directly (not streamed): the next tile's
+    // destination lines are prefetched beside its source lines (in the
+    // caches those prefetches only cost).
+    bool prefetch_destination = false;
     // Micro blocks, where the source block's innermost dims make exactly
     // micro_lanes elements and the destination block's innermost dims
     // (other ones) too: the tile is then L x L blocks, each transposed in
@@ -148,11 +153,13 @@ struct grouped_transpose_plan {
     // value) and each across step likewise. Dims of 2 and 4: {0} each.
     std::vector<dim_t> micro_along_steps{0}, micro_across_steps{0};
     // Elements each along step moves: micro_lanes (0 says the same), or
-    // 2L for 2-byte elements on along axes of 16 or more where the level
-    // has the kernel (two blocks of L along in the halves of 256-bit
-    // vectors, each across element stored as one vector: half the stores
-    // of the 128-bit blocks); micro_along_steps are then 2L apart, the
-    // last one overlapping likewise.
+    // 2L for 2-byte elements on along axes of 16 or more (longer axes), or
+    // where the destination's first 2L elements share no dim with the
+    // source's first L (dims of 2 and 4: micro_load then holds 2L entries),
+    // where the level has the kernel (two blocks of L along in the halves
+    // of 256-bit vectors, each across element stored as one vector: half
+    // the stores of the 128-bit blocks); micro_along_steps are then 2L
+    // apart, the last one overlapping likewise.
     dim_t micro_along_lanes = 0;
     // The same destination offsets in the tile staged in L1 (its runs
     // back to back), whence streamed moves write whole runs: micro blocks
@@ -204,7 +211,8 @@ struct grouped_blocks {
     std::vector<bool> in_source, in_destination;
     dim_t source_run = 1, destination_run = 1, tile = 1;
 };
-std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes);
+// `streamed`: whether the move streams its stores (runs grow further).
+std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes, bool streamed);
 
 // The copy with its dim of unit stride on both sides (the source's and
 // the destination's innermost, shared) folded into the element: elements

@@ -91,7 +91,9 @@ void gather_runs_avx2_16(const byte *buffer, const std::int32_t *gather, dim_t r
     }
 }
 
-// Micro blocks: L vectors of L elements transposed in registers.
+// Micro blocks: L vectors of L elements transposed in registers. The
+// transposes are inlined into the block loops: called, they pass their
+// registers through the stack.
 template <typename Store>
 void store_vector(std::uint8_t *to, Store v, bool stream);
 template <>
@@ -106,7 +108,7 @@ inline void store_vector<__m128i>(std::uint8_t *to, __m128i v, bool stream) {
 }
 
 // 8 x 8 4-byte elements.
-void transpose_8x8_32(const __m256i *in, __m256i *out) {
+[[gnu::always_inline]] inline void transpose_8x8_32(const __m256i *in, __m256i *out) {
     __m256 r[8], t[8], q[8];
     for (int i = 0; i < 8; ++i) r[i] = _mm256_castsi256_ps(in[i]);
     for (int i = 0; i < 4; ++i) {
@@ -126,7 +128,7 @@ void transpose_8x8_32(const __m256i *in, __m256i *out) {
 }
 
 // 4 x 4 8-byte elements.
-void transpose_4x4_64(const __m256i *in, __m256i *out) {
+[[gnu::always_inline]] inline void transpose_4x4_64(const __m256i *in, __m256i *out) {
     const __m256d r0 = _mm256_castsi256_pd(in[0]), r1 = _mm256_castsi256_pd(in[1]), r2 = _mm256_castsi256_pd(in[2]),
                   r3 = _mm256_castsi256_pd(in[3]);
     const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1), t2 = _mm256_unpacklo_pd(r2, r3),
@@ -139,7 +141,7 @@ void transpose_4x4_64(const __m256i *in, __m256i *out) {
 
 // 8 x 8 2-byte elements twice, one block in each 128-bit half of the
 // vectors (the unpacks work within halves).
-void transpose_8x8_16_halves(const __m256i *r, __m256i *out) {
+[[gnu::always_inline]] inline void transpose_8x8_16_halves(const __m256i *r, __m256i *out) {
     __m256i a[8], b[8];
     for (int i = 0; i < 4; ++i) {
         a[2 * i] = _mm256_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
@@ -159,7 +161,7 @@ void transpose_8x8_16_halves(const __m256i *r, __m256i *out) {
 
 // 8 x 8 2-byte elements (128-bit vectors): the two-block transpose on the
 // low halves alone (the upper ones are never read back).
-void transpose_8x8_16(const __m128i *r, __m128i *out) {
+[[gnu::always_inline]] inline void transpose_8x8_16(const __m128i *r, __m128i *out) {
     __m256i wide[8], moved[8];
     for (int i = 0; i < 8; ++i) wide[i] = _mm256_castsi128_si256(r[i]);
     transpose_8x8_16_halves(wide, moved);
@@ -167,7 +169,7 @@ void transpose_8x8_16(const __m128i *r, __m128i *out) {
 }
 
 // 4 x 4 4-byte elements (128-bit vectors).
-void transpose_4x4_32(const __m128i *in, __m128i *out) {
+[[gnu::always_inline]] inline void transpose_4x4_32(const __m128i *in, __m128i *out) {
     __m128 r0 = _mm_castsi128_ps(in[0]), r1 = _mm_castsi128_ps(in[1]), r2 = _mm_castsi128_ps(in[2]),
            r3 = _mm_castsi128_ps(in[3]);
     _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
@@ -178,14 +180,14 @@ void transpose_4x4_32(const __m128i *in, __m128i *out) {
 }
 
 // 2 x 2 8-byte elements (128-bit vectors).
-void transpose_2x2_64(const __m128i *in, __m128i *out) {
+[[gnu::always_inline]] inline void transpose_2x2_64(const __m128i *in, __m128i *out) {
     out[0] = _mm_unpacklo_epi64(in[0], in[1]);
     out[1] = _mm_unpackhi_epi64(in[0], in[1]);
 }
 
 // 16 x 16 1-byte elements (128-bit vectors): interleaves of bytes, then
 // of 2-, 4- and 8-byte units, each stage pairing rows twice as far apart.
-void transpose_16x16_8(const __m128i *r, __m128i *out) {
+[[gnu::always_inline]] inline void transpose_16x16_8(const __m128i *r, __m128i *out) {
     __m128i t[16], u[16], v[16];
     for (int i = 0; i < 8; ++i) { // rows 2i, 2i + 1: columns 0-7, then 8-15
         t[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
@@ -209,7 +211,7 @@ void transpose_16x16_8(const __m128i *r, __m128i *out) {
 }
 
 // 2 x 2 16-byte elements (256-bit vectors: a 128-bit half each).
-void transpose_2x2_128(const __m256i *in, __m256i *out) {
+[[gnu::always_inline]] inline void transpose_2x2_128(const __m256i *in, __m256i *out) {
     out[0] = _mm256_permute2x128_si256(in[0], in[1], 0x20);
     out[1] = _mm256_permute2x128_si256(in[0], in[1], 0x31);
 }
@@ -221,7 +223,7 @@ void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::p
                        const byte * /*post*/) {
     static_assert(sizeof(Vector) == L * N);
     // One block from base (its vectors' loads), to (its stores' base).
-    const auto block = [&](const byte *base, byte *to, const std::ptrdiff_t *stored) {
+    const auto block = [&](const byte *base, byte *to, const std::ptrdiff_t *stored) __attribute__((always_inline)) {
         Vector in[L], out[L];
         for (int b = 0; b < L; ++b) {
             const byte *at = base + load[b];

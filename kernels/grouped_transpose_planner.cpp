@@ -174,7 +174,7 @@ void plan_shared_lanes(grouped_transpose_plan &g, const std::vector<fine_dim> &f
 } // namespace
 
 // The blocks of a grouped transpose (see the header), or nothing.
-std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes) {
+std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes, bool streamed) {
     if (plan.volume <= 1 || plan.dims.empty() || !(element_bytes == 1 || element_bytes == 2 || element_bytes == 4 ||
                                                    element_bytes == 8 || element_bytes == 16))
         return std::nullopt;
@@ -230,11 +230,14 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
     if (static_cast<std::size_t>(plan.volume * e) >= large_grouped_move_bytes) {
         while (static_cast<std::size_t>(g.tile * e) < min_grouped_tile_bytes && grow(false, max_grouped_tile_bytes, 0)) {
         }
-        // Destination runs that end inside a line (dims of 3) grow by
-        // their neighbours, up to a tile of max_grouped_buffer_bytes, so
-        // that fewer lines are written in parts (each part an ordinary
-        // store, its line read first).
-        while (static_cast<std::size_t>(g.destination_run * e) % 64 != 0 &&
+        // Streamed: destination runs that end inside a line (dims of 3)
+        // grow by their neighbours, up to a tile of
+        // max_grouped_buffer_bytes, so that fewer lines are written in
+        // parts (each part an ordinary store, its line read first). Moves
+        // stored directly keep their short runs: the tile's lines then stay
+        // in L1 beside the next tile's prefetched ones (docs/performance.md,
+        // "The grouped transpose's destination prefetch").
+        while (streamed && static_cast<std::size_t>(g.destination_run * e) % 64 != 0 &&
                grow(false, max_grouped_buffer_bytes, 0, max_grouped_buffer_bytes)) {
         }
     }
@@ -274,10 +277,11 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     // A dim innermost on both sides moves as part of a wider element
     // (docs/performance.md, "The grouped transpose's shared inner dim").
     const std::optional<widened_copy> widened = widen_shared_inner_dim(original, original_element_bytes);
+    const bool streamed = static_cast<std::size_t>(original.volume) * original_element_bytes >= streaming_bytes;
     std::optional<grouped_blocks> blocks;
-    if (widened) blocks = choose_grouped_blocks(widened->plan, widened->element_bytes);
+    if (widened) blocks = choose_grouped_blocks(widened->plan, widened->element_bytes, streamed);
     const bool wide = blocks.has_value();
-    if (!wide) blocks = choose_grouped_blocks(original, original_element_bytes);
+    if (!wide) blocks = choose_grouped_blocks(original, original_element_bytes, streamed);
     if (!blocks) return std::nullopt;
     const copy_plan &plan = wide ? widened->plan : original;
     const std::size_t element_bytes = wide ? widened->element_bytes : original_element_bytes;
@@ -395,13 +399,28 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
         };
         for (const dim_t lanes : {widest, element_bytes >= 4 ? widest / 2 : dim_t{0}}) {
         if (lanes < 2 || g.micro_lanes > 0 || g.source_run % lanes != 0 || g.destination_run % lanes != 0) continue;
-        const std::vector<std::size_t> across = inner_dims(true, lanes), along = inner_dims(false, lanes);
+        const std::vector<std::size_t> across = inner_dims(true, lanes);
+        std::vector<std::size_t> along = inner_dims(false, lanes);
         const auto in = [](const std::vector<std::size_t> &set, std::size_t k) {
             return std::find(set.begin(), set.end(), k) != set.end();
         };
-        const bool disjoint = std::none_of(across.begin(), across.end(), [&](std::size_t k) { return in(along, k); });
-        if (!across.empty() && !along.empty() && disjoint) {
+        const auto disjoint_from_across = [&](const std::vector<std::size_t> &dims) {
+            return std::none_of(across.begin(), across.end(), [&](std::size_t k) { return in(dims, k); });
+        };
+        if (!across.empty() && !along.empty() && disjoint_from_across(along)) {
             g.micro_lanes = lanes;
+            // 2-byte elements: blocks of 2L along where the destination's
+            // first 2L elements are other dims than the across ones too and
+            // the level has the kernel (micro_along_lanes: each store a
+            // 256-bit vector, half the stores).
+            if (element_bytes == 2 && g.destination_run % (2 * lanes) == 0 &&
+                grouped_micro_kernel(isa, 1, lanes, 2 * lanes)) {
+                if (std::vector<std::size_t> longer = inner_dims(false, 2 * lanes);
+                    !longer.empty() && disjoint_from_across(longer)) {
+                    along = std::move(longer);
+                    g.micro_along_lanes = 2 * lanes;
+                }
+            }
             std::vector<fine_dim> along_dims, across_dims;
             for (std::size_t k : along) along_dims.push_back(fine[k]);
             for (std::size_t k : across) across_dims.push_back(fine[k]);
@@ -558,7 +577,8 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     }
     g.src_offset = plan.src_offset * e;
     g.dst_offset = plan.dst_offset * e;
-    g.stream = static_cast<std::size_t>(plan.volume) * element_bytes >= streaming_bytes;
+    g.stream = streamed;
+    g.prefetch_destination = !streamed && static_cast<std::size_t>(plan.volume * e) >= large_grouped_move_bytes;
     // The level's kernels, chosen here once: the executor only calls them.
     g.isa = isa;
     int log2e = 0;
@@ -580,7 +600,8 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
     if (transpose_rows * e >= line || transpose_columns * e >= line) return false;
     // Below a page the plan's tables cost more than the element walk saves.
     if (plan.volume * e < static_cast<dim_t>(min_grouped_bytes)) return false;
-    return choose_grouped_blocks(plan, element_bytes).has_value();
+    // Whether blocks exist does not depend on streaming (only how far runs grow).
+    return choose_grouped_blocks(plan, element_bytes, false).has_value();
 }
 
 } // namespace reshaper::impl

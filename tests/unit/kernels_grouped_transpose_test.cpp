@@ -496,6 +496,8 @@ TEST_F(grouped_transpose, large_moves_grow_runs_that_end_inside_lines) {
     const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
     const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
     ASSERT_TRUE(g.has_value());
+    EXPECT_TRUE(g->stream);
+    EXPECT_FALSE(g->prefetch_destination); // streamed stores need no line read first
     EXPECT_EQ(g->destination_run, 2187);
     EXPECT_EQ(g->tile, 19683);
     std::mt19937 rng(33);
@@ -618,6 +620,74 @@ TEST_F(grouped_transpose, wide_along_blocks_match_the_reference) {
     EXPECT_TRUE(some_rank_12_of_3s_matches_reference(2, 8, rng, wide));
     oneapi::tbb::task_arena one(1);
     one.execute([&] { EXPECT_TRUE(some_rank_12_of_3s_matches_reference(2, 8, rng, wide)); });
+}
+
+// Dims of 2: 2-byte elements take 8 across x 16 along blocks too where
+// the destination's first 16 elements are other dims than the source's
+// first 8: bf16 rank 23 of 2s (high_rank_bench's permutation) loads 16
+// vectors and stores 8 at AVX2 (8 and 8 at the scalar level, which has no
+// such kernel). Random permutations of rank-14 to rank-18 tensors of 2s
+// that take them, streamed and stored directly, match the reference bit
+// for bit at every level.
+TEST_F(grouped_transpose, wide_along_blocks_over_dims_of_2) {
+    if (detected_cpu_isa() < cpu_isa::avx2) GTEST_SKIP() << "no AVX2 here";
+    const permutation p = numpy_permutation(
+        dims_t(23, 2), {2, 10, 11, 8, 7, 14, 13, 21, 16, 20, 22, 4, 18, 12, 5, 1, 0, 3, 19, 17, 15, 6, 9});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->micro_lanes, 8);
+    EXPECT_EQ(g->micro_along_lanes, 16);
+    EXPECT_EQ(g->micro_load.size(), 16u);
+    EXPECT_EQ(g->micro_store.size(), 8u);
+    const auto h = grouped_plan(plan, 2, cpu_isa::scalar);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(h->micro_load.size(), 8u);
+    std::mt19937 rng(53);
+    int streamed = 0, direct = 0;
+    for (int draw = 0; draw < 40 && (streamed < 2 || direct < 2); ++draw) {
+        const std::size_t rank = 14 + rng() % 5;
+        const std::vector<std::size_t> perm = random_axis_order(rank, rng);
+        const permutation q = numpy_permutation(dims_t(rank, 2), perm);
+        const copy_plan qp = make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0);
+        const auto k = grouped_plan(qp, 2);
+        if (!k || k->micro_along_lanes != 16 || k->micro_along_steps.size() != 1) continue;
+        ++(k->stream ? streamed : direct);
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(2, q.dims, q.src_strides, 0, qp.volume, q.dst_strides, 0, qp.volume, isa,
+                                             rng, text(dims_t(rank, 2), perm));
+    }
+    EXPECT_GE(streamed, 1);
+    EXPECT_GE(direct, 1);
+}
+
+// Moves stored directly (below the streaming threshold) keep destination
+// runs that end inside a line short: bf16 rank 15 of 3s then has runs of
+// 81 elements and tiles of 2187 (streamed: 2187 and 19683,
+// large_moves_grow_runs_that_end_inside_lines), and its next tile's
+// destination lines are prefetched (in moves of 1 MiB or more). Rank-12 moves of 3s (1 MiB of bf16,
+// 2 MiB of f32) stored directly match the reference bit for bit at every
+// level.
+TEST_F(grouped_transpose, moves_stored_directly_keep_runs_that_end_inside_lines) {
+    override_streaming_threshold_for_testing(std::size_t{1} << 40);
+    const permutation p = numpy_permutation(dims_t(15, 3), {6, 5, 8, 11, 14, 9, 10, 7, 13, 3, 4, 12, 1, 2, 0});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_FALSE(g->stream);
+    EXPECT_TRUE(g->prefetch_destination);
+    EXPECT_EQ(g->destination_run, 81);
+    EXPECT_EQ(g->tile, 2187);
+    // Moves of under 1 MiB (in the caches) prefetch their sources only.
+    const permutation small = numpy_permutation(dims_t(9, 3), {6, 5, 8, 1, 3, 0, 2, 7, 4});
+    const auto h = grouped_plan(make_copy_plan(small.dims, small.src_strides, 0, small.dst_strides, 0), 2);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_FALSE(h->prefetch_destination);
+    std::mt19937 rng(59);
+    for (std::size_t e : {2, 4})
+        EXPECT_TRUE(some_rank_12_of_3s_matches_reference(
+            e, 8, rng, [](const grouped_transpose_plan &k) { return !k.stream && k.destination_run * k.element_bytes % 64 != 0; }))
+            << e;
 }
 
 // Offsets, padded dims (gaps the move must leave alone) and guards around
