@@ -154,6 +154,29 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
 // A quarter's G rows are made and handed to `store_row(c, v)` (destination
 // row c) before the next quarter's are loaded: G vectors live, within the
 // 32 registers.
+// Quarter g alone, stored: destination rows g * G .. g * G + G-1 at
+// dst + c * dst_pitch. The row addresses step along opaque pointers (see
+// transpose_block_into): unrolled over groups of tiles, GCC otherwise kept
+// a pointer per source and destination row and reloaded them from the
+// stack before each access.
+template <class Ops, int E>
+inline void transpose_quarter_into(const std::uint8_t *src, std::ptrdiff_t pitch, int g, std::uint8_t *dst,
+                                   std::ptrdiff_t dst_pitch) {
+    static_assert(Ops::lanes == 4);
+    constexpr int G = 16 / E;
+    typename Ops::vec v[G];
+    const std::uint8_t *row = src + g * 16;
+    for (int r = 0; r < G; ++r, row += pitch) {
+        asm("" : "+r"(row));
+        v[r] = Ops::load_quarters(row, G * pitch);
+    }
+    transpose_in_lanes<Ops, E>(v);
+    std::uint8_t *out = dst + g * G * dst_pitch;
+    for (int j = 0; j < G; ++j, out += dst_pitch) {
+        asm("" : "+r"(out));
+        Ops::store(out, v[j]);
+    }
+}
 template <class Ops, int E, class StoreRow>
 inline void transpose_block_by_quarters(const std::uint8_t *src, std::ptrdiff_t pitch, const StoreRow &store_row) {
     static_assert(Ops::lanes == 4);
@@ -464,9 +487,25 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     // A register that holds a whole tile row (AVX-512's): each tile's
     // destination lines are stored as they are made, whole lines already.
     // Holding W tiles for the rows' runs put them on the stack (W * T
-    // vectors: all of L1 for 1-byte elements) and read them back; where
-    // destination rows lie a multiple of 4 KiB apart (each tile's lines in
-    // one L1 set) the runs still measured faster (docs/performance.md).
+    // vectors: all of L1 for 1-byte elements) and read them back.
+    // Where destination rows lie a multiple of 4 KiB apart (each tile's
+    // lines in one L1 set) tiles one after the other measured slower than
+    // those runs, and groups of 4 tiles a quarter at a time (the
+    // quarter's G rows of all 4 tiles, runs of 4 lines, before the next
+    // quarter's; the group's source stays in L1 for the 4 quarters)
+    // faster than both (docs/performance.md).
+    if constexpr (parts == 1 && E <= 8 && W % 4 == 0)
+        if (!stream && dst_pitch % 4096 == 0) {
+            for (int first = 0; first < W; first += 4) {
+                if constexpr (Prefetch)
+                    if (ahead) ahead->issue(4 * per_block);
+                for (int g = 0; g < 4; ++g)
+                    for (int w = first; w < first + 4; ++w)
+                        transpose_quarter_into<Ops, E>(src + w * T * src_pitch, src_pitch, g, dst + w * tile_bytes,
+                                                       dst_pitch);
+            }
+            return;
+        }
     if constexpr (parts == 1)
         if (!stream && dst_pitch % 4096 != 0) {
             for (int w = 0; w < W; ++w) {
