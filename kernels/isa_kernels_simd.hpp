@@ -146,19 +146,17 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
     transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
 }
 
-// transpose_block for vectors of four lanes (AVX-512's): vector r of
-// quarter g loads 16-byte piece g of rows r, G + r, 2G + r and 3G + r, one
+// Quarter g of a tile's transpose for vectors of four lanes (AVX-512's):
+// vector r loads 16-byte piece g of rows r, G + r, 2G + r and 3G + r, one
 // per lane, so that the in-lane transpose alone leaves whole destination
-// rows (out[g * G + j]): the loads' inserts (any of two ports) take the
+// rows g * G .. g * G + G-1: the loads' inserts (any of two ports) take the
 // place of the cross-lane shuffles (one port, which the unpacks keep busy).
-// A quarter's G rows are made and handed to `store_row(c, v)` (destination
-// row c) before the next quarter's are loaded: G vectors live, within the
-// 32 registers.
-// Quarter g alone, stored: destination rows g * G .. g * G + G-1 at
-// dst + c * dst_pitch. The row addresses step along opaque pointers (see
-// transpose_block_into): unrolled over groups of tiles, GCC otherwise kept
-// a pointer per source and destination row and reloaded them from the
-// stack before each access.
+// The G rows are stored as made, row c at dst + c * dst_pitch: G vectors
+// live, within the 32 registers. The row addresses step along opaque
+// pointers (see transpose_block_into): with an address per row, GCC kept a
+// pointer per source and destination row of the unrolled tiles on the
+// stack and reloaded one before each access (perf annotate of s8 NHWC as
+// NCHW).
 template <class Ops, int E>
 inline void transpose_quarter_into(const std::uint8_t *src, std::ptrdiff_t pitch, int g, std::uint8_t *dst,
                                    std::ptrdiff_t dst_pitch) {
@@ -175,18 +173,6 @@ inline void transpose_quarter_into(const std::uint8_t *src, std::ptrdiff_t pitch
     for (int j = 0; j < G; ++j, out += dst_pitch) {
         asm("" : "+r"(out));
         Ops::store(out, v[j]);
-    }
-}
-template <class Ops, int E, class StoreRow>
-inline void transpose_block_by_quarters(const std::uint8_t *src, std::ptrdiff_t pitch, const StoreRow &store_row) {
-    static_assert(Ops::lanes == 4);
-    constexpr int G = 16 / E;
-    for (int g = 0; g < 4; ++g) {
-        typename Ops::vec v[G];
-        for (int r = 0; r < G; ++r)
-            v[r] = Ops::load_quarters(src + r * pitch + g * 16, G * pitch);
-        transpose_in_lanes<Ops, E>(v);
-        for (int j = 0; j < G; ++j) store_row(g * G + j, v[j]);
     }
 }
 
@@ -514,8 +500,8 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
                 std::uint8_t *to = dst + w * tile_bytes;
                 asm("" : "+r"(to)); // see transpose_block_into
                 if constexpr (E <= 2) {
-                    transpose_block_by_quarters<Ops, E>(src + w * T * src_pitch, src_pitch,
-                                                        [&](int c, vec v) { Ops::store(to + c * dst_pitch, v); });
+                    for (int g = 0; g < 4; ++g)
+                        transpose_quarter_into<Ops, E>(src + w * T * src_pitch, src_pitch, g, to, dst_pitch);
                 } else { // measured no faster by quarters
                     vec out[T];
                     transpose_block<Ops, E>(src + w * T * src_pitch, src_pitch, out);
