@@ -158,21 +158,60 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
 // stack and reloaded one before each access (perf annotate of s8 NHWC as
 // NCHW).
 template <class Ops, int E>
-inline void transpose_quarter_into(const std::uint8_t *src, std::ptrdiff_t pitch, int g, std::uint8_t *dst,
-                                   std::ptrdiff_t dst_pitch) {
+inline void load_quarter(const std::uint8_t *src, std::ptrdiff_t pitch, int g, typename Ops::vec *v) {
     static_assert(Ops::lanes == 4);
     constexpr int G = 16 / E;
-    typename Ops::vec v[G];
     const std::uint8_t *row = src + g * 16;
     for (int r = 0; r < G; ++r, row += pitch) {
         asm("" : "+r"(row));
         v[r] = Ops::load_quarters(row, G * pitch);
     }
+}
+template <class Ops, int E>
+inline void finish_quarter_into(typename Ops::vec *v, int g, std::uint8_t *dst, std::ptrdiff_t dst_pitch) {
+    constexpr int G = 16 / E;
     transpose_in_lanes<Ops, E>(v);
     std::uint8_t *out = dst + g * G * dst_pitch;
     for (int j = 0; j < G; ++j, out += dst_pitch) {
         asm("" : "+r"(out));
         Ops::store(out, v[j]);
+    }
+}
+template <class Ops, int E>
+inline void transpose_quarter_into(const std::uint8_t *src, std::ptrdiff_t pitch, int g, std::uint8_t *dst,
+                                   std::ptrdiff_t dst_pitch) {
+    typename Ops::vec v[16 / E];
+    load_quarter<Ops, E>(src, pitch, g, v);
+    finish_quarter_into<Ops, E>(v, g, dst, dst_pitch);
+}
+
+// K tiles side by side (source rows T apart, destination bytes 64 apart), a
+// quarter of each at a time: the G rows of all K tiles before the next G
+// (runs of K lines), so that the K tiles' source, read 4 times, stays in
+// L1. Where a quarter is at most 8 vectors (2-byte and wider elements),
+// each quarter's loads are issued before the stores of the one before:
+// its stores wait long on their lines (rows a multiple of 4 KiB apart
+// share one L1 set), and a load after a store to an address with the same
+// low 12 bits waits for it (4K aliasing); 1-byte quarters (16 vectors)
+// twice spilled to the stack.
+template <class Ops, int E, int K>
+inline void transpose_tiles_by_quarters(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                        std::ptrdiff_t dst_pitch) {
+    using vec = typename Ops::vec;
+    constexpr int G = 16 / E, T = 64 / E;
+    if constexpr (G > 8) {
+        for (int g = 0; g < 4; ++g)
+            for (int w = 0; w < K; ++w)
+                transpose_quarter_into<Ops, E>(src + w * T * pitch, pitch, g, dst + w * tile_bytes, dst_pitch);
+    } else {
+        vec v[2][G];
+        load_quarter<Ops, E>(src, pitch, 0, v[0]);
+#pragma GCC unroll 32
+        for (int q = 0; q < 4 * K; ++q) { // quarter q / K of tile q % K
+            if (q + 1 < 4 * K)
+                load_quarter<Ops, E>(src + (q + 1) % K * T * pitch, pitch, (q + 1) / K, v[(q + 1) % 2]);
+            finish_quarter_into<Ops, E>(v[q % 2], q / K, dst + q % K * tile_bytes, dst_pitch);
+        }
     }
 }
 
@@ -476,19 +515,15 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     // vectors: all of L1 for 1-byte elements) and read them back.
     // Where destination rows lie a multiple of 4 KiB apart (each tile's
     // lines in one L1 set) tiles one after the other measured slower than
-    // those runs, and groups of 4 tiles a quarter at a time (the
-    // quarter's G rows of all 4 tiles, runs of 4 lines, before the next
-    // quarter's; the group's source stays in L1 for the 4 quarters)
-    // faster than both (docs/performance.md).
+    // those runs, and groups of 4 tiles a quarter at a time
+    // (transpose_tiles_by_quarters) faster than both (docs/performance.md).
     if constexpr (parts == 1 && E <= 8 && W % 4 == 0)
         if (!stream && dst_pitch % 4096 == 0) {
             for (int first = 0; first < W; first += 4) {
                 if constexpr (Prefetch)
                     if (ahead) ahead->issue(4 * per_block);
-                for (int g = 0; g < 4; ++g)
-                    for (int w = first; w < first + 4; ++w)
-                        transpose_quarter_into<Ops, E>(src + w * T * src_pitch, src_pitch, g, dst + w * tile_bytes,
-                                                       dst_pitch);
+                transpose_tiles_by_quarters<Ops, E, 4>(src + first * T * src_pitch, src_pitch,
+                                                       dst + first * tile_bytes, dst_pitch);
             }
             return;
         }
