@@ -11,16 +11,21 @@ struct avx512_ops {
     using vec = __m512i;
     static constexpr int bytes = 64;
     static constexpr int lanes = 4;
-    // Tuned on an AMD EPYC with AVX-512 (the CI machine): the AVX2 level's
-    // column blocks with prefetch, 2 tiles side by side where rows lie a
-    // page or more apart, 8 where the move stays in the caches; 16-byte
-    // elements streamed as the AVX2 level walks them (column blocks of 4
-    // tiles: their strips of 4 tiles ran far slower on an Intel Xeon with
-    // AVX-512). Figures: docs/performance.md, "Why the kernels are tuned as
-    // they are".
+    // Tuned on an AMD EPYC with AVX-512: the AVX2 level's column blocks
+    // with prefetch, 2 tiles side by side where rows lie a page or more
+    // apart; 16-byte elements streamed as the AVX2 level walks them (column
+    // blocks of 4 tiles: their strips of 4 tiles ran far slower on an Intel
+    // Xeon with AVX-512). In a core's caches 8 tiles side by side for 1- and
+    // 2-byte elements, 4 for 4- and 8-byte ones (as the AVX2 level on the
+    // AMD machines; measured here on an Intel Xeon: each column step's
+    // source stays in L1 for the strip's row tiles where destination rows
+    // lie a multiple of 4 KiB apart). In the last-level cache, 8 with the
+    // next step's lines prefetched, 16-byte elements in column blocks of 4
+    // (measured on the Intel Xeon alone). Figures: docs/performance.md, "Why
+    // the kernels are tuned as they are".
     static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 128, true}, {4, 0, 64, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
                                           {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {4, 0, 64, true}}},
-                                          {{{8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {1, 4}}},
+                                          {{{8, 0, 128}, {8, 0, 128}, {4, 0, 128}, {4, 0, 128}, {1, 4}}},
                                           {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}}}};
 
     static vec load(const std::uint8_t *p) { return _mm512_loadu_si512(p); }

@@ -147,24 +147,72 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
     transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
 }
 
-// transpose_block for vectors of four lanes (AVX-512's): vector r of
-// quarter g loads 16-byte piece g of rows r, G + r, 2G + r and 3G + r, one
+// Quarter g of a tile's transpose for vectors of four lanes (AVX-512's):
+// vector r loads 16-byte piece g of rows r, G + r, 2G + r and 3G + r, one
 // per lane, so that the in-lane transpose alone leaves whole destination
-// rows (out[g * G + j]): the loads' inserts (any of two ports) take the
+// rows g * G .. g * G + G-1: the loads' inserts (any of two ports) take the
 // place of the cross-lane shuffles (one port, which the unpacks keep busy).
-// A quarter's G rows are made and handed to `store_row(c, v)` (destination
-// row c) before the next quarter's are loaded: G vectors live, within the
-// 32 registers.
-template <class Ops, int E, class StoreRow>
-inline void transpose_block_by_quarters(const std::uint8_t *src, std::ptrdiff_t pitch, const StoreRow &store_row) {
+// The G rows are stored as made, row c at dst + c * dst_pitch: G vectors
+// live, within the 32 registers. The row addresses step along opaque
+// pointers (see transpose_block_into): with an address per row, GCC kept a
+// pointer per source and destination row of the unrolled tiles on the
+// stack and reloaded one before each access (perf annotate of s8 NHWC as
+// NCHW).
+template <class Ops, int E>
+inline void load_quarter(const std::uint8_t *src, std::ptrdiff_t pitch, int g, typename Ops::vec *v) {
     static_assert(Ops::lanes == 4);
     constexpr int G = 16 / E;
-    for (int g = 0; g < 4; ++g) {
-        typename Ops::vec v[G];
-        for (int r = 0; r < G; ++r)
-            v[r] = Ops::load_quarters(src + r * pitch + g * 16, G * pitch);
-        transpose_in_lanes<Ops, E>(v);
-        for (int j = 0; j < G; ++j) store_row(g * G + j, v[j]);
+    const std::uint8_t *row = src + g * 16;
+    for (int r = 0; r < G; ++r, row += pitch) {
+        asm("" : "+r"(row));
+        v[r] = Ops::load_quarters(row, G * pitch);
+    }
+}
+template <class Ops, int E>
+inline void finish_quarter_into(typename Ops::vec *v, int g, std::uint8_t *dst, std::ptrdiff_t dst_pitch) {
+    constexpr int G = 16 / E;
+    transpose_in_lanes<Ops, E>(v);
+    std::uint8_t *out = dst + g * G * dst_pitch;
+    for (int j = 0; j < G; ++j, out += dst_pitch) {
+        asm("" : "+r"(out));
+        Ops::store(out, v[j]);
+    }
+}
+template <class Ops, int E>
+inline void transpose_quarter_into(const std::uint8_t *src, std::ptrdiff_t pitch, int g, std::uint8_t *dst,
+                                   std::ptrdiff_t dst_pitch) {
+    typename Ops::vec v[16 / E];
+    load_quarter<Ops, E>(src, pitch, g, v);
+    finish_quarter_into<Ops, E>(v, g, dst, dst_pitch);
+}
+
+// K tiles side by side (source rows T apart, destination bytes 64 apart), a
+// quarter of each at a time: the G rows of all K tiles before the next G
+// (runs of K lines), so that the K tiles' source, read 4 times, stays in
+// L1. Where a quarter is at most 8 vectors (2-byte and wider elements),
+// each quarter's loads are issued before the stores of the one before:
+// its stores wait long on their lines (rows a multiple of 4 KiB apart
+// share one L1 set), and a load after a store to an address with the same
+// low 12 bits waits for it (4K aliasing); 1-byte quarters (16 vectors)
+// twice spilled to the stack.
+template <class Ops, int E, int K>
+inline void transpose_tiles_by_quarters(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                        std::ptrdiff_t dst_pitch) {
+    using vec = typename Ops::vec;
+    constexpr int G = 16 / E, T = 64 / E;
+    if constexpr (G > 8) {
+        for (int g = 0; g < 4; ++g)
+            for (int w = 0; w < K; ++w)
+                transpose_quarter_into<Ops, E>(src + w * T * pitch, pitch, g, dst + w * tile_bytes, dst_pitch);
+    } else {
+        vec v[2][G];
+        load_quarter<Ops, E>(src, pitch, 0, v[0]);
+#pragma GCC unroll 32
+        for (int q = 0; q < 4 * K; ++q) { // quarter q / K of tile q % K
+            if (q + 1 < 4 * K)
+                load_quarter<Ops, E>(src + (q + 1) % K * T * pitch, pitch, (q + 1) / K, v[(q + 1) % 2]);
+            finish_quarter_into<Ops, E>(v[q % 2], q / K, dst + q % K * tile_bytes, dst_pitch);
+        }
     }
 }
 
@@ -465,9 +513,21 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
     // A register that holds a whole tile row (AVX-512's): each tile's
     // destination lines are stored as they are made, whole lines already.
     // Holding W tiles for the rows' runs put them on the stack (W * T
-    // vectors: all of L1 for 1-byte elements) and read them back; where
-    // destination rows lie a multiple of 4 KiB apart (each tile's lines in
-    // one L1 set) the runs still measured faster (docs/performance.md).
+    // vectors: all of L1 for 1-byte elements) and read them back.
+    // Where destination rows lie a multiple of 4 KiB apart (each tile's
+    // lines in one L1 set) tiles one after the other measured slower than
+    // those runs, and groups of 4 tiles a quarter at a time
+    // (transpose_tiles_by_quarters) faster than both (docs/performance.md).
+    if constexpr (parts == 1 && E <= 8 && W % 4 == 0)
+        if (!stream && dst_pitch % 4096 == 0) {
+            for (int first = 0; first < W; first += 4) {
+                if constexpr (Prefetch)
+                    if (ahead) ahead->issue(4 * per_block);
+                transpose_tiles_by_quarters<Ops, E, 4>(src + first * T * src_pitch, src_pitch,
+                                                       dst + first * tile_bytes, dst_pitch);
+            }
+            return;
+        }
     if constexpr (parts == 1)
         if (!stream && dst_pitch % 4096 != 0) {
             for (int w = 0; w < W; ++w) {
@@ -476,8 +536,8 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
                 std::uint8_t *to = dst + w * tile_bytes;
                 asm("" : "+r"(to)); // see transpose_block_into
                 if constexpr (E <= 2) {
-                    transpose_block_by_quarters<Ops, E>(src + w * T * src_pitch, src_pitch,
-                                                        [&](int c, vec v) { Ops::store(to + c * dst_pitch, v); });
+                    for (int g = 0; g < 4; ++g)
+                        transpose_quarter_into<Ops, E>(src + w * T * src_pitch, src_pitch, g, to, dst_pitch);
                 } else { // measured no faster by quarters
                     vec out[T];
                     transpose_block<Ops, E>(src + w * T * src_pitch, src_pitch, out);

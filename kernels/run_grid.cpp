@@ -18,6 +18,7 @@ void copy_run_grid_scalar(std::uint8_t *dst, std::ptrdiff_t dst_along, std::ptrd
 
 run_grid_fn run_grid_kernel(cpu_isa isa) {
 #if defined(RESHAPER_X86_KERNELS)
+    if (isa == cpu_isa::avx512) return &copy_run_grid_avx512;
     if (isa != cpu_isa::scalar) return &copy_run_grid_avx2;
 #endif
     (void)isa;

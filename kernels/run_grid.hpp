@@ -20,8 +20,9 @@ using run_grid_fn = void (*)(std::uint8_t *dst, std::ptrdiff_t dst_along, std::p
                              const std::uint8_t *src, std::ptrdiff_t src_along, std::ptrdiff_t src_across,
                              std::size_t run_bytes, std::size_t along_count, std::size_t across_count);
 
-// The grid kernel of `isa` (levels with AVX2 share one; the scalar level
-// copies each run with memcpy).
+// The grid kernel of `isa` (the AVX2 level's, which the AVX-512 one
+// calls for all but one-vector runs; the scalar level copies each run with
+// memcpy).
 run_grid_fn run_grid_kernel(cpu_isa isa);
 
 void copy_run_grid_scalar(std::uint8_t *dst, std::ptrdiff_t dst_along, std::ptrdiff_t dst_across,
@@ -31,6 +32,9 @@ void copy_run_grid_scalar(std::uint8_t *dst, std::ptrdiff_t dst_along, std::ptrd
 void copy_run_grid_avx2(std::uint8_t *dst, std::ptrdiff_t dst_along, std::ptrdiff_t dst_across,
                         const std::uint8_t *src, std::ptrdiff_t src_along, std::ptrdiff_t src_across,
                         std::size_t run_bytes, std::size_t along_count, std::size_t across_count);
+void copy_run_grid_avx512(std::uint8_t *dst, std::ptrdiff_t dst_along, std::ptrdiff_t dst_across,
+                          const std::uint8_t *src, std::ptrdiff_t src_along, std::ptrdiff_t src_across,
+                          std::size_t run_bytes, std::size_t along_count, std::size_t across_count);
 #endif
 
 } // namespace reshaper::impl

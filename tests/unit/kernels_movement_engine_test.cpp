@@ -410,7 +410,7 @@ TEST_F(movement_engine, whole_small_transposes_match_the_element_copy) {
 // rows' gaps or past them written. Destination rows lines apart, off a
 // line (unaligned stores), 2 KiB and 4 KiB apart (the tiles' ordinary
 // stores take another order at multiples of 2 and 4 KiB: AVX2's line
-// buffers, AVX-512's W tiles' rows stored back to back; elsewhere
+// buffers, AVX-512's groups of 4 tiles a quarter at a time; elsewhere
 // AVX-512 stores each tile's lines as made).
 TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
     std::mt19937 rng(13);

@@ -103,6 +103,35 @@ TEST(run_grid, kernels_copy_exactly_their_runs) {
     }
 }
 
+// The split heads' grid ([S,H,64] -> [H,S,64]: runs of one 64-byte vector,
+// back to back along the destination), which the AVX-512 level copies in
+// blocks of steps along: along counts below, at and past a whole number of
+// blocks, source runs off any alignment, nothing outside the runs written.
+TEST(run_grid, kernels_copy_runs_back_to_back_along_the_destination) {
+    std::mt19937 rng(12);
+    std::vector<run_grid_fn> kernels{&copy_run_grid_scalar};
+    for (cpu_isa isa : levels_here()) kernels.push_back(run_grid_kernel(isa));
+    constexpr std::size_t run = 64, across = 3;
+    for (std::size_t along : {1u, 3u, 4u, 5u, 8u, 11u}) {
+        const std::ptrdiff_t src_across = run + 3, src_along = src_across * static_cast<std::ptrdiff_t>(across) + 7;
+        const std::ptrdiff_t dst_along = run, dst_across = static_cast<std::ptrdiff_t>(run * along + 9);
+        std::vector<std::uint8_t> src(static_cast<std::size_t>(src_along) * along + 1);
+        for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+        std::vector<std::uint8_t> expected(static_cast<std::size_t>(dst_across) * across + 1);
+        for (auto &b : expected) b = static_cast<std::uint8_t>(rng());
+        const std::vector<std::uint8_t> before = expected;
+        for (std::size_t i = 0; i < along; ++i)
+            for (std::size_t j = 0; j < across; ++j)
+                std::memcpy(expected.data() + 1 + i * dst_along + j * dst_across,
+                            src.data() + 1 + i * src_along + j * src_across, run);
+        for (run_grid_fn kernel : kernels) {
+            std::vector<std::uint8_t> dst = before;
+            kernel(dst.data() + 1, dst_along, dst_across, src.data() + 1, src_along, src_across, run, along, across);
+            EXPECT_EQ(dst, expected) << along << " steps along";
+        }
+    }
+}
+
 // Attention heads split and merged and channel shuffle in the cache take a
 // grid across the heads (the shuffle's groups); streamed they keep calls
 // of one dim.
