@@ -155,6 +155,22 @@ std::size_t sysfs_core_cache_bytes() {
     return 0;
 }
 
+// sysconf's names of the level 2 and 3 cache sizes, where it has them.
+#if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+constexpr int sysconf_level2 = _SC_LEVEL2_CACHE_SIZE, sysconf_level3 = _SC_LEVEL3_CACHE_SIZE;
+#else
+constexpr int sysconf_level2 = -1, sysconf_level3 = -1;
+#endif
+
+// A cache's bytes: as sysfs lists them (`from_sysfs`, 0 when it does not),
+// else as sysconf's `sysconf_name` says, else `fallback`.
+std::size_t listed_else(std::size_t from_sysfs, int sysconf_name, std::size_t fallback) {
+    if (from_sysfs > 0) return from_sysfs;
+    if (sysconf_name >= 0)
+        if (const long bytes = sysconf(sysconf_name); bytes > 0) return static_cast<std::size_t>(bytes);
+    return fallback;
+}
+
 // 0: none; else the threshold a test asked for.
 std::atomic<std::size_t> streaming_threshold_override{0};
 std::atomic<std::size_t> last_level_walk_threshold_override{0};
@@ -167,24 +183,12 @@ std::size_t cache_share_bytes(std::size_t listed_bytes, std::size_t sharing_cpus
 }
 
 std::size_t last_level_cache_bytes() {
-    static const std::size_t bytes = [] {
-        if (const std::size_t from_sysfs = sysfs_last_level_cache_bytes(); from_sysfs > 0) return from_sysfs;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-        if (const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE); l3 > 0) return static_cast<std::size_t>(l3);
-#endif
-        return std::size_t{8} << 20;
-    }();
+    static const std::size_t bytes = listed_else(sysfs_last_level_cache_bytes(), sysconf_level3, std::size_t{8} << 20);
     return bytes;
 }
 
 std::size_t core_cache_bytes() {
-    static const std::size_t bytes = [] {
-        if (const std::size_t from_sysfs = sysfs_core_cache_bytes(); from_sysfs > 0) return from_sysfs;
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-        if (const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0) return static_cast<std::size_t>(l2);
-#endif
-        return std::size_t{1} << 20;
-    }();
+    static const std::size_t bytes = listed_else(sysfs_core_cache_bytes(), sysconf_level2, std::size_t{1} << 20);
     return bytes;
 }
 

@@ -64,6 +64,33 @@ movement_program check(const permute_move &m, std::size_t e, const machine_facts
     return program;
 }
 
+// A grid of `along` x `across` runs of `run` bytes, each side's steps in
+// bytes, from random bytes one past the buffers' starts: every kernel of
+// `kernels` writes exactly the runs an element copy writes.
+void expect_grid_copied(const std::vector<run_grid_fn> &kernels, std::mt19937 &rng, std::size_t run, std::size_t along,
+                        std::size_t across, std::ptrdiff_t src_along, std::ptrdiff_t src_across, std::ptrdiff_t dst_along,
+                        std::ptrdiff_t dst_across) {
+    const auto extent = [&](std::ptrdiff_t step_along, std::ptrdiff_t step_across) {
+        return static_cast<std::size_t>(step_along * static_cast<std::ptrdiff_t>(along - 1) +
+                                        step_across * static_cast<std::ptrdiff_t>(across - 1)) +
+               run + 1;
+    };
+    std::vector<std::uint8_t> src(extent(src_along, src_across));
+    for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+    std::vector<std::uint8_t> expected(extent(dst_along, dst_across));
+    for (auto &b : expected) b = static_cast<std::uint8_t>(rng());
+    const std::vector<std::uint8_t> before = expected;
+    for (std::size_t i = 0; i < along; ++i)
+        for (std::size_t j = 0; j < across; ++j)
+            std::memcpy(expected.data() + 1 + i * dst_along + j * dst_across,
+                        src.data() + 1 + i * src_along + j * src_across, run);
+    for (run_grid_fn kernel : kernels) {
+        std::vector<std::uint8_t> dst = before;
+        kernel(dst.data() + 1, dst_along, dst_across, src.data() + 1, src_along, src_across, run, along, across);
+        EXPECT_EQ(dst, expected) << "runs of " << run << ", " << along << " steps along, " << across << " across";
+    }
+}
+
 bool takes_grid(const movement_program &p) {
     const auto *r = std::get_if<run_copy_program>(&p.detail);
     return r != nullptr && r->grid != nullptr;
@@ -86,20 +113,7 @@ TEST(run_grid, kernels_copy_exactly_their_runs) {
         const std::ptrdiff_t src_along = src_across * static_cast<std::ptrdiff_t>(across) + 11;
         const auto dst_across = static_cast<std::ptrdiff_t>(run + 5);
         const std::ptrdiff_t dst_along = dst_across * static_cast<std::ptrdiff_t>(across);
-        std::vector<std::uint8_t> src(static_cast<std::size_t>(src_along) * along + 1);
-        for (auto &b : src) b = static_cast<std::uint8_t>(rng());
-        std::vector<std::uint8_t> expected(static_cast<std::size_t>(dst_along) * along + 1);
-        for (auto &b : expected) b = static_cast<std::uint8_t>(rng());
-        const std::vector<std::uint8_t> before = expected;
-        for (std::size_t i = 0; i < along; ++i)
-            for (std::size_t j = 0; j < across; ++j)
-                std::memcpy(expected.data() + 1 + i * dst_along + j * dst_across,
-                            src.data() + 1 + i * src_along + j * src_across, run);
-        for (run_grid_fn kernel : kernels) {
-            std::vector<std::uint8_t> dst = before;
-            kernel(dst.data() + 1, dst_along, dst_across, src.data() + 1, src_along, src_across, run, along, across);
-            EXPECT_EQ(dst, expected) << "runs of " << run;
-        }
+        expect_grid_copied(kernels, rng, run, along, across, src_along, src_across, dst_along, dst_across);
     }
 }
 
@@ -115,20 +129,7 @@ TEST(run_grid, kernels_copy_runs_back_to_back_along_the_destination) {
     for (std::size_t along : {1u, 3u, 4u, 5u, 8u, 11u}) {
         const std::ptrdiff_t src_across = run + 3, src_along = src_across * static_cast<std::ptrdiff_t>(across) + 7;
         const std::ptrdiff_t dst_along = run, dst_across = static_cast<std::ptrdiff_t>(run * along + 9);
-        std::vector<std::uint8_t> src(static_cast<std::size_t>(src_along) * along + 1);
-        for (auto &b : src) b = static_cast<std::uint8_t>(rng());
-        std::vector<std::uint8_t> expected(static_cast<std::size_t>(dst_across) * across + 1);
-        for (auto &b : expected) b = static_cast<std::uint8_t>(rng());
-        const std::vector<std::uint8_t> before = expected;
-        for (std::size_t i = 0; i < along; ++i)
-            for (std::size_t j = 0; j < across; ++j)
-                std::memcpy(expected.data() + 1 + i * dst_along + j * dst_across,
-                            src.data() + 1 + i * src_along + j * src_across, run);
-        for (run_grid_fn kernel : kernels) {
-            std::vector<std::uint8_t> dst = before;
-            kernel(dst.data() + 1, dst_along, dst_across, src.data() + 1, src_along, src_across, run, along, across);
-            EXPECT_EQ(dst, expected) << along << " steps along";
-        }
+        expect_grid_copied(kernels, rng, run, along, across, src_along, src_across, dst_along, dst_across);
     }
 }
 
