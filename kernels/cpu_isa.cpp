@@ -73,6 +73,27 @@ cpu_isa active_cpu_isa() {
     return active;
 }
 
+std::string_view to_string(kernel_tuning tuning) { return tuning == kernel_tuning::intel ? "intel" : "amd"; }
+
+kernel_tuning active_kernel_tuning() {
+    static const kernel_tuning active = [] {
+#if defined(RESHAPER_X86_KERNELS)
+        __builtin_cpu_init();
+        const kernel_tuning by_vendor = __builtin_cpu_is("intel") ? kernel_tuning::intel : kernel_tuning::amd;
+#else
+        const kernel_tuning by_vendor = kernel_tuning::amd;
+#endif
+        const char *asked = std::getenv("RESHAPER_KERNEL_TUNING");
+        if (!asked || !*asked) return by_vendor;
+        for (kernel_tuning t : {kernel_tuning::amd, kernel_tuning::intel})
+            if (to_string(t) == asked) return t;
+        warn_once("RESHAPER_KERNEL_TUNING", "RESHAPER_KERNEL_TUNING=" + std::string(asked) +
+                                                " is not one of amd, intel; using " + std::string(to_string(by_vendor)));
+        return by_vendor;
+    }();
+    return active;
+}
+
 namespace {
 
 // "32768K", "8M", "512" (bytes) as sysfs writes cache sizes; 0 for other text.

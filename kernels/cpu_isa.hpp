@@ -35,6 +35,23 @@ cpu_isa active_cpu_isa();
 // while kernels run on other threads.
 void override_cpu_isa_for_testing(std::optional<cpu_isa> level);
 
+// Whose measurements a level's kernel table follows where CPUs of the same
+// level differ: the AVX-512 level was tuned on an AMD EPYC and again on an
+// Intel Xeon, whose fastest walks differ (docs/performance.md, "Why the
+// kernels are tuned as they are"). Levels without such a difference have
+// one table for both.
+enum class kernel_tuning {
+    amd,   // AMD's CPUs, and any other vendor's
+    intel, // Intel's
+};
+std::string_view to_string(kernel_tuning tuning);
+
+// The tuning the kernels use: by the CPU's vendor, or as
+// RESHAPER_KERNEL_TUNING=amd|intel says (so that every table can be run and
+// tested on one machine). Read once; an unknown value is ignored with a
+// one-line warning on stderr.
+kernel_tuning active_kernel_tuning();
+
 // Bytes of the last-level cache the calling core shares, read once from the
 // machine: the highest cache level sysfs lists for cpu0 (what one core
 // shares: 32 MiB on a Zen 3 EPYC, where sysconf(_SC_LEVEL3_CACHE_SIZE)

@@ -364,6 +364,8 @@ void store_fence();
 // Per level; defined in isa_kernels_<level>.cpp, each compiled for its ISA.
 const isa_kernels &scalar_kernels();
 const isa_kernels &avx2_kernels();
+// The AVX-512 level's table for the active kernel_tuning, and for each.
 const isa_kernels &avx512_kernels();
+const isa_kernels &avx512_kernels(kernel_tuning tuning);
 
 } // namespace reshaper::impl

@@ -295,7 +295,8 @@ TEST(DriverHardening, UnusableLimitSettingsAreSaidOnceAndTheDefaultsHold) {
     const std::string graph = source("examples/attention_reshapes.json");
     const outcome r = run({"--mode=infer", graph, graph},
                           {"RESHAPER_MAX_OPS=many", "RESHAPER_MAX_GRAPH_BYTES=0", "RESHAPER_MAX_JSON_DEPTH=-3",
-                           "RESHAPER_MAX_TENSOR_BYTES=99999999999999999999", "RESHAPER_MAX_CPU_ISA=avx9000"});
+                           "RESHAPER_MAX_TENSOR_BYTES=99999999999999999999", "RESHAPER_MAX_CPU_ISA=avx9000",
+                           "RESHAPER_KERNEL_TUNING=arm"});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_EQ(count_of(r.out, "summary: ok, 11 partitions"), 2u) << r.out;
     // Each once, though every file reads the limits again.
@@ -314,5 +315,7 @@ TEST(DriverHardening, UnusableLimitSettingsAreSaidOnceAndTheDefaultsHold) {
         << r.err;
     EXPECT_EQ(count_of(r.err, "reshaper: warning: RESHAPER_MAX_CPU_ISA=avx9000 is not one of scalar, avx2, avx512; using "),
               1u)
+        << r.err;
+    EXPECT_EQ(count_of(r.err, "reshaper: warning: RESHAPER_KERNEL_TUNING=arm is not one of amd, intel; using "), 1u)
         << r.err;
 }

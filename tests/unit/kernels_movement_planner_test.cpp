@@ -4,6 +4,8 @@
 // tests of what the programs do are kernels_movement_engine_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <variant>
 
@@ -324,8 +326,28 @@ TEST(isa_kernels, every_level_s_table_is_complete) {
     EXPECT_TRUE(complete_table(scalar_kernels()));
 #if defined(__x86_64__) // as kernels/CMakeLists.txt builds the x86 levels
     EXPECT_TRUE(complete_table(avx2_kernels()));
-    EXPECT_TRUE(complete_table(avx512_kernels()));
+    for (kernel_tuning tuning : {kernel_tuning::amd, kernel_tuning::intel})
+        EXPECT_TRUE(complete_table(avx512_kernels(tuning))) << to_string(tuning);
 #endif
+}
+
+// The tuning the kernels follow: RESHAPER_KERNEL_TUNING where the test runs
+// with it (tests/CMakeLists.txt runs the kernel tests with each), else the
+// vendor /proc/cpuinfo names.
+TEST(isa_kernels, kernel_tuning_follows_the_environment_else_the_cpu_vendor) {
+    if (const char *asked = std::getenv("RESHAPER_KERNEL_TUNING"); asked && *asked) {
+        EXPECT_EQ(to_string(active_kernel_tuning()), asked);
+        return;
+    }
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line))
+        if (line.rfind("vendor_id", 0) == 0) {
+            const bool intel = line.find("GenuineIntel") != std::string::npos;
+            EXPECT_EQ(active_kernel_tuning(), intel ? kernel_tuning::intel : kernel_tuning::amd) << line;
+            return;
+        }
+    GTEST_SKIP() << "no vendor_id in /proc/cpuinfo";
 }
 
 } // namespace
