@@ -18,8 +18,11 @@ struct avx512_ops {
     // tiles: their strips of 4 tiles ran far slower on an Intel Xeon with
     // AVX-512). Figures: docs/performance.md, "Why the kernels are tuned as
     // they are".
-    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 128, true}, {4, 0, 64, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
-                                          {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {4, 0, 64, true}}},
+    // Intel-only tuning (measured on an Intel Xeon with AVX-512 only): the
+    // next step's prefetches into L2 (locality 1), a share per source row,
+    // for 2- to 8-byte elements.
+    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 128, true, 1, true}, {4, 0, 64, true, 1, true}, {8, 0, 128, true, 1, true}, {4, 0, 64, true}}},
+                                          {{{2, 0, 128, true}, {2, 0, 128, true, 1, true}, {2, 0, 128, true, 1, true}, {2, 0, 128, true, 1, true}, {4, 0, 64, true}}},
                                           {{{8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {8, 0, 128}, {1, 4}}}}};
 
     static vec load(const std::uint8_t *p) { return _mm512_loadu_si512(p); }
