@@ -129,9 +129,11 @@ constexpr isa_kernels table = {
     .copy_runs = &copy_runs<avx512_ops>,
     .tile_partial = partial_tiles(size_classes),
     .block_rows = {{block_rows_16, block_rows_32, no_kernel_at_any_size<block_rows_fn>}},
-    // 4-bit transposes: 4 byte tiles side by side.
+    // 4-bit transposes: 4 byte tiles side by side, the next step's lines
+    // prefetched as the AVX2 level's packed tiles do (Intel-only tuning:
+    // into L2, locality 1; docs/performance.md).
     .packed_wide = 4,
-    .packed_tile = &transpose_tiles<avx512_ops, 1, 4, false>,
+    .packed_tile = &transpose_tiles<avx512_ops, 1, 4, true, 1>,
     .split_nibbles = &split_nibble_pairs,
     .split_nibbles_streamed = no_kernel, // not measured at this level
     .byte_tiles_split_streamed = no_kernel,
