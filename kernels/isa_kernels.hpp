@@ -55,11 +55,20 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 //   the block is read from memory once and transposed from the cache.
 // - prefetch_ahead: each wide step prefetches the next column step's
 //   source lines in memory order, a few per register block (line_prefetch).
+// - prefetch_locality: those prefetches' __builtin_prefetch locality, 3
+//   into L1 (prefetcht0), 1 into L2 only (prefetcht2): where the misses
+//   one core keeps in flight bound the reads, L1's fill buffers held by
+//   prefetches stall the tiles' own loads on some machines.
+// - prefetch_by_row: streamed, those prefetches a share per source row
+//   loaded (between the tiles' loads), not a register block's share at
+//   once before its loads.
 struct tile_walk {
     int wide;
     int strip_tiles;
     int block_kib = 0;
     bool prefetch_ahead = false;
+    int prefetch_locality = 3;
+    bool prefetch_by_row = false;
 };
 inline constexpr int max_wide_tiles = 8;
 
@@ -107,21 +116,24 @@ struct line_prefetch {
     // lines, and in L2 the lines are there already.
     line_prefetch *writes = nullptr;
 
+    // Locality (of the source lines): tile_walk::prefetch_locality.
+    template <int Locality = 3>
     void issue(int lines) {
-        issue_lines<false>(lines);
-        if (writes) writes->issue_lines<true>(lines);
+        issue_lines<false, Locality>(lines);
+        if (writes) writes->issue_lines<true, 3>(lines);
     }
 
 private:
     // The walk's position is kept in locals while it issues: the callers
     // hold this struct in memory, and a store and reload of it per line
     // put a dependency through memory between consecutive prefetches.
-    template <bool ForWrite>
+    template <bool ForWrite, int Locality>
     void issue_lines(int lines) {
+        static_assert(Locality >= 0 && Locality <= 3);
         std::uintptr_t at = row + static_cast<std::uintptr_t>(line) * 64;
         std::ptrdiff_t l = line, left = rows_left;
         for (int k = 0; k < lines && left > 0; ++k) {
-            __builtin_prefetch(reinterpret_cast<const void *>(at), ForWrite ? 1 : 0, 3);
+            __builtin_prefetch(reinterpret_cast<const void *>(at), ForWrite ? 1 : 0, Locality);
             at += 64;
             if (++l == row_lines) {
                 l = 0;

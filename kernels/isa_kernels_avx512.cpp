@@ -145,8 +145,30 @@ constexpr isa_kernels table = {
 RESHAPER_ASSERT_COMPLETE_TABLE(table);
 
 // The Intel Xeon's table (kernel_tuning::intel): the one above, tuned on
-// the AMD EPYCs, with what measured faster on the Intel Xeon VM alone.
-constexpr isa_kernels intel_tuned(isa_kernels k) { return k; }
+// the AMD EPYCs, with what measured faster on the Intel Xeon VM alone
+// (docs/performance.md): streamed 2- to 8-byte tiles prefetch the next
+// step into L2 (locality 1), a share per source row (the L1 fill buffers
+// that prefetches into L1 held stalled the tiles' own loads); 4-bit
+// transposes prefetch the next step too, into L2; one tile's rows
+// (nChw16c f32) take the far-rows walk, not tile by tile.
+constexpr level_walks intel_walks(level_walks w) {
+    for (row_reach reach : {near_rows, far_rows})
+        for (std::size_t size_class = 1; size_class <= 3; ++size_class) {
+            w[reach][size_class].prefetch_locality = 1;
+            w[reach][size_class].prefetch_by_row = true;
+        }
+    return w;
+}
+struct avx512_intel_ops : avx512_ops {
+    static constexpr level_walks walk = intel_walks(avx512_ops::walk);
+};
+constexpr isa_kernels intel_tuned(isa_kernels k) {
+    k.walk = avx512_intel_ops::walk;
+    k.wide_tile = wide_tiles<avx512_intel_ops>();
+    k.packed_tile = &transpose_tiles<avx512_ops, 1, 4, true, 1>;
+    k.one_tile_rows_tile_by_tile = false;
+    return k;
+}
 
 constexpr isa_kernels intel_table = intel_tuned(table);
 RESHAPER_ASSERT_COMPLETE_TABLE(intel_table);

@@ -411,7 +411,9 @@ inline void store_rows(const typename Ops::vec (&out)[W][P][B], std::uint8_t *ds
 // With Prefetch, `ahead` (when not null) issues its lines a share per
 // register block; without, it is ignored and costs nothing (the tiny tiles
 // of 16-byte elements measured 10-20% slower with the check compiled in).
-template <class Ops, int E, int W, bool Prefetch>
+// Locality and ByRow: the prefetches' (tile_walk::prefetch_locality,
+// prefetch_by_row; ByRow in the streamed register blocks below).
+template <class Ops, int E, int W, bool Prefetch, int Locality = 3, bool ByRow = false>
 void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                      std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead) {
     using vec = typename Ops::vec;
@@ -451,7 +453,7 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
                 for (int b = 0; b < parts; ++b)
                     for (int w = 0; w < W; ++w) {
                         if constexpr (Prefetch)
-                            if (ahead) ahead->issue(2 * per_block);
+                            if (ahead) ahead->issue<Locality>(2 * per_block);
                         transpose_block_lines_into<Ops, E>(src + w * T * src_pitch + b * Ops::bytes, src_pitch,
                                                            dst + b * B * dst_pitch + w * tile_bytes, dst_pitch);
                     }
@@ -467,7 +469,7 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
                 for (int w = 0; w < W; ++w)
                     for (int a = 0; a < parts; ++a) {
                         if constexpr (Prefetch)
-                            if (ahead) ahead->issue(per_block);
+                            if (ahead) ahead->issue<Locality>(per_block);
                         transpose_block_into<Ops, E>(src + (w * T + a * B) * src_pitch + b * Ops::bytes, src_pitch,
                                                      dst + b * B * dst_pitch + w * tile_bytes + a * Ops::bytes,
                                                      dst_pitch);
@@ -488,7 +490,7 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
             const int per_group = Prefetch && ahead ? (ahead->per_call + line_groups - 1) / line_groups : 0;
             const auto lines = [&](auto direct, int w, int c) { // source bytes c * 16 ...: destination rows c * G ...
                 if constexpr (Prefetch)
-                    if (ahead) ahead->issue(per_group);
+                    if (ahead) ahead->issue<Locality>(per_group);
                 transpose_lane_lines_into<Ops, E, decltype(direct)::value>(
                     src + w * T * src_pitch + c * 16, src_pitch, dst + c * G * dst_pitch + w * tile_bytes, dst_pitch);
             };
@@ -522,7 +524,7 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
         if (!stream && dst_pitch % 4096 == 0) {
             for (int first = 0; first < W; first += 4) {
                 if constexpr (Prefetch)
-                    if (ahead) ahead->issue(4 * per_block);
+                    if (ahead) ahead->issue<Locality>(4 * per_block);
                 transpose_tiles_by_quarters<Ops, E, 4>(src + first * T * src_pitch, src_pitch,
                                                        dst + first * tile_bytes, dst_pitch);
             }
@@ -532,7 +534,7 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
         if (!stream && dst_pitch % 4096 != 0) {
             for (int w = 0; w < W; ++w) {
                 if constexpr (Prefetch)
-                    if (ahead) ahead->issue(per_block);
+                    if (ahead) ahead->issue<Locality>(per_block);
                 std::uint8_t *to = dst + w * tile_bytes;
                 asm("" : "+r"(to)); // see transpose_block_into
                 if constexpr (E <= 2) {
@@ -550,10 +552,20 @@ void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uin
         vec out[W][parts][B];
         for (int w = 0; w < W; ++w)
             for (int a = 0; a < parts; ++a) { // destination bytes w * 64 + a * Ops::bytes ...
+                const std::uint8_t *from = src + (w * T + a * B) * src_pitch + b * Ops::bytes;
+                if constexpr (Prefetch && ByRow) {
+                    const int per_row = (per_block + B - 1) / B;
+                    transpose_rows<Ops, E>(
+                        [&](int r) {
+                            if (ahead) ahead->issue<Locality>(per_row);
+                            return Ops::load(from + r * src_pitch);
+                        },
+                        out[w][a]);
+                    continue;
+                }
                 if constexpr (Prefetch)
-                    if (ahead) ahead->issue(per_block);
-                transpose_block<Ops, E>(src + (w * T + a * B) * src_pitch + b * Ops::bytes, src_pitch,
-                                        out[w][a]);
+                    if (ahead) ahead->issue<Locality>(per_block);
+                transpose_block<Ops, E>(from, src_pitch, out[w][a]);
             }
         store_rows<Ops>(out, dst + b * B * dst_pitch, dst_pitch, stream);
     }
@@ -749,7 +761,8 @@ constexpr per_size_class<tile_transpose_fn> one_tiles(std::index_sequence<L...>)
 template <class Ops, int R, std::size_t... L>
 constexpr per_size_class<wide_tile_fn> wide_tiles_at(std::index_sequence<L...>) {
     static_assert(((Ops::walk[R][L].wide <= max_wide_tiles) && ...));
-    return {&transpose_tiles<Ops, 1 << L, Ops::walk[R][L].wide, Ops::walk[R][L].prefetch_ahead>...};
+    return {&transpose_tiles<Ops, 1 << L, Ops::walk[R][L].wide, Ops::walk[R][L].prefetch_ahead,
+                             Ops::walk[R][L].prefetch_locality, Ops::walk[R][L].prefetch_by_row>...};
 }
 template <class Ops>
 constexpr per_reach<per_size_class<wide_tile_fn>> wide_tiles() {

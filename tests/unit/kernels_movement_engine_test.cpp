@@ -445,6 +445,31 @@ TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
             }
 }
 
+// The wide tiles of walks that prefetch the next step issue at least their
+// call's share of its lines (line_prefetch::per_call) at every level, reach
+// and size, streamed, however they spread them (a register block's share
+// at once or a share per source row: tile_walk::prefetch_by_row).
+TEST_F(movement_engine, wide_tiles_issue_their_share_of_the_next_step) {
+    constexpr std::ptrdiff_t src_pitch = 256, dst_pitch = 4096, row_lines = 4, rows = 1000;
+    std::vector<std::uint8_t> src(src_pitch * 64 * max_wide_tiles);
+    alignas(64) static std::uint8_t got[64 * dst_pitch];
+    for (cpu_isa isa : levels_here())
+        for (int reach = 0; reach < row_reaches; ++reach)
+            for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e) {
+                const tile_walk &walk = kernels_for(isa).walk[reach][log2e];
+                if (!walk.prefetch_ahead) continue;
+                for (const int per_call : {1, 24, 200}) {
+                    line_prefetch ahead{reinterpret_cast<std::uintptr_t>(src.data()), src_pitch, row_lines, rows, 0,
+                                        per_call};
+                    kernels_for(isa).wide_tile[reach][log2e](src.data(), src_pitch, got, dst_pitch, true, &ahead);
+                    store_fence();
+                    const std::ptrdiff_t issued = (rows - ahead.rows_left) * row_lines + ahead.line;
+                    EXPECT_GE(issued, per_call) << to_string(isa) << " reach " << reach << ", " << (1 << log2e)
+                                                << "-byte elements";
+                }
+            }
+}
+
 // Plain NCHW into nChw<b>c, as [n, C/b, hw, b] (the source's contiguous dim
 // is hw, the destination's b): per image and channel block, b source rows
 // into hw destination rows of b elements back to back. Every element size
