@@ -267,8 +267,9 @@ struct isa_kernels {
     per_reach<per_size_class<wide_tile_fn>> wide_tile;
     // Half tiles, walk[.].wide side by side: T/2 destination rows, 32 bytes
     // read per source row (nChw8c's 8 f32 channels, nChw16c's 16 bf16
-    // ones), where a level's registers make them whole blocks (AVX2);
-    // no_kernel elsewhere: partial tiles.
+    // ones), where 32-byte registers make them whole blocks (AVX2; the
+    // AVX-512 level's streamed walks too, for their prefetches); no_kernel
+    // elsewhere: partial tiles.
     // They issue `ahead` as wide tiles do.
     per_reach<per_size_class<wide_tile_fn>> half_wide_tile;
     run_copy_fn copy;
