@@ -300,7 +300,8 @@ struct isa_kernels {
     // Streamed transposes of exactly one tile's rows (the 16 x 16 f32
     // blocks of ABcd16a16b and nChw16c) walk tile by tile, without wide
     // steps and their prefetches, where this is true: measured faster on
-    // the AVX-512 machine, slower on the AVX2 one.
+    // the AMD EPYC with AVX-512, slower on the AVX2 one and on the Intel
+    // Xeon with AVX-512.
     bool one_tile_rows_tile_by_tile;
     // A one-unit transpose of whole tiles in the caches (a 4 KiB [32,32]
     // f32 one) in one call, where a level has it; no_kernel: strip by

@@ -144,7 +144,11 @@ constexpr isa_kernels table = {
     .byte_tiles_split_streamed = no_kernel,
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),
-    .one_tile_rows_tile_by_tile = true,
+    // Intel-only tuning (blocked5 lane): one tile's rows (nChw16c f32 into
+    // nchw) walk as any other rows, with the far-rows walk's prefetches,
+    // which measured faster on the Intel Xeon VM; on the AMD EPYC with
+    // AVX-512 tile by tile (true) had measured faster (docs/performance.md).
+    .one_tile_rows_tile_by_tile = false,
     .whole_tiles = no_kernel_at_any_size<whole_tiles_fn>, // not measured here: strip by strip
 };
 RESHAPER_ASSERT_COMPLETE_TABLE(table);
