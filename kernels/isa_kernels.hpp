@@ -298,8 +298,9 @@ struct isa_kernels {
     per_reach<per_size_class<wide_tile_fn>> wide_tile;
     // Half tiles, walk[.].wide side by side: T/2 destination rows, 32 bytes
     // read per source row (nChw8c's 8 f32 channels, nChw16c's 16 bf16
-    // ones), where a level's registers make them whole blocks (AVX2);
-    // no_kernel elsewhere: partial tiles.
+    // ones), where 32-byte registers make them whole blocks (AVX2; the
+    // AVX-512 level's streamed walks too, for their prefetches); no_kernel
+    // elsewhere: partial tiles.
     // They issue `ahead` as wide tiles do.
     per_reach<per_size_class<wide_tile_fn>> half_wide_tile;
     run_copy_fn copy;
@@ -330,7 +331,8 @@ struct isa_kernels {
     // Streamed transposes of exactly one tile's rows (the 16 x 16 f32
     // blocks of ABcd16a16b and nChw16c) walk tile by tile, without wide
     // steps and their prefetches, where this is true: measured faster on
-    // the AVX-512 machine, slower on the AVX2 one.
+    // the AMD EPYC with AVX-512, slower on the AVX2 one and on the Intel
+    // Xeon with AVX-512.
     bool one_tile_rows_tile_by_tile;
     // A one-unit transpose of whole tiles in the caches (a 4 KiB [32,32]
     // f32 one) in one call, where a level has it; no_kernel: strip by

@@ -413,9 +413,13 @@ inline void store_rows(const typename Ops::vec (&out)[W][P][B], std::uint8_t *ds
 // of 16-byte elements measured 10-20% slower with the check compiled in).
 // Locality and ByRow: the prefetches' (tile_walk::prefetch_locality,
 // prefetch_by_row; ByRow in the streamed register blocks below).
+// Aligned to a line: streamed moves stall on its prefetch loop, whose
+// place within the code's lines alone made nChw16c f32 into nchw clearly
+// slower or faster between builds of the same code (docs/performance.md).
 template <class Ops, int E, int W, bool Prefetch, int Locality = 3, bool ByRow = false>
-void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                     std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead) {
+__attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch,
+                                                  std::uint8_t *dst, std::ptrdiff_t dst_pitch, bool stream,
+                                                  line_prefetch *ahead) {
     using vec = typename Ops::vec;
     constexpr int parts = static_cast<int>(tile_bytes) / Ops::bytes; // blocks per tile side
     constexpr int B = Ops::bytes / E;                               // block side in elements
