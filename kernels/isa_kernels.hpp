@@ -340,7 +340,8 @@ struct isa_kernels {
     per_size_class<whole_tiles_fn> whole_tiles;
 };
 
-// Whether a table has every entry no level may lack: the whole tiles, a
+// Whether a table has every entry no level may lack (and no in_cache walk
+// that prefetches): the whole tiles, a
 // wide tile and a walk of at least one tile for every reach and size, the
 // copies, the packed tiles and the nibble split. Each level's file
 // static_asserts it.
@@ -354,6 +355,8 @@ constexpr bool complete_table(const isa_kernels &k) {
             const tile_walk &w = k.walk[r][c];
             if (!k.wide_tile[r][c] || w.wide < 1 || w.wide > max_wide_tiles || (w.strip_tiles == 0 && w.block_kib <= 0))
                 return false;
+            // A core's own caches hold in_cache moves: prefetching only costs.
+            if (r == in_cache && w.prefetch_ahead) return false;
         }
     }
     return true;

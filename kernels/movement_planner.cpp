@@ -169,9 +169,6 @@ void plan_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e
     // Streamed transposes of exactly one tile's rows (ABcd16a16b, nChw16c)
     // walk tile by tile where the level measured that faster.
     if (p.stream && row_dim.size == tile_bytes / e && k.one_tile_rows_tile_by_tile) t.walk = tile_walk{1, 1};
-    // Moves a core's own caches hold are read from them: prefetching only
-    // costs there.
-    t.walk.prefetch_ahead = t.walk.prefetch_ahead && t.reach != in_cache;
     t.tile = k.tile[size_class];
     if (t.walk.wide > 1) {
         t.wide = k.wide_tile[t.reach][size_class];
