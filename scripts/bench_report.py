@@ -186,52 +186,39 @@ def case_graph(dtype, dims, perm):
     return permute_graph(dtype, dims, perm)
 
 
-def last_level_cache_bytes():
-    """The last-level cache the machine lists: cpu0's highest data or unified
-    cache in sysfs, else sysconf's L3, else 8 MiB. (The kernels' streaming
-    thresholds count at most 128 MiB of it a CPU: cache_share_bytes in kernels/cpu_isa.hpp.)"""
-    best_level, best_bytes = 0, 0
-    for index in range(16):
-        d = f"/sys/devices/system/cpu/cpu0/cache/index{index}/"
-        try:
-            with open(d + "level") as lf, open(d + "type") as tf, open(d + "size") as sf:
-                level, kind, size = int(lf.read()), tf.read().strip(), sf.read().strip()
-        except (OSError, ValueError):
-            continue
-        units = {"K": 1 << 10, "M": MIB, "G": 1 << 30}
-        nbytes = int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
-        if kind != "Instruction" and nbytes > 0 and level > best_level:
-            best_level, best_bytes = level, nbytes
-    if best_bytes:
-        return best_bytes
-    try:
-        l3 = os.sysconf("SC_LEVEL3_CACHE_SIZE")
-    except (ValueError, OSError):
-        l3 = 0
-    return l3 if l3 > 0 else 8 * MIB
+def driver_machine(driver, workdir):
+    """What reshaper-run's kernels count on of this machine (its perf report's
+    perf_machine: the caches as listed and as counted, the thresholds): one
+    reading of the machine, the kernels' own (kernels/cpu_isa.hpp)."""
+    os.makedirs(workdir, exist_ok=True)
+    path = os.path.join(workdir, "machine.json")
+    with open(path, "w") as f:
+        json.dump(permute_graph("f32", [64, 64], [1, 0]), f)
+    run = subprocess.run([driver, "--mode=perf", "--report=json", "--reps=1", "--threads=1", path],
+                         capture_output=True, text=True, check=True)
+    return json.loads(run.stdout.splitlines()[0])["perf_machine"]
 
 
-def dram_bytes():
+def dram_bytes(llc_bytes):
     """DRAM-sized input (issue 27): at least twice the last-level cache the
-    machine lists, a power of two, and never below 64 MiB."""
+    machine lists (`llc_bytes`), a power of two, and never below 64 MiB."""
     nbytes = 64 * MIB
-    while nbytes < 2 * last_level_cache_bytes():
+    while nbytes < 2 * llc_bytes:
         nbytes *= 2
     return nbytes
 
 
-def dram_samples(samples):
+def dram_samples(samples, size):
     """Fewer samples for inputs past 64 MiB (each sample moves the input three
     times: the execute and the two yardstick copies), at least 5."""
-    return max(5, samples * 64 * MIB // dram_bytes())
+    return max(5, samples * 64 * MIB // size)
 
 
-def dram_cases(quick):
-    """(group, label, dtype, source dims, perm): dram_bytes() of input, NHWC
+def dram_cases(quick, size):
+    """(group, label, dtype, source dims, perm): `size` bytes of input, NHWC
     data as NCHW per dtype class, and blocked layouts both ways (padded ones:
     the logical dims and (format, to_blocked) for perm, see case_graph)."""
     cases = []
-    size = dram_bytes()
     dtypes = (["f32", "bf16", "s8", "s64", "boolean", "c128", "s4"] if quick else
               ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c64", "c128", "boolean", "s4"])
     for dtype in dtypes:
@@ -604,6 +591,17 @@ def write_markdown(path, plot, run):
         "timed warm (after a warm-up of each alone for 1 ms, each sample after two untimed runs of the same, "
         "as in a loop of it alone).")
     add("")
+    machine = run.get("machine")
+    if machine:
+        add(f"What the kernels counted on of this machine (the driver's `perf_machine`): the "
+            f"{machine['isa']} level with the {machine['kernel_tuning']} tuning; a last-level cache of "
+            f"{size_label(machine['listed_last_level_cache_bytes'])} as listed, "
+            f"{size_label(machine['last_level_cache_bytes'])} as counted, and a core cache of "
+            f"{size_label(machine['core_cache_bytes'])}; so copies stream from "
+            f"{size_label(machine['copy_streaming_bytes'])}, transposes from "
+            f"{size_label(machine['transpose_streaming_bytes'])}, and transposes not streamed take the "
+            f"last-level walk from {size_label(machine['last_level_walk_bytes'])} (`kernels/cpu_isa.hpp`).")
+        add("")
     if cores:
         add(f"**Two threads are not always two cores.** The driver's runs on {many} threads measured how many "
             f"cores {many} CPU-bound threads got against one (an integer loop, no memory; `cores_got`, "
@@ -1071,8 +1069,11 @@ def main():
         with open(saved, "rb") as f:
             write_report(args, pickle.load(f))
         return
-    run = {"quick": args.quick, "threads": os.cpu_count() or 1, "dram_bytes": dram_bytes(),
-           "llc_bytes": last_level_cache_bytes()}
+    workdir = os.path.join(res, "graphs")
+    machine = driver_machine(args.driver, workdir)
+    llc = machine["listed_last_level_cache_bytes"]
+    run = {"quick": args.quick, "threads": os.cpu_count() or 1, "dram_bytes": dram_bytes(llc), "llc_bytes": llc,
+           "machine": machine}
     run["movement"] = load_medians(os.path.join(res, "movement.json"))
     backend = load_backend(os.path.join(res, "backend.json"))
     if os.path.exists(os.path.join(res, "api.json")):
@@ -1081,9 +1082,8 @@ def main():
     sizes = sorted({size_bytes(k[2]) for k in run["movement"] if k[0] == "sizes"})
     run["peers"] = measure_peers(args.reps, sizes)
     thread_counts = sorted({1, run["threads"]})
-    workdir = os.path.join(res, "graphs")
-    run["driver"] = driver_perf(args.driver, workdir, dram_cases(args.quick), thread_counts,
-                                dram_samples(4 * max(args.reps, 3)))
+    run["driver"] = driver_perf(args.driver, workdir, dram_cases(args.quick, run["dram_bytes"]), thread_counts,
+                                dram_samples(4 * max(args.reps, 3), run["dram_bytes"]))
     run["driver"].update(driver_perf(args.driver, workdir, in_cache_cases(args.quick), thread_counts,
                                      8 * max(args.reps, 3)))
     if args.large_graph_maker:
