@@ -158,12 +158,10 @@ std::vector<listed_cache> sysfs_data_caches() {
     return caches;
 }
 
-// The largest level's cache, as the share of the CPUs that list it
-// (cache_share_bytes); 0 when none.
-std::size_t sysfs_last_level_cache_bytes() {
+// The largest level's cache; none listed: level 0.
+listed_cache sysfs_last_level_cache() {
     const std::vector<listed_cache> caches = sysfs_data_caches();
-    if (caches.empty()) return 0;
-    return cache_share_bytes(caches.back().bytes, caches.back().sharing_cpus);
+    return caches.empty() ? listed_cache{} : caches.back();
 }
 
 // The level below the largest one; 0 when fewer than two are listed.
@@ -203,8 +201,16 @@ std::size_t cache_share_bytes(std::size_t listed_bytes, std::size_t sharing_cpus
     return std::min(listed_bytes, sharing_cpus * max_cache_bytes_per_cpu);
 }
 
+std::size_t listed_last_level_cache_bytes() {
+    static const std::size_t bytes = listed_else(sysfs_last_level_cache().bytes, sysconf_level3, std::size_t{8} << 20);
+    return bytes;
+}
+
 std::size_t last_level_cache_bytes() {
-    static const std::size_t bytes = listed_else(sysfs_last_level_cache_bytes(), sysconf_level3, std::size_t{8} << 20);
+    static const std::size_t bytes = [] {
+        const listed_cache c = sysfs_last_level_cache();
+        return listed_else(cache_share_bytes(c.bytes, c.sharing_cpus), sysconf_level3, std::size_t{8} << 20);
+    }();
     return bytes;
 }
 

@@ -58,6 +58,9 @@ kernel_tuning active_kernel_tuning();
 // says 256, the whole socket's) as cache_share_bytes counts it, else
 // sysconf's level 3, else 8 MiB.
 std::size_t last_level_cache_bytes();
+// The same cache as listed, whole: what sizes a move that it cannot hold
+// (scripts/bench_report.py's DRAM-sized moves, from reshaper-run's report).
+std::size_t listed_last_level_cache_bytes();
 
 // Bytes of the largest data cache below the last level that the calling
 // core has (its L2: 2 MiB on an Intel Xeon VM, 512 KiB on a Zen 3 EPYC),

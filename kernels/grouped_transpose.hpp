@@ -126,7 +126,10 @@ struct grouped_transpose_plan {
     bool stream = false;                // streaming stores for the destination runs
     // Large moves stored directly (not streamed): the next tile's
     // destination lines are prefetched beside its source lines (in the
-    // caches those prefetches only cost).
+    // caches those prefetches only cost). From 1 MiB, where the tiled
+    // transposes' (line_prefetch::writes) start at 8x the core's cache:
+    // these short runs a tile apart lost without them at 2-8 MiB
+    // (docs/performance.md, "Two destination prefetchers").
     bool prefetch_destination = false;
     // Micro blocks, where the source block's innermost dims make exactly
     // micro_lanes elements and the destination block's innermost dims

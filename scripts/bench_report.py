@@ -186,52 +186,39 @@ def case_graph(dtype, dims, perm):
     return permute_graph(dtype, dims, perm)
 
 
-def last_level_cache_bytes():
-    """The last-level cache the machine lists: cpu0's highest data or unified
-    cache in sysfs, else sysconf's L3, else 8 MiB. (The kernels' streaming
-    thresholds count at most 128 MiB of it a CPU: cache_share_bytes in kernels/cpu_isa.hpp.)"""
-    best_level, best_bytes = 0, 0
-    for index in range(16):
-        d = f"/sys/devices/system/cpu/cpu0/cache/index{index}/"
-        try:
-            with open(d + "level") as lf, open(d + "type") as tf, open(d + "size") as sf:
-                level, kind, size = int(lf.read()), tf.read().strip(), sf.read().strip()
-        except (OSError, ValueError):
-            continue
-        units = {"K": 1 << 10, "M": MIB, "G": 1 << 30}
-        nbytes = int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
-        if kind != "Instruction" and nbytes > 0 and level > best_level:
-            best_level, best_bytes = level, nbytes
-    if best_bytes:
-        return best_bytes
-    try:
-        l3 = os.sysconf("SC_LEVEL3_CACHE_SIZE")
-    except (ValueError, OSError):
-        l3 = 0
-    return l3 if l3 > 0 else 8 * MIB
+def driver_machine(driver, workdir):
+    """What reshaper-run's kernels count on of this machine (its perf report's
+    perf_machine: the caches as listed and as counted, the thresholds): one
+    reading of the machine, the kernels' own (kernels/cpu_isa.hpp)."""
+    os.makedirs(workdir, exist_ok=True)
+    path = os.path.join(workdir, "machine.json")
+    with open(path, "w") as f:
+        json.dump(permute_graph("f32", [64, 64], [1, 0]), f)
+    run = subprocess.run([driver, "--mode=perf", "--report=json", "--reps=1", "--threads=1", path],
+                         capture_output=True, text=True, check=True)
+    return json.loads(run.stdout.splitlines()[0])["perf_machine"]
 
 
-def dram_bytes():
+def dram_bytes(llc_bytes):
     """DRAM-sized input (issue 27): at least twice the last-level cache the
-    machine lists, a power of two, and never below 64 MiB."""
+    machine lists (`llc_bytes`), a power of two, and never below 64 MiB."""
     nbytes = 64 * MIB
-    while nbytes < 2 * last_level_cache_bytes():
+    while nbytes < 2 * llc_bytes:
         nbytes *= 2
     return nbytes
 
 
-def dram_samples(samples):
+def dram_samples(samples, size):
     """Fewer samples for inputs past 64 MiB (each sample moves the input three
     times: the execute and the two yardstick copies), at least 5."""
-    return max(5, samples * 64 * MIB // dram_bytes())
+    return max(5, samples * 64 * MIB // size)
 
 
-def dram_cases(quick):
-    """(group, label, dtype, source dims, perm): dram_bytes() of input, NHWC
+def dram_cases(quick, size):
+    """(group, label, dtype, source dims, perm): `size` bytes of input, NHWC
     data as NCHW per dtype class, and blocked layouts both ways (padded ones:
     the logical dims and (format, to_blocked) for perm, see case_graph)."""
     cases = []
-    size = dram_bytes()
     dtypes = (["f32", "bf16", "s8", "s64", "boolean", "c128", "s4"] if quick else
               ["f32", "s32", "f16", "bf16", "s8", "u8", "s64", "f64", "c64", "c128", "boolean", "s4"])
     for dtype in dtypes:
@@ -437,6 +424,7 @@ Measured by hand in tuning runs from 2026-11-22 to 2026-11-27, not by `scripts/b
 - **One-thread DRAM transposes at the AVX-512 level on the Intel Xeon VM** (issue 27, dram8 lane; `tile_walk::prefetch_locality`, `prefetch_by_row`, `avx512_ops::walk`, `packed_tile`; 2026-11-28 00:00-00:50, load average 9-12). `perf annotate` (bf16, s8 [N,256,64,64] NHWC as NCHW): 42% / 53% of the wide tile's samples after `prefetcht0`, the next step's prefetch waiting for a fill buffer. reshaper-run --mode=perf --threads=1 --reps=3 at `chrt -f 10`, 1 GiB of input, main's binary and the new one interleaved, 3 rounds, ratio to the one-thread streaming copy. Kept (Intel-only tuning): for 2- to 8-byte elements the next step's prefetches into L2 (locality 1), a share per source row loaded, not a register block's at once: bf16 64x64 0.72 -> 0.92, 32x32 0.68 -> 0.84, f32 0.88 -> 0.92, f16 0.72 -> 0.89, s32 0.85 -> 0.91, c64 (512 MiB) 0.81 -> 0.85, f64 and s64 (512 MiB) 0.93 -> 0.92 (locality alone: bf16 0.69 -> 0.76); the 4-bit packed tile prefetching the next step into L2: s4 64x64 0.57 -> 0.72-0.74, 32x32 0.49 -> 0.57-0.62 (into L1 0.66 / 0.55; 8 byte tiles 0.69 / 0.53). 256 MiB: s4 0.57 -> 0.75, f32 0.90 -> 0.92. Not kept: for s8 locality 1 or a share per row (within the spread); non-temporal prefetches or none (bf16 0.40 / 0.50); streamed 1- and 2-byte tiles by quarters (s8 0.76 -> 0.66); s4 split in registers as at AVX2 (0.55 -> 0.47).
 - **Half tiles at the AVX-512 level, and one tile's rows walked wide** (issue 27, blocked5 lane; `half_wide_tile` and `one_tile_rows_tile_by_tile` in `kernels/isa_kernels_avx512.cpp`, `transpose_tiles`' alignment). Profile first (`perf record`, bf16 nChw16c -> nchw, 128 MiB, the Intel Xeon VM): 31% of the samples in `tile_partial<2>`: the AVX-512 level had no half tiles (32 bytes a position: nChw16c bf16, nChw8c f32), so these streamed moves took partial tiles one by one, which issue none of the next wide step's prefetches. Its streamed walks now take the AVX2 level's half tiles (32-byte register blocks, a share of the prefetches per block); in the caches the partial tiles stay. Old -> new, reshaper-run --mode=perf --threads=1 under `chrt -f 10`, interleaved, ratio to the one-thread streaming copy (2026-11-28, load average 10-14): 1 GiB (3 rounds) bf16 0.53-0.65 -> 0.86-0.89, nChw8c f32 0.76-0.77 -> 0.91-0.92; 128 MiB (4 rounds) 0.64 -> 0.86 and 0.76 -> 0.89; the other blocked moves unchanged. Then nChw16c f32 (whole tiles) with the far-rows walk instead of tile by tile (`one_tile_rows_tile_by_tile` false at AVX-512: Intel-only tuning, the AMD EPYC had measured tile by tile faster): 0.83 -> 0.94 in one build but 0.82 in another, the same instructions 48 bytes further (half the wide tile's samples after a `prefetcht0` in both), so `transpose_tiles` is now aligned to a line: 4-5 rounds, 1 GiB 0.84-0.86 -> 0.94-0.96, 128 MiB 0.85 -> 0.93, padded nChw16c 0.83 -> 0.90-0.93; tile by tile aligned 0.85 (no gain); NHWC f32 0.85 -> 0.87.
 - **The AVX-512 level's table per vendor** (`kernel_tuning` in `kernels/cpu_isa.hpp`, `intel_tuned` in `kernels/isa_kernels_avx512.cpp`; 2026-11-28). The level's walks were tuned on an AMD EPYC with AVX-512; this round's lanes measured on an Intel Xeon VM only, where some of the AMD choices lost (one tile's rows tile by tile: nChw16c f32 into nchw 0.85 against 0.97 of the one-thread streaming copy with the far-rows walk, both with transpose_tiles aligned to a line) and some new ones won that the AMD machines had measured as losses on their own level (prefetches into L2 instead of L1: the AVX2 level's round on the Zen 3 found them lower for 1- and 2-byte elements). So the level keeps the AMD table as it was measured and an Intel table with the Intel Xeon's differences (the streamed 2- to 8-byte tiles' prefetches into L2, a share per source row; 4-bit tiles prefetching into L2; one tile's rows by the far-rows walk), chosen by the CPU's vendor; `RESHAPER_KERNEL_TUNING=amd|intel` picks either, and the kernel and backend tests run with both. Changes that only do less work (the in-cache quarters, the half tiles' prefetches, the last-level walk) are in both, and so is the in-cache walk's 4 tiles side by side for 4- and 8-byte elements, which the AVX2 level had measured best on the AMD machines.
+- **Two destination prefetchers, two thresholds, measured** (issue 27, the lead; `prefetch_destination` in `kernels/grouped_transpose_planner.cpp`, `line_prefetch::writes` in `kernels/isa_kernels.hpp`). Both prefetch the next step's destination lines for writing in moves stored directly: the grouped transposes from 1 MiB, the tiled ones from 8 times the core's cache (`last_level_walk_threshold_bytes`, 16 MiB here). Whether one threshold could serve both: the grouped transposes with theirs at 16 MiB, against main, on the Intel Xeon VM (2026-11-28 02:48, load average 0.4-0.6, reshaper-run --mode=perf --threads=1 at `chrt -f 10`, 5-7 interleaved rounds, ratio to the in-cache memcpy), random permutations of 2-8 MiB: dims of 2 gained within the spread (bf16 rank 21 0.70 -> 0.73, f32 rank 20 0.76 -> 0.78, rank 21 0.70 -> 0.72), dims of 3 lost (bf16 rank 13, three permutations: 0.69 / 0.53 / 0.66 -> 0.66 / 0.63 / 0.43, f32 rank 13 0.64 -> 0.57); dims of 4 alike (0.54). The tiled walks measured theirs a loss below 8x L2 (f64 4 MiB 0.82 -> 0.68, "Transposes the last-level cache holds" above) and the grouped ones a gain from 1 MiB, so each keeps its own threshold.
 """
 
 # Measured by hand (benchmarks/model_chains_bench.py), kept as written.
@@ -604,6 +592,17 @@ def write_markdown(path, plot, run):
         "timed warm (after a warm-up of each alone for 1 ms, each sample after two untimed runs of the same, "
         "as in a loop of it alone).")
     add("")
+    machine = run.get("machine")
+    if machine:
+        add(f"What the kernels counted on of this machine (the driver's `perf_machine`): the "
+            f"{machine['isa']} level with the {machine['kernel_tuning']} tuning; a last-level cache of "
+            f"{size_label(machine['listed_last_level_cache_bytes'])} as listed, "
+            f"{size_label(machine['last_level_cache_bytes'])} as counted, and a core cache of "
+            f"{size_label(machine['core_cache_bytes'])}; so copies stream from "
+            f"{size_label(machine['copy_streaming_bytes'])}, transposes from "
+            f"{size_label(machine['transpose_streaming_bytes'])}, and transposes not streamed take the "
+            f"last-level walk from {size_label(machine['last_level_walk_bytes'])} (`kernels/cpu_isa.hpp`).")
+        add("")
     if cores:
         add(f"**Two threads are not always two cores.** The driver's runs on {many} threads measured how many "
             f"cores {many} CPU-bound threads got against one (an integer loop, no memory; `cores_got`, "
@@ -1071,8 +1070,11 @@ def main():
         with open(saved, "rb") as f:
             write_report(args, pickle.load(f))
         return
-    run = {"quick": args.quick, "threads": os.cpu_count() or 1, "dram_bytes": dram_bytes(),
-           "llc_bytes": last_level_cache_bytes()}
+    workdir = os.path.join(res, "graphs")
+    machine = driver_machine(args.driver, workdir)
+    llc = machine["listed_last_level_cache_bytes"]
+    run = {"quick": args.quick, "threads": os.cpu_count() or 1, "dram_bytes": dram_bytes(llc), "llc_bytes": llc,
+           "machine": machine}
     run["movement"] = load_medians(os.path.join(res, "movement.json"))
     backend = load_backend(os.path.join(res, "backend.json"))
     if os.path.exists(os.path.join(res, "api.json")):
@@ -1081,9 +1083,8 @@ def main():
     sizes = sorted({size_bytes(k[2]) for k in run["movement"] if k[0] == "sizes"})
     run["peers"] = measure_peers(args.reps, sizes)
     thread_counts = sorted({1, run["threads"]})
-    workdir = os.path.join(res, "graphs")
-    run["driver"] = driver_perf(args.driver, workdir, dram_cases(args.quick), thread_counts,
-                                dram_samples(4 * max(args.reps, 3)))
+    run["driver"] = driver_perf(args.driver, workdir, dram_cases(args.quick, run["dram_bytes"]), thread_counts,
+                                dram_samples(4 * max(args.reps, 3), run["dram_bytes"]))
     run["driver"].update(driver_perf(args.driver, workdir, in_cache_cases(args.quick), thread_counts,
                                      8 * max(args.reps, 3)))
     if args.large_graph_maker:

@@ -3,6 +3,7 @@
 // (perf). The result is what the reports print.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +69,21 @@ struct output_values {
     impl::tensor_values values;
 };
 
+// The machine facts that set a timed move's plan and its yardsticks: the
+// kernels' SIMD level and tuning, the caches as read from the machine, and
+// the thresholds they make (kernels/cpu_isa.hpp): so that a figure can be
+// read against what the kernels knew of the machine.
+struct timed_machine {
+    std::string isa;
+    std::string tuning;
+    std::size_t listed_last_level_cache_bytes = 0;
+    std::size_t last_level_cache_bytes = 0; // as the thresholds count it
+    std::size_t core_cache_bytes = 0;
+    std::size_t copy_streaming_bytes = 0;
+    std::size_t transpose_streaming_bytes = 0;
+    std::size_t last_level_walk_bytes = 0;
+};
+
 // Moves keep every partition_run's partition (a vector's elements stay
 // where they are); a copy would not, so there is none.
 struct graph_run {
@@ -91,6 +107,8 @@ struct graph_run {
     // (two vCPUs may share one core).
     std::optional<double> cores;
     int threads = 1;
+    // Perf mode: what the kernels counted on where they were timed.
+    std::optional<timed_machine> machine;
 };
 
 graph_run run_graph_file(const std::string &path, const options &opts);

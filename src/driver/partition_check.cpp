@@ -215,6 +215,7 @@ void compile_and_run_partitions(graph_run &run, const options &opts) {
         run.threads = static_cast<int>(
             tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
         run.cores = cores_of_driver_threads();
+        run.machine = timing_machine();
     }
     const std::string kind = opts.engine.value_or(run.graph.engine_kind);
     const auto known = [&](tensor_id id) { return run.graph.tensor(id).shape_known(); };

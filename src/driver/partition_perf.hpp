@@ -18,4 +18,7 @@ void time_partition(partition_run &pr, const impl::compiled_partition &cp, const
 // cores_got), measured once per process; nothing on one thread.
 std::optional<double> cores_of_driver_threads();
 
+// The facts of this machine the kernels count on (read once by them).
+timed_machine timing_machine();
+
 } // namespace reshaper::driver

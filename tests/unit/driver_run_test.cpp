@@ -340,6 +340,30 @@ TEST(DriverPerf, ReportsTimePerExecuteBatchesAndBothYardsticks) {
     EXPECT_NE(text.out.find("streaming copy"), std::string::npos) << text.out;
 }
 
+TEST(DriverPerf, ReportsWhatTheKernelsCountedOnOfTheMachine) {
+    const auto r = run_driver("--mode=perf --reps=2 --threads=1 --report=json " + data("permuted_input.json"),
+                              "RESHAPER_MAX_CPU_ISA=scalar RESHAPER_KERNEL_TUNING=intel ");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const json &m = r.reports.at(0).at("perf_machine");
+    EXPECT_EQ(m.at("isa"), "scalar");
+    EXPECT_EQ(m.at("kernel_tuning"), "intel");
+    const auto bytes = [&](const char *key) { return m.at(key).get<std::uint64_t>(); };
+    // The thresholds as kernels/cpu_isa.hpp makes them from the caches read.
+    EXPECT_GE(bytes("listed_last_level_cache_bytes"), bytes("last_level_cache_bytes"));
+    EXPECT_GT(bytes("last_level_cache_bytes"), bytes("core_cache_bytes"));
+    EXPECT_EQ(bytes("copy_streaming_bytes"), bytes("last_level_cache_bytes") / 3);
+    EXPECT_EQ(bytes("transpose_streaming_bytes"), bytes("copy_streaming_bytes") / 2);
+    EXPECT_EQ(bytes("last_level_walk_bytes"), 8 * bytes("core_cache_bytes"));
+
+    const auto text = run_driver("--mode=perf --reps=2 --threads=1 " + data("permuted_input.json"),
+                                 "RESHAPER_KERNEL_TUNING=amd ");
+    ASSERT_EQ(text.exit_code, 0) << text.out;
+    EXPECT_NE(text.out.find("(amd tuning), last-level cache " +
+                            std::to_string(bytes("listed_last_level_cache_bytes")) + " bytes as listed"),
+              std::string::npos)
+        << text.out;
+}
+
 namespace {
 
 // A one-op StaticReshape graph with the given op fields and input tensor fields.

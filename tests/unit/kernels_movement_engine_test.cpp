@@ -288,7 +288,12 @@ TEST(streaming_threshold, follows_the_last_level_cache_of_this_machine) {
     char unit = 0;
     if (level >> l && l == 3 && size >> kib >> unit && unit == 'K') {
         EXPECT_LE(last_level_cache_bytes(), kib << 10);
+        EXPECT_EQ(listed_last_level_cache_bytes(), kib << 10); // whole, as listed
     }
+    // The share counted is at most the cache listed, and is it where the
+    // listing names no more than max_cache_bytes_per_cpu a CPU.
+    EXPECT_LE(last_level_cache_bytes(), listed_last_level_cache_bytes());
+    EXPECT_GE(last_level_cache_bytes(), std::min(listed_last_level_cache_bytes(), max_cache_bytes_per_cpu));
     override_streaming_threshold_for_testing(std::size_t{3} << 20);
     EXPECT_EQ(streaming_threshold_bytes(), std::size_t{3} << 20);
     EXPECT_EQ(transpose_streaming_threshold_bytes(), std::size_t{3} << 19);
