@@ -7,6 +7,12 @@
 // linkage could be merged by the linker into the other level's copy (and
 // so run AVX-512 code on a CPU without it). Include no header that
 // instantiates templates.
+//
+// The helpers that hand a register block on through an array (out, v) are
+// always inlined: out of line, the array goes through the stack (a store
+// and a reload per vector), and whether GCC inlines them otherwise turns on
+// how many callers an instantiation has, so a change elsewhere in a level's
+// file had made f32 in-cache tiles a sixth slower (docs/performance.md).
 #pragma once
 
 #include <cstddef>
@@ -101,6 +107,7 @@ struct avx2_ops {
 // (With U, the rounds unpack elements of U bytes instead of E, over
 // G = 16 / E vectors still: the 1-byte lane block's halves.)
 template <class Ops, int E, int U = E>
+[[gnu::always_inline]]
 inline void transpose_in_lanes(typename Ops::vec *v, std::integral_constant<int, U> = {}) {
     using vec = typename Ops::vec;
     constexpr int G = 16 / E;
@@ -125,6 +132,7 @@ inline void transpose_in_lanes(typename Ops::vec *v, std::integral_constant<int,
 // the l-th lanes of group 0, 1, ... of vector j make output row l * G + j.
 // `load_row(r)` gives source row r.
 template <class Ops, int E, class LoadRow>
+[[gnu::always_inline]]
 inline void transpose_rows(const LoadRow &load_row, typename Ops::vec *out) {
     using vec = typename Ops::vec;
     constexpr int G = 16 / E;
@@ -143,6 +151,7 @@ inline void transpose_rows(const LoadRow &load_row, typename Ops::vec *out) {
 }
 
 template <class Ops, int E>
+[[gnu::always_inline]]
 inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typename Ops::vec *out) {
     transpose_rows<Ops, E>([&](int r) { return Ops::load(src + r * pitch); }, out);
 }
@@ -159,6 +168,7 @@ inline void transpose_block(const std::uint8_t *src, std::ptrdiff_t pitch, typen
 // stack and reloaded one before each access (perf annotate of s8 NHWC as
 // NCHW).
 template <class Ops, int E>
+[[gnu::always_inline]]
 inline void load_quarter(const std::uint8_t *src, std::ptrdiff_t pitch, int g, typename Ops::vec *v) {
     static_assert(Ops::lanes == 4);
     constexpr int G = 16 / E;
@@ -169,6 +179,7 @@ inline void load_quarter(const std::uint8_t *src, std::ptrdiff_t pitch, int g, t
     }
 }
 template <class Ops, int E>
+[[gnu::always_inline]]
 inline void finish_quarter_into(typename Ops::vec *v, int g, std::uint8_t *dst, std::ptrdiff_t dst_pitch) {
     constexpr int G = 16 / E;
     transpose_in_lanes<Ops, E>(v);
@@ -179,6 +190,7 @@ inline void finish_quarter_into(typename Ops::vec *v, int g, std::uint8_t *dst, 
     }
 }
 template <class Ops, int E>
+[[gnu::always_inline]]
 inline void transpose_quarter_into(const std::uint8_t *src, std::ptrdiff_t pitch, int g, std::uint8_t *dst,
                                    std::ptrdiff_t dst_pitch) {
     typename Ops::vec v[16 / E];
@@ -250,8 +262,11 @@ inline void transpose_block_into(const std::uint8_t *src, std::ptrdiff_t pitch, 
 // two back-to-back stores. For destination rows a multiple of 4 KiB apart,
 // where the B lines share one L1 set and their first halves left it
 // before the second halves came (see transpose_lane_lines_into).
+// Never inlined: inlined into the AVX2 level's 4-tile walk (once the
+// helpers above were always inlined) it measured a tenth slower, for no
+// cause the VM's counters could show (docs/performance.md).
 template <class Ops, int E>
-inline void transpose_block_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+[[gnu::noinline]] void transpose_block_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
                                        std::ptrdiff_t dst_pitch) {
     constexpr int G = 16 / E, B = 2 * G;
     alignas(32) std::uint8_t first[B * Ops::bytes];
@@ -320,6 +335,7 @@ inline void transpose_blocks_into(const std::uint8_t *src, std::ptrdiff_t pitch,
 // blocks (512 vectors for s8) on the stack and stored them from there.
 // `store_row(j, v)` takes destination row j.
 template <class Ops, int E, class StoreRow>
+[[gnu::always_inline]]
 inline void transpose_lane_block(const std::uint8_t *src, std::ptrdiff_t pitch, const StoreRow &store_row) {
     static_assert(Ops::lanes == 2 && (E == 1 || E == 2));
     constexpr int G = 16 / E;
@@ -387,6 +403,7 @@ inline void transpose_lane_lines_into(const std::uint8_t *src, std::ptrdiff_t pi
 // Stores B destination rows from out[w][p][c] (row c gets the W * P
 // vectors w, p in order, back to back: runs of whole lines when streamed).
 template <class Ops, int W, int P, int B>
+[[gnu::always_inline]]
 inline void store_rows(const typename Ops::vec (&out)[W][P][B], std::uint8_t *dst, std::ptrdiff_t dst_pitch,
                        bool stream) {
     for (int c = 0; c < B; ++c) {
