@@ -234,8 +234,42 @@ private:
             partial_tile(t_, s + w * t_.t * t_.src_pitch, d + w * t_.t * t_.e, pitch, t_.t, part, streamed);
     }
 
+    // The lines of the wide call after the one of rows [r, r + t) (the
+    // step's next row group, else the next step's first), for
+    // tile_walk::prefetch_next_group: w * t source rows, each the lines of
+    // the group's rows, and the group's destination rows, each the lines
+    // a step covers. Null where no call follows in this strip.
+    line_prefetch *next_wide_group(dim_t r, line_prefetch &ahead, line_prefetch &writes, byte *to,
+                                   std::ptrdiff_t pitch) const {
+        const dim_t w = t_.walk.wide, step_cols = w * t_.t;
+        dim_t row = r + t_.t, cols = 0;
+        if (row >= rows_) {
+            if (n_ < 2 * step_cols) return nullptr;
+            row = 0;
+            cols = step_cols;
+        }
+        const dim_t part = std::min(t_.t, rows_ - row);
+        const auto lines_of = [](const byte *first, std::ptrdiff_t bytes) {
+            const auto at = reinterpret_cast<std::uintptr_t>(first);
+            return std::pair{at / tile_bytes * tile_bytes,
+                             static_cast<std::ptrdiff_t>((at + bytes + tile_bytes - 1) / tile_bytes - at / tile_bytes)};
+        };
+        const auto [src_line, src_lines] = lines_of(src_ + cols * t_.src_pitch + row * t_.e, part * t_.e);
+        const auto [dst_line, dst_lines] = lines_of(to + cols * t_.e + row * pitch, step_cols * t_.e);
+        ahead = line_prefetch{src_line, t_.src_pitch, src_lines, step_cols, 0, static_cast<int>(step_cols * src_lines)};
+        writes = line_prefetch{dst_line, pitch, dst_lines, part};
+        ahead.writes = &writes;
+        return &ahead;
+    }
+
     void wide_step(byte *to, std::ptrdiff_t pitch, bool streamed) const {
         line_prefetch ahead{}, writes{};
+        if (t_.walk.prefetch_next_group) {
+            for (dim_t r = 0; r < rows_; r += t_.t)
+                wide_group(r, std::min(t_.t, rows_ - r), to + r * pitch, pitch, streamed,
+                           next_wide_group(r, ahead, writes, to, pitch));
+            return;
+        }
         line_prefetch *next = next_wide_step(ahead, writes, to, pitch);
         for (dim_t r = 0; r < rows_; r += t_.t)
             wide_group(r, std::min(t_.t, rows_ - r), to + r * pitch, pitch, streamed, next);

@@ -62,6 +62,13 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 // - prefetch_by_row: streamed, those prefetches a share per source row
 //   loaded (between the tiles' loads), not a register block's share at
 //   once before its loads.
+// - prefetch_next_group: in the last-level cache (in_last_level), each wide
+//   call prefetches the lines of the call after it (the step's next row
+//   group, or the next step's first) instead of a share of the next step's:
+//   one call ahead the lines are still in L1 when the tiles read and write
+//   them, so each takes one of the core's few L1 misses in flight, not two
+//   (the next step's lines, prefetched a whole step ahead, had left L1 for
+//   L2 by then).
 struct tile_walk {
     int wide;
     int strip_tiles;
@@ -69,6 +76,7 @@ struct tile_walk {
     bool prefetch_ahead = false;
     int prefetch_locality = 3;
     bool prefetch_by_row = false;
+    bool prefetch_next_group = false;
 };
 inline constexpr int max_wide_tiles = 8;
 
@@ -341,7 +349,8 @@ struct isa_kernels {
 };
 
 // Whether a table has every entry no level may lack (and no in_cache walk
-// that prefetches): the whole tiles, a
+// that prefetches, no next-group prefetch outside the last-level walk): the
+// whole tiles, a
 // wide tile and a walk of at least one tile for every reach and size, the
 // copies, the packed tiles and the nibble split. Each level's file
 // static_asserts it.
@@ -357,6 +366,9 @@ constexpr bool complete_table(const isa_kernels &k) {
                 return false;
             // A core's own caches hold in_cache moves: prefetching only costs.
             if (r == in_cache && w.prefetch_ahead) return false;
+            // Only the last-level walk prefetches destination lines, which
+            // a call ahead are the next group's.
+            if (w.prefetch_next_group && (r != in_last_level || !w.prefetch_ahead)) return false;
         }
     }
     return true;

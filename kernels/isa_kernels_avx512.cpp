@@ -163,13 +163,17 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // step into L2 (locality 1), a share per source row (the L1 fill buffers
 // that prefetches into L1 held stalled the tiles' own loads); 4-bit
 // transposes prefetch the next step too, into L2; one tile's rows
-// (nChw16c f32) take the far-rows walk, not tile by tile.
+// (nChw16c f32) take the far-rows walk, not tile by tile; 2-byte tiles in
+// the last-level cache prefetch the next wide call's lines, not the next
+// step's (tile_walk::prefetch_next_group; wider and narrower elements
+// measured slower so).
 constexpr level_walks intel_walks(level_walks w) {
     for (row_reach reach : {near_rows, far_rows})
         for (std::size_t size_class = 1; size_class <= 3; ++size_class) {
             w[reach][size_class].prefetch_locality = 1;
             w[reach][size_class].prefetch_by_row = true;
         }
+    w[in_last_level][element_size_class(2)].prefetch_next_group = true;
     return w;
 }
 struct avx512_intel_ops : avx512_ops {
