@@ -121,10 +121,19 @@ constexpr per_size_class<tile_partial_fn> partial_tiles(std::index_sequence<L...
 }
 
 // Half tiles (isa_kernels::half_wide_tile) of 32-byte rows, as wide as
-// the level walks whole ones.
-template <int R, std::size_t... L>
+// Ops::walk walks whole ones (the planner steps both by the walk's width).
+// Streamed ones (nChw8c f32, nChw16c bf16 into nchw) through the AVX2
+// level's 32-byte register blocks, so that they issue the next step's
+// prefetches as whole tiles do; partial tiles issue none. In the caches,
+// partial tiles (masked loads and stores).
+template <class Ops, int R, std::size_t... L>
 constexpr per_size_class<wide_tile_fn> half_wide_tiles_at(std::index_sequence<L...>) {
-    return {&transpose_half_tiles<avx2_ops, 1 << L, avx512_ops::walk[R][L].wide>...};
+    return {&transpose_half_tiles<avx2_ops, 1 << L, Ops::walk[R][L].wide>...};
+}
+template <class Ops>
+constexpr per_reach<per_size_class<wide_tile_fn>> half_wide_tiles() {
+    return {half_wide_tiles_at<Ops, near_rows>(size_classes), half_wide_tiles_at<Ops, far_rows>(size_classes),
+            no_kernel_at_any_size<wide_tile_fn>, no_kernel_at_any_size<wide_tile_fn>};
 }
 
 constexpr isa_kernels table = {
@@ -132,12 +141,7 @@ constexpr isa_kernels table = {
     .tile = one_tiles<avx512_ops>(size_classes),
     .walk = avx512_ops::walk,
     .wide_tile = wide_tiles<avx512_ops>(),
-    // Streamed half tiles (nChw8c f32, nChw16c bf16 into nchw) through the
-    // AVX2 level's 32-byte register blocks, so that they issue the next
-    // step's prefetches as whole tiles do; partial tiles issue none. In the
-    // caches, partial tiles (masked loads and stores).
-    .half_wide_tile = {half_wide_tiles_at<near_rows>(size_classes), half_wide_tiles_at<far_rows>(size_classes),
-                       no_kernel_at_any_size<wide_tile_fn>, no_kernel_at_any_size<wide_tile_fn>},
+    .half_wide_tile = half_wide_tiles<avx512_ops>(),
     .copy = &run_copy<avx512_ops>,
     .copy_runs = &copy_runs<avx512_ops>,
     .tile_partial = partial_tiles(size_classes),
@@ -159,9 +163,11 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 
 // The Intel Xeon's table (kernel_tuning::intel): the one above, tuned on
 // the AMD EPYCs, with what measured faster on the Intel Xeon VM alone
-// (docs/performance.md): streamed 2- to 8-byte tiles prefetch the next
+// (docs/performance.md): streamed 1- to 8-byte tiles prefetch the next
 // step into L2 (locality 1), a share per source row (the L1 fill buffers
-// that prefetches into L1 held stalled the tiles' own loads); 4-bit
+// that prefetches into L1 held stalled the tiles' own loads); 4-byte
+// elements with rows a page or more apart walk 4 tiles side by side, not
+// 2 (each destination row's streamed run two lines longer); 4-bit
 // transposes prefetch the next step too, into L2; one tile's rows
 // (nChw16c f32) take the far-rows walk, not tile by tile; 2-byte tiles in
 // the last-level cache prefetch the next wide call's lines, not the next
@@ -169,11 +175,12 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // measured slower so).
 constexpr level_walks intel_walks(level_walks w) {
     for (row_reach reach : {near_rows, far_rows})
-        for (std::size_t size_class = 1; size_class <= 3; ++size_class) {
+        for (std::size_t size_class = 0; size_class <= element_size_class(8); ++size_class) {
             w[reach][size_class].prefetch_locality = 1;
             w[reach][size_class].prefetch_by_row = true;
         }
     w[in_last_level][element_size_class(2)].prefetch_next_group = true;
+    w[far_rows][element_size_class(4)].wide = 4;
     return w;
 }
 struct avx512_intel_ops : avx512_ops {
@@ -182,6 +189,7 @@ struct avx512_intel_ops : avx512_ops {
 constexpr isa_kernels intel_tuned(isa_kernels k) {
     k.walk = avx512_intel_ops::walk;
     k.wide_tile = wide_tiles<avx512_intel_ops>();
+    k.half_wide_tile = half_wide_tiles<avx512_intel_ops>();
     k.packed_tile = &transpose_tiles<avx512_ops, 1, 4, true, 1>;
     k.one_tile_rows_tile_by_tile = false;
     return k;
