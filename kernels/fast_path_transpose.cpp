@@ -134,8 +134,17 @@ private:
     bool first_ = true;
 };
 
-// Destination rows [row, row + rows) x columns [col, col_end) of one
-// outer position, a column step of tiles at a time: rows may span several
+// The lines that `bytes` bytes from `at` touch: the first one's address
+// and how many (for line_prefetch).
+struct line_span {
+    std::uintptr_t first;
+    std::ptrdiff_t count;
+};
+line_span lines_touched(const void *at, std::ptrdiff_t bytes) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(at) / tile_bytes;
+    const auto end = (reinterpret_cast<std::uintptr_t>(at) + static_cast<std::uintptr_t>(bytes) + tile_bytes - 1) / tile_bytes;
+    return {begin * tile_bytes, static_cast<std::ptrdiff_t>(end - begin)};
+}
 
 // One strip's destination rows [row, row + rows) x columns [col, col_end)
 // of one outer position, a column step of tiles at a time: rows may span
@@ -194,19 +203,13 @@ private:
     line_prefetch *next_wide_step(line_prefetch &ahead, line_prefetch &writes, byte *to, std::ptrdiff_t pitch) const {
         const dim_t w = t_.walk.wide;
         if (!t_.walk.prefetch_ahead || n_ < 2 * w * t_.t) return nullptr;
-        // Lines [begin, end) of `bytes` from `first`.
-        const auto lines_of = [](std::uintptr_t first, std::uintptr_t bytes) {
-            return std::pair{first / tile_bytes, (first + bytes + tile_bytes - 1) / tile_bytes};
-        };
-        const auto [begin, end] = lines_of(reinterpret_cast<std::uintptr_t>(src_ + w * t_.t * t_.src_pitch),
-                                           static_cast<std::uintptr_t>(rows_ * t_.e));
-        const dim_t lines = w * t_.t * static_cast<dim_t>(end - begin), calls = std::max<dim_t>(1, rows_ / t_.t);
-        ahead = line_prefetch{begin * tile_bytes, t_.src_pitch, static_cast<std::ptrdiff_t>(end - begin), w * t_.t, 0,
+        const line_span source = lines_touched(src_ + w * t_.t * t_.src_pitch, rows_ * t_.e);
+        const dim_t lines = w * t_.t * source.count, calls = std::max<dim_t>(1, rows_ / t_.t);
+        ahead = line_prefetch{source.first, t_.src_pitch, source.count, w * t_.t, 0,
                               static_cast<int>((lines + calls - 1) / calls)};
         if (t_.reach == in_last_level) {
-            const auto [first, last] = lines_of(reinterpret_cast<std::uintptr_t>(to + w * t_.t * t_.e),
-                                                static_cast<std::uintptr_t>(w * t_.t * t_.e));
-            writes = line_prefetch{first * tile_bytes, pitch, static_cast<std::ptrdiff_t>(last - first), rows_};
+            const line_span destination = lines_touched(to + w * t_.t * t_.e, w * t_.t * t_.e);
+            writes = line_prefetch{destination.first, pitch, destination.count, rows_};
             ahead.writes = &writes;
         }
         return &ahead;
@@ -249,15 +252,11 @@ private:
             cols = step_cols;
         }
         const dim_t part = std::min(t_.t, rows_ - row);
-        const auto lines_of = [](const byte *first, std::ptrdiff_t bytes) {
-            const auto at = reinterpret_cast<std::uintptr_t>(first);
-            return std::pair{at / tile_bytes * tile_bytes,
-                             static_cast<std::ptrdiff_t>((at + bytes + tile_bytes - 1) / tile_bytes - at / tile_bytes)};
-        };
-        const auto [src_line, src_lines] = lines_of(src_ + cols * t_.src_pitch + row * t_.e, part * t_.e);
-        const auto [dst_line, dst_lines] = lines_of(to + cols * t_.e + row * pitch, step_cols * t_.e);
-        ahead = line_prefetch{src_line, t_.src_pitch, src_lines, step_cols, 0, static_cast<int>(step_cols * src_lines)};
-        writes = line_prefetch{dst_line, pitch, dst_lines, part};
+        const line_span source = lines_touched(src_ + cols * t_.src_pitch + row * t_.e, part * t_.e);
+        const line_span destination = lines_touched(to + cols * t_.e + row * pitch, step_cols * t_.e);
+        ahead = line_prefetch{source.first, t_.src_pitch, source.count, step_cols, 0,
+                              static_cast<int>(step_cols * source.count)};
+        writes = line_prefetch{destination.first, pitch, destination.count, part};
         ahead.writes = &writes;
         return &ahead;
     }
