@@ -62,6 +62,13 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 // - prefetch_by_row: streamed, those prefetches a share per source row
 //   loaded (between the tiles' loads), not a register block's share at
 //   once before its loads.
+// - line_stores: with ordinary stores, destination rows off a line
+//   boundary (a pitch that is no multiple of 64 bytes: NHWC as NCHW at
+//   H x W = 1000, 784 bf16, 196) are written in whole aligned lines, each
+//   joined in registers from two tiles side by side, and a masked store at
+//   either end of the wide tile's run, instead of a store per tile row that
+//   straddles two lines; where a level has the kernel for it
+//   (transpose_tiles_in_lines), else ignored.
 struct tile_walk {
     int wide;
     int strip_tiles;
@@ -69,6 +76,7 @@ struct tile_walk {
     bool prefetch_ahead = false;
     int prefetch_locality = 3;
     bool prefetch_by_row = false;
+    bool line_stores = false;
 };
 inline constexpr int max_wide_tiles = 8;
 

@@ -38,6 +38,17 @@ struct avx512_ops {
         return _mm512_inserti32x4(v, quarter(p + 3 * step), 3);
     }
     static void store(std::uint8_t *p, vec v) { _mm512_storeu_si512(p, v); }
+    // The join of a destination line that starts `offset` dwords before a
+    // tile row (transpose_quarters_in_lines): dwords 16 - offset .. 31 -
+    // offset of the rows before and at it, side by side.
+    static vec join_index(unsigned offset) {
+        return _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                _mm512_set1_epi32(16 - static_cast<int>(offset)));
+    }
+    static vec join_lines(vec before, vec index, vec now) { return _mm512_permutex2var_epi32(before, index, now); }
+    // Dwords offset .. 15 of a line.
+    static __mmask16 dwords_from(unsigned offset) { return static_cast<__mmask16>(0xFFFFu << offset); }
+    static void store_dwords(std::uint8_t *p, vec v, __mmask16 dwords) { _mm512_mask_storeu_epi32(p, dwords, v); }
     static void stream(std::uint8_t *p, vec v) { _mm512_stream_si512(reinterpret_cast<vec *>(p), v); }
 
     template <int E> static vec unpacklo(vec a, vec b) {
@@ -162,7 +173,9 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // (docs/performance.md): streamed 2- to 8-byte tiles prefetch the next
 // step into L2 (locality 1), a share per source row (the L1 fill buffers
 // that prefetches into L1 held stalled the tiles' own loads); 4-bit
-// transposes prefetch the next step too, into L2; one tile's rows
+// transposes prefetch the next step too, into L2; in the caches,
+// destination rows off a line boundary take whole lines joined in
+// registers (tile_walk::line_stores); one tile's rows
 // (nChw16c f32) take the far-rows walk, not tile by tile.
 constexpr level_walks intel_walks(level_walks w) {
     for (row_reach reach : {near_rows, far_rows})
@@ -170,6 +183,7 @@ constexpr level_walks intel_walks(level_walks w) {
             w[reach][size_class].prefetch_locality = 1;
             w[reach][size_class].prefetch_by_row = true;
         }
+    for (std::size_t size_class = 1; size_class <= 3; ++size_class) w[in_cache][size_class].line_stores = true;
     return w;
 }
 struct avx512_intel_ops : avx512_ops {
