@@ -64,7 +64,7 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 //   once before its loads.
 // - line_stores: with ordinary stores, destination rows off a line
 //   boundary (a pitch that is no multiple of 64 bytes: NHWC as NCHW at
-//   H x W = 1000, 784 bf16, 196) are written in whole aligned lines, each
+//   H x W = 1000 or 196) are written in whole aligned lines, each
 //   joined in registers from two tiles side by side, and a masked store at
 //   either end of the wide tile's run, instead of a store per tile row that
 //   straddles two lines; where a level has the kernel for it
