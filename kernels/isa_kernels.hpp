@@ -69,6 +69,13 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 //   them, so each takes one of the core's few L1 misses in flight, not two
 //   (the next step's lines, prefetched a whole step ahead, had left L1 for
 //   L2 by then).
+// - line_stores: with ordinary stores, destination rows off a line
+//   boundary (a pitch that is no multiple of 64 bytes: NHWC as NCHW at
+//   H x W = 1000 or 196) are written in whole aligned lines, each
+//   joined in registers from two tiles side by side, and a masked store at
+//   either end of the wide tile's run, instead of a store per tile row that
+//   straddles two lines; where a level has the kernel for it
+//   (transpose_quarters_in_lines), else ignored.
 struct tile_walk {
     int wide;
     int strip_tiles;
@@ -77,6 +84,7 @@ struct tile_walk {
     int prefetch_locality = 3;
     bool prefetch_by_row = false;
     bool prefetch_next_group = false;
+    bool line_stores = false;
 };
 inline constexpr int max_wide_tiles = 8;
 

@@ -38,6 +38,17 @@ struct avx512_ops {
         return _mm512_inserti32x4(v, quarter(p + 3 * step), 3);
     }
     static void store(std::uint8_t *p, vec v) { _mm512_storeu_si512(p, v); }
+    // The join of a destination line that starts `offset` dwords before a
+    // tile row (transpose_quarters_in_lines): dwords 16 - offset .. 31 -
+    // offset of the rows before and at it, side by side.
+    static vec join_index(unsigned offset) {
+        return _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                _mm512_set1_epi32(16 - static_cast<int>(offset)));
+    }
+    static vec join_lines(vec before, vec index, vec now) { return _mm512_permutex2var_epi32(before, index, now); }
+    // Dwords offset .. 15 of a line.
+    static __mmask16 dwords_from(unsigned offset) { return static_cast<__mmask16>(0xFFFFu << offset); }
+    static void store_dwords(std::uint8_t *p, vec v, __mmask16 dwords) { _mm512_mask_storeu_epi32(p, dwords, v); }
     static void stream(std::uint8_t *p, vec v) { _mm512_stream_si512(reinterpret_cast<vec *>(p), v); }
 
     template <int E> static vec unpacklo(vec a, vec b) {
@@ -172,7 +183,8 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // (nChw16c f32) take the far-rows walk, not tile by tile; 2-byte tiles in
 // the last-level cache prefetch the next wide call's lines, not the next
 // step's (tile_walk::prefetch_next_group; wider and narrower elements
-// measured slower so).
+// measured slower so); in the caches, destination rows off a line
+// boundary take whole lines joined in registers (tile_walk::line_stores).
 constexpr level_walks intel_walks(level_walks w) {
     for (row_reach reach : {near_rows, far_rows})
         for (std::size_t size_class = 0; size_class <= element_size_class(8); ++size_class) {
@@ -181,6 +193,9 @@ constexpr level_walks intel_walks(level_walks w) {
         }
     w[in_last_level][element_size_class(2)].prefetch_next_group = true;
     w[far_rows][element_size_class(4)].wide = 4;
+    // 4- and 8-byte elements: 2-byte ones (8 rows a quarter) measured
+    // slower so past 64 channels.
+    for (std::size_t size_class = 2; size_class <= 3; ++size_class) w[in_cache][size_class].line_stores = true;
     return w;
 }
 struct avx512_intel_ops : avx512_ops {

@@ -228,6 +228,51 @@ inline void transpose_tiles_by_quarters(const std::uint8_t *src, std::ptrdiff_t 
     }
 }
 
+// Quarter g of W tiles side by side (destination rows g * G .. g * G + G-1,
+// G = 16 / E, bytes 0 .. W * 64 of each from its start) where those rows
+// start off a line boundary, a whole number of dwords into their line
+// (tile_walk::line_stores): each row's run is stored as the aligned lines
+// it covers, line k joined from tiles k - 1 and k in registers
+// (Ops::join_lines), the first and last line masked to the run's bytes,
+// instead of each tile's row straddling two lines. Both ends' lines are
+// shared with the neighbouring runs, whose bytes the masks leave alone.
+// Three vectors a row live (the tile before, the tile, the join's index):
+// at most 8 rows (2-byte and wider elements) within the 32 registers.
+template <class Ops, int E, int W>
+[[gnu::always_inline]]
+inline void transpose_quarters_in_lines(const std::uint8_t *src, std::ptrdiff_t pitch, int g, std::uint8_t *dst,
+                                        std::ptrdiff_t dst_pitch) {
+    static_assert(Ops::lanes == 4 && E >= 2 && W >= 2);
+    using vec = typename Ops::vec;
+    constexpr int G = 16 / E, T = 64 / E;
+    vec before[G], now[G], join[G];
+    unsigned offset[G]; // dwords into the line
+    std::uint8_t *line[G];
+    std::uint8_t *row = dst + g * G * dst_pitch;
+    for (int j = 0; j < G; ++j, row += dst_pitch) {
+        const auto at = reinterpret_cast<std::uintptr_t>(row);
+        offset[j] = static_cast<unsigned>(at % tile_bytes) / 4;
+        line[j] = row - at % tile_bytes;
+        join[j] = Ops::join_index(offset[j]);
+    }
+    load_quarter<Ops, E>(src, pitch, g, before);
+    transpose_in_lanes<Ops, E>(before);
+    for (int j = 0; j < G; ++j)
+        Ops::store_dwords(line[j], Ops::join_lines(before[j], join[j], before[j]), Ops::dwords_from(offset[j]));
+#pragma GCC unroll 8
+    for (int w = 1; w < W; ++w) {
+        load_quarter<Ops, E>(src + w * T * pitch, pitch, g, now);
+        transpose_in_lanes<Ops, E>(now);
+        for (int j = 0; j < G; ++j) {
+            Ops::store(line[j] + w * tile_bytes, Ops::join_lines(before[j], join[j], now[j]));
+            before[j] = now[j];
+        }
+    }
+    for (int j = 0; j < G; ++j)
+        Ops::store_dwords(line[j] + W * tile_bytes, Ops::join_lines(before[j], join[j], before[j]),
+                          static_cast<__mmask16>(~Ops::dwords_from(offset[j])));
+}
+
 // transpose_block for vectors of two lanes (AVX2's): each vector loads the
 // same half of rows r and G + r, one per lane, so that the in-lane
 // transpose alone leaves whole destination rows, without the cross-lane
@@ -433,7 +478,7 @@ inline void store_rows(const typename Ops::vec (&out)[W][P][B], std::uint8_t *ds
 // Aligned to a line: streamed moves stall on its prefetch loop, whose
 // place within the code's lines alone made nChw16c f32 into nchw clearly
 // slower or faster between builds of the same code (docs/performance.md).
-template <class Ops, int E, int W, bool Prefetch, int Locality = 3, bool ByRow = false>
+template <class Ops, int E, int W, bool Prefetch, int Locality = 3, bool ByRow = false, bool LineStores = false>
 __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch,
                                                   std::uint8_t *dst, std::ptrdiff_t dst_pitch, bool stream,
                                                   line_prefetch *ahead) {
@@ -548,6 +593,19 @@ __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::
                     if (ahead) ahead->issue<Locality>(4 * per_block);
                 transpose_tiles_by_quarters<Ops, E, 4>(src + first * T * src_pitch, src_pitch,
                                                        dst + first * tile_bytes, dst_pitch);
+            }
+            return;
+        }
+    // Destination rows off a line boundary: whole lines joined from tiles
+    // side by side (tile_walk::line_stores), where every row's offset
+    // within its line is a whole number of dwords (the join's unit).
+    if constexpr (parts == 1 && LineStores && E >= 2 && W >= 2)
+        if (!stream && dst_pitch % tile_bytes != 0 && dst_pitch % 4 == 0 &&
+            reinterpret_cast<std::uintptr_t>(dst) % 4 == 0) {
+            for (int g = 0; g < 4; ++g) {
+                if constexpr (Prefetch)
+                    if (ahead) ahead->issue<Locality>(W * per_block / 4);
+                transpose_quarters_in_lines<Ops, E, W>(src, src_pitch, g, dst, dst_pitch);
             }
             return;
         }
@@ -783,7 +841,8 @@ template <class Ops, int R, std::size_t... L>
 constexpr per_size_class<wide_tile_fn> wide_tiles_at(std::index_sequence<L...>) {
     static_assert(((Ops::walk[R][L].wide <= max_wide_tiles) && ...));
     return {&transpose_tiles<Ops, 1 << L, Ops::walk[R][L].wide, Ops::walk[R][L].prefetch_ahead,
-                             Ops::walk[R][L].prefetch_locality, Ops::walk[R][L].prefetch_by_row>...};
+                             Ops::walk[R][L].prefetch_locality, Ops::walk[R][L].prefetch_by_row,
+                             Ops::walk[R][L].line_stores>...};
 }
 template <class Ops>
 constexpr per_reach<per_size_class<wide_tile_fn>> wide_tiles() {
