@@ -48,6 +48,8 @@ struct avx512_ops {
     static vec join_lines(vec before, vec index, vec now) { return _mm512_permutex2var_epi32(before, index, now); }
     // Dwords offset .. 15 of a line.
     static __mmask16 dwords_from(unsigned offset) { return static_cast<__mmask16>(0xFFFFu << offset); }
+    // Dwords 0 .. offset - 1 of a line.
+    static __mmask16 dwords_below(unsigned offset) { return static_cast<__mmask16>(~dwords_from(offset)); }
     static void store_dwords(std::uint8_t *p, vec v, __mmask16 dwords) { _mm512_mask_storeu_epi32(p, dwords, v); }
     static void stream(std::uint8_t *p, vec v) { _mm512_stream_si512(reinterpret_cast<vec *>(p), v); }
 

@@ -270,7 +270,7 @@ inline void transpose_quarters_in_lines(const std::uint8_t *src, std::ptrdiff_t 
     }
     for (int j = 0; j < G; ++j)
         Ops::store_dwords(line[j] + W * tile_bytes, Ops::join_lines(before[j], join[j], before[j]),
-                          static_cast<__mmask16>(~Ops::dwords_from(offset[j])));
+                          Ops::dwords_below(offset[j]));
 }
 
 // transpose_block for vectors of two lanes (AVX2's): each vector loads the

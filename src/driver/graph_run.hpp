@@ -14,6 +14,8 @@
 #include "core/heap_optional.hpp"
 #include "core/status.hpp"
 #include "driver/options.hpp"
+#include "kernels/cpu_isa.hpp"
+#include "kernels/movement_program.hpp"
 #include "partition/partitioner.hpp"
 
 namespace reshaper::driver {
@@ -74,14 +76,11 @@ struct output_values {
 // the thresholds they make (kernels/cpu_isa.hpp): so that a figure can be
 // read against what the kernels knew of the machine.
 struct timed_machine {
-    std::string isa;
-    std::string tuning;
+    impl::machine_facts facts; // the level and the thresholds
+    impl::kernel_tuning tuning = impl::kernel_tuning::amd;
     std::size_t listed_last_level_cache_bytes = 0;
     std::size_t last_level_cache_bytes = 0; // as the thresholds count it
     std::size_t core_cache_bytes = 0;
-    std::size_t copy_streaming_bytes = 0;
-    std::size_t transpose_streaming_bytes = 0;
-    std::size_t last_level_walk_bytes = 0;
 };
 
 // Moves keep every partition_run's partition (a vector's elements stay

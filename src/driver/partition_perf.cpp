@@ -11,7 +11,6 @@
 #include "driver/perf_timing.hpp"
 #include "driver/yardstick.hpp"
 #include "kernels/cpu_isa.hpp"
-#include "kernels/movement_program.hpp" // current_machine
 
 namespace reshaper::driver {
 namespace {
@@ -84,16 +83,12 @@ std::optional<double> cores_of_driver_threads() {
 }
 
 timed_machine timing_machine() {
-    const impl::machine_facts facts = impl::current_machine();
     timed_machine m;
-    m.isa = std::string(impl::to_string(facts.isa));
-    m.tuning = std::string(impl::to_string(impl::active_kernel_tuning()));
+    m.facts = impl::current_machine();
+    m.tuning = impl::active_kernel_tuning();
     m.listed_last_level_cache_bytes = impl::listed_last_level_cache_bytes();
     m.last_level_cache_bytes = impl::last_level_cache_bytes();
     m.core_cache_bytes = impl::core_cache_bytes();
-    m.copy_streaming_bytes = facts.copy_streaming_bytes;
-    m.transpose_streaming_bytes = facts.transpose_streaming_bytes;
-    m.last_level_walk_bytes = facts.last_level_walk_bytes;
     return m;
 }
 

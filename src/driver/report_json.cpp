@@ -273,14 +273,14 @@ void write_json_report(std::FILE *to, const graph_run &run, const options &opts)
             out.member("perf_threads").value(threads);
             const timed_machine &m = *run.machine;
             out.member("perf_machine")
-                .value(json{{"isa", m.isa},
-                            {"kernel_tuning", m.tuning},
+                .value(json{{"isa", std::string(impl::to_string(m.facts.isa))},
+                            {"kernel_tuning", std::string(impl::to_string(m.tuning))},
                             {"listed_last_level_cache_bytes", m.listed_last_level_cache_bytes},
                             {"last_level_cache_bytes", m.last_level_cache_bytes},
                             {"core_cache_bytes", m.core_cache_bytes},
-                            {"copy_streaming_bytes", m.copy_streaming_bytes},
-                            {"transpose_streaming_bytes", m.transpose_streaming_bytes},
-                            {"last_level_walk_bytes", m.last_level_walk_bytes}});
+                            {"copy_streaming_bytes", m.facts.copy_streaming_bytes},
+                            {"transpose_streaming_bytes", m.facts.transpose_streaming_bytes},
+                            {"last_level_walk_bytes", m.facts.last_level_walk_bytes}});
         }
     }
     out.member("status").value(run.failure ? "error" : "ok");

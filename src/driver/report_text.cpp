@@ -185,10 +185,10 @@ void write_text_report(std::FILE *to, const graph_run &run, const options &opts)
         out << "\n  perf: " << run.threads << (run.threads == 1 ? " thread" : " threads");
         if (run.cores) out << ", which got " << fixed(*run.cores, 2) << " cores (CPU-bound threads against one)";
         const timed_machine &m = *run.machine;
-        out << "; kernels " << m.isa << " (" << m.tuning << " tuning), last-level cache " << m.listed_last_level_cache_bytes
+        out << "; kernels " << impl::to_string(m.facts.isa) << " (" << impl::to_string(m.tuning) << " tuning), last-level cache " << m.listed_last_level_cache_bytes
             << " bytes as listed, " << m.last_level_cache_bytes << " counted, core cache " << m.core_cache_bytes
-            << "; streaming stores from " << m.copy_streaming_bytes << " bytes (copies), "
-            << m.transpose_streaming_bytes << " (transposes); last-level walk from " << m.last_level_walk_bytes
+            << "; streaming stores from " << m.facts.copy_streaming_bytes << " bytes (copies), "
+            << m.facts.transpose_streaming_bytes << " (transposes); last-level walk from " << m.facts.last_level_walk_bytes
             << '\n';
     }
 
