@@ -185,7 +185,9 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // (nChw16c f32) take the far-rows walk, not tile by tile; 2-byte tiles in
 // the last-level cache prefetch the next wide call's lines, not the next
 // step's (tile_walk::prefetch_next_group; wider and narrower elements
-// measured slower so); in the caches, destination rows off a line
+// measured slower so), 4 tiles side by side, not 8 (a call's prefetches
+// half as many lines, each issued half as long before its use); in the
+// caches, destination rows off a line
 // boundary take whole lines joined in registers (tile_walk::line_stores).
 constexpr level_walks intel_walks(level_walks w) {
     for (row_reach reach : {near_rows, far_rows})
@@ -194,6 +196,7 @@ constexpr level_walks intel_walks(level_walks w) {
             w[reach][size_class].prefetch_by_row = true;
         }
     w[in_last_level][element_size_class(2)].prefetch_next_group = true;
+    w[in_last_level][element_size_class(2)].wide = 4;
     w[far_rows][element_size_class(4)].wide = 4;
     // 4- and 8-byte elements: 2-byte ones (8 rows a quarter) measured
     // slower so past 64 channels.
