@@ -187,8 +187,8 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // step's (tile_walk::prefetch_next_group; wider and narrower elements
 // measured slower so), 4 tiles side by side, not 8 (a call's prefetches
 // half as many lines, each issued half as long before its use); in the
-// caches, destination rows off a line
-// boundary take whole lines joined in registers (tile_walk::line_stores).
+// caches, destination rows off a line boundary take whole lines joined in
+// registers (tile_walk::line_stores).
 constexpr level_walks intel_walks(level_walks w) {
     for (row_reach reach : {near_rows, far_rows})
         for (std::size_t size_class = 0; size_class <= element_size_class(8); ++size_class) {
