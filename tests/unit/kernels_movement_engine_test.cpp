@@ -157,6 +157,11 @@ std::vector<move_case> cases() {
         {"nhwc_in_lines_256_channels", {1, 256, 998}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}, 0, 2},
         {"nhwc_in_lines_512_channels", {1, 512, 540}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"nhwc_in_lines_ragged", {1, 129, 1000}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}, 0, 1},
+        // Columns narrower than a wide step in the caches, walked row tile
+        // by row tile (7 x 7 and 14 x 14 NHWC as NCHW): ragged rows and
+        // columns, a misaligned destination.
+        {"nhwc_narrow_7x7", {1, 300, 49}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"nhwc_narrow_14x14_offset", {1, 130, 196}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}, 0, 3},
         // Half tiles (destination rows T/2 of the element size's tile side
         // T: nChw8c's 8 f32 channels, nChw16c's 16 bf16 ones) and other
         // short strips, ragged columns; streamed ones too.
