@@ -276,8 +276,20 @@ private:
 
     // Every remaining column into `to` (the current column's row 0), rows
     // `pitch` apart: wide steps, then tiles, then the last columns.
+    // In the caches, columns narrower than a wide step (NHWC as NCHW at
+    // 7 x 7 or 14 x 14) go row tile by row tile, across all the columns
+    // before the next rows: column tile by column tile, each destination
+    // line (a tile row's 64 bytes straddle two) was written again a whole
+    // strip of rows later, by then out of L1 (docs/performance.md).
     void all_steps(byte *to, std::ptrdiff_t pitch, bool streamed) {
         const dim_t wide_cols = t_.walk.wide * t_.t;
+        if (!streamed && t_.reach == in_cache && (!t_.wide || n_ < wide_cols) && n_ > t_.t) {
+            for (dim_t r = 0; r < rows_; r += t_.t)
+                for (dim_t c = 0; c < n_; c += t_.t)
+                    tile_group(src_ + c * t_.src_pitch, r, std::min(t_.t, rows_ - r), std::min(t_.t, n_ - c),
+                               to + r * pitch + c * t_.e, pitch, false);
+            return advance(n_);
+        }
         if (t_.wide)
             for (; n_ >= wide_cols; to += wide_cols * t_.e, advance(wide_cols)) wide_step(to, pitch, streamed);
         for (; n_ >= t_.t; to += t_.t * t_.e, advance(t_.t)) tile_step(t_.t, to, pitch, streamed);

@@ -2,6 +2,8 @@
 // when the CPU has both (see cpu_isa).
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "kernels/isa_kernels_simd.hpp"
 
 namespace reshaper::impl {
@@ -106,11 +108,18 @@ void store_first(std::uint8_t *p, __m512i v, int bytes, __mmask64 mask) {
 
 // A partial tile costs about what a whole one does: each valid source row
 // part is loaded (the rest reads as zero), each valid destination row part
-// stored.
-template <int E>
+// stored. Up to Few source rows (a move's last 1-4 columns: NHWC as NCHW
+// at 7 x 7 or 14 x 14) are copied element by element instead: at most 2
+// are fewer instructions than the tile's shuffles anywhere.
+template <int E, int Few>
 void tile_partial(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                   std::ptrdiff_t dst_pitch, int src_rows, int dst_rows, bool stream) {
     constexpr int T = 64 / E;
+    if (src_rows <= Few) {
+        for (int c = 0; c < dst_rows; ++c)
+            for (int r = 0; r < src_rows; ++r) std::memcpy(dst + c * dst_pitch + r * E, src + r * src_pitch + c * E, E);
+        return;
+    }
     const int load_bytes = dst_rows * E, store_bytes = src_rows * E;
     const __mmask64 load_mask = first_bytes(load_bytes), store_mask = first_bytes(store_bytes);
     __m512i out[T];
@@ -128,9 +137,9 @@ void tile_partial(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_
     }
 }
 
-template <std::size_t... L>
+template <int Few = 2, std::size_t... L>
 constexpr per_size_class<tile_partial_fn> partial_tiles(std::index_sequence<L...>) {
-    return {&tile_partial<1 << L>...};
+    return {&tile_partial<1 << L, Few>...};
 }
 
 // Half tiles (isa_kernels::half_wide_tile) of 32-byte rows, as wide as
@@ -188,7 +197,8 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // measured slower so), 4 tiles side by side, not 8 (a call's prefetches
 // half as many lines, each issued half as long before its use); in the
 // caches, destination rows off a line boundary take whole lines joined in
-// registers (tile_walk::line_stores).
+// registers (tile_walk::line_stores); partial tiles of up to 4 source rows
+// are copied element by element.
 constexpr level_walks intel_walks(level_walks w) {
     for (row_reach reach : {near_rows, far_rows})
         for (std::size_t size_class = 0; size_class <= element_size_class(8); ++size_class) {
@@ -198,9 +208,10 @@ constexpr level_walks intel_walks(level_walks w) {
     w[in_last_level][element_size_class(2)].prefetch_next_group = true;
     w[in_last_level][element_size_class(2)].wide = 4;
     w[far_rows][element_size_class(4)].wide = 4;
-    // 4- and 8-byte elements: 2-byte ones (8 rows a quarter) measured
-    // slower so past 64 channels.
-    for (std::size_t size_class = 2; size_class <= 3; ++size_class) w[in_cache][size_class].line_stores = true;
+    // 2- to 8-byte elements (1-byte quarters of 16 rows leave no
+    // registers for the joins), in groups of tiles whose source stays in
+    // L1 (line_store_tiles).
+    for (std::size_t size_class = 1; size_class <= 3; ++size_class) w[in_cache][size_class].line_stores = true;
     return w;
 }
 struct avx512_intel_ops : avx512_ops {
@@ -212,6 +223,7 @@ constexpr isa_kernels intel_tuned(isa_kernels k) {
     k.half_wide_tile = half_wide_tiles<avx512_intel_ops>();
     k.packed_tile = &transpose_tiles<avx512_ops, 1, 4, true, 1>;
     k.one_tile_rows_tile_by_tile = false;
+    k.tile_partial = partial_tiles<4>(size_classes);
     return k;
 }
 

@@ -273,6 +273,23 @@ inline void transpose_quarters_in_lines(const std::uint8_t *src, std::ptrdiff_t 
                           Ops::dwords_below(offset[j]));
 }
 
+// How many of W tiles side by side (a power of two) the line joins of
+// transpose_quarters_in_lines take at once: they read those tiles' source
+// four times over (a quarter of every tile, then the next), so it should
+// stay in L1. Source rows a multiple of 4 KiB / 2^k apart all fall in 2^k
+// of L1's 64 sets (12 lines each); at most 8 a set leaves the destination
+// lines room. W tiles at once whose source could not stay there measured
+// slower than single tiles' straddling stores (bf16 at 128 channels).
+// Below 2, no joins (0).
+inline int line_store_tiles(std::ptrdiff_t src_pitch, int tile_rows, int W) {
+    int sets = 64;
+    if (src_pitch % tile_bytes == 0)
+        for (std::ptrdiff_t lines = src_pitch / tile_bytes % 64 + 64; lines % 2 == 0 && sets > 1; lines /= 2) sets /= 2;
+    int K = W;
+    while (K > 1 && (K * tile_rows + sets - 1) / sets > 8) K /= 2;
+    return K >= 2 ? K : 0;
+}
+
 // transpose_block for vectors of two lanes (AVX2's): each vector loads the
 // same half of rows r and G + r, one per lane, so that the in-lane
 // transpose alone leaves whole destination rows, without the cross-lane
@@ -602,12 +619,26 @@ __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::
     if constexpr (parts == 1 && LineStores && E >= 2 && W >= 2)
         if (!stream && dst_pitch % tile_bytes != 0 && dst_pitch % 4 == 0 &&
             reinterpret_cast<std::uintptr_t>(dst) % 4 == 0) {
-            for (int g = 0; g < 4; ++g) {
-                if constexpr (Prefetch)
-                    if (ahead) ahead->issue<Locality>(W * per_block / 4);
-                transpose_quarters_in_lines<Ops, E, W>(src, src_pitch, g, dst, dst_pitch);
-            }
-            return;
+            const auto in_lines = [&](auto tiles) {
+                constexpr int K = decltype(tiles)::value;
+                for (int first = 0; first < W; first += K)
+                    for (int g = 0; g < 4; ++g) {
+                        if constexpr (Prefetch)
+                            if (ahead) ahead->issue<Locality>(K * per_block / 4);
+                        transpose_quarters_in_lines<Ops, E, K>(src + first * T * src_pitch, src_pitch, g,
+                                                               dst + first * tile_bytes, dst_pitch);
+                    }
+            };
+            // 4-byte and wider elements (16 or fewer rows a tile) take 2
+            // tiles at once even where their source may leave L1: faster
+            // than single tiles at any pitch measured; 2-byte ones not.
+            const int joined = line_store_tiles(src_pitch, T, W);
+            const int K = E >= 4 && joined < 2 ? 2 : joined;
+            if (K >= W) return in_lines(std::integral_constant<int, W>{});
+            if constexpr (W >= 8)
+                if (K >= 4) return in_lines(std::integral_constant<int, 4>{});
+            if constexpr (W >= 4)
+                if (K >= 2) return in_lines(std::integral_constant<int, 2>{});
         }
     if constexpr (parts == 1)
         if (!stream && dst_pitch % 4096 != 0) {

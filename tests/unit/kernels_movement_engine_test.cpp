@@ -147,6 +147,21 @@ std::vector<move_case> cases() {
         {"streamed_far_rows_e1", {1100, 4100}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
         {"streamed_far_rows_e2", {600, 2100}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
         {"streamed_near_rows_e8", {2000, 300}, {1, 0}, {0, 1}, {0, 0}, {0, 0}},
+        // NHWC as NCHW in the caches with destination rows off a line
+        // boundary (tile_walk::line_stores): source rows 256, 512 and 1024
+        // bytes apart at 2-byte elements (the joins' tiles in groups of 4,
+        // 2 and none: line_store_tiles), 2 bytes further (every tile at
+        // once), a ragged last tile row, a destination a dword and an
+        // element off its alignment.
+        {"nhwc_in_lines_128_channels", {1, 128, 1000}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"nhwc_in_lines_256_channels", {1, 256, 998}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}, 0, 2},
+        {"nhwc_in_lines_512_channels", {1, 512, 540}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"nhwc_in_lines_ragged", {1, 129, 1000}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}, 0, 1},
+        // Columns narrower than a wide step in the caches, walked row tile
+        // by row tile (7 x 7 and 14 x 14 NHWC as NCHW): ragged rows and
+        // columns, a misaligned destination.
+        {"nhwc_narrow_7x7", {1, 300, 49}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"nhwc_narrow_14x14_offset", {1, 130, 196}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}, 0, 3},
         // Half tiles (destination rows T/2 of the element size's tile side
         // T: nChw8c's 8 f32 channels, nChw16c's 16 bf16 ones) and other
         // short strips, ragged columns; streamed ones too.
