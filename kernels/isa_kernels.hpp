@@ -163,8 +163,6 @@ private:
     }
 };
 
-// A wide tile (tile_walk::wide tiles side by side, as tile_transpose_fn
-// does one), which also issues `ahead`'s prefetches when it is not null.
 // A kernel call with its arguments fixed when planned: entry(call, src,
 // dst), src and dst at the move's origins. A compiled partition keeps one
 // for its prepared execute, so that the C API's execute of a 4 KiB
@@ -186,6 +184,8 @@ struct kernel_call {
 // 4 KiB execute); pitches as for tile_transpose_fn.
 using whole_tiles_fn = kernel_call::entry_fn;
 
+// A wide tile (tile_walk::wide tiles side by side, as tile_transpose_fn
+// does one), which also issues `ahead`'s prefetches when it is not null.
 using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                               std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead);
 
@@ -358,10 +358,9 @@ struct isa_kernels {
 
 // Whether a table has every entry no level may lack (and no in_cache walk
 // that prefetches, no next-group prefetch outside the last-level walk): the
-// whole tiles, a
-// wide tile and a walk of at least one tile for every reach and size, the
-// copies, the packed tiles and the nibble split. Each level's file
-// static_asserts it.
+// tile, a wide tile and a walk of at least one tile for every reach and
+// size, the copies, the packed tiles and the nibble split. Each level's
+// file static_asserts it.
 constexpr bool complete_table(const isa_kernels &k) {
     if (!k.copy || !k.copy_runs || !k.packed_tile || !k.split_nibbles || k.packed_wide < 1 ||
         k.packed_wide > max_wide_tiles)

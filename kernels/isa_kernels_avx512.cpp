@@ -211,7 +211,8 @@ constexpr level_walks intel_walks(level_walks w) {
     // 2- to 8-byte elements (1-byte quarters of 16 rows leave no
     // registers for the joins), in groups of tiles whose source stays in
     // L1 (line_store_tiles).
-    for (std::size_t size_class = 1; size_class <= 3; ++size_class) w[in_cache][size_class].line_stores = true;
+    for (std::size_t size_class = element_size_class(2); size_class <= element_size_class(8); ++size_class)
+        w[in_cache][size_class].line_stores = true;
     return w;
 }
 struct avx512_intel_ops : avx512_ops {
