@@ -137,7 +137,7 @@ void tile_partial(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_
     }
 }
 
-template <int Few = 2, std::size_t... L>
+template <int Few, std::size_t... L>
 constexpr per_size_class<tile_partial_fn> partial_tiles(std::index_sequence<L...>) {
     return {&tile_partial<1 << L, Few>...};
 }
@@ -166,7 +166,7 @@ constexpr isa_kernels table = {
     .half_wide_tile = half_wide_tiles<avx512_ops>(),
     .copy = &run_copy<avx512_ops>,
     .copy_runs = &copy_runs<avx512_ops>,
-    .tile_partial = partial_tiles(size_classes),
+    .tile_partial = partial_tiles<2>(size_classes),
     .block_rows = {{block_rows_16, block_rows_32, no_kernel_at_any_size<block_rows_fn>}},
     // 4-bit transposes: 4 byte tiles side by side.
     .packed_wide = 4,
