@@ -14,8 +14,8 @@ namespace {
 // Packed elements, P = 8 / Bits to a byte: destination row P*b+q, byte j,
 // packs element q of byte b of source rows P*j .. P*j+P-1. Both ways below
 // cut the whole tensor into 64 x 64-byte tiles for the SIMD byte transpose
-// and differ in where the elements are regrouped (measured on NHWC as
-// NCHW, 64 MiB, one core: each is 20-50% slower at the other width).
+// and differ in where the elements are regrouped (each measured slower at
+// the other width: docs/performance.md).
 //
 // Destination rows [row, row + rows) (multiples of P: whole source bytes)
 // of one outer position, all `cols` columns (a multiple of P): source rows

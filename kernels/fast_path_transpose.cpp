@@ -276,11 +276,13 @@ private:
 
     // Every remaining column into `to` (the current column's row 0), rows
     // `pitch` apart: wide steps, then tiles, then the last columns.
-    // In the caches, columns narrower than a wide step (NHWC as NCHW at
-    // 7 x 7 or 14 x 14) go row tile by row tile, across all the columns
-    // before the next rows: column tile by column tile, each destination
-    // line (a tile row's 64 bytes straddle two) was written again a whole
-    // strip of rows later, by then out of L1 (docs/performance.md).
+    // In the caches, columns narrower than a wide step but more than a tile
+    // (NHWC as NCHW at 7 x 7 or 14 x 14), and all columns of a walk without
+    // wide steps (16-byte elements), go row tile by row tile, across all
+    // the columns before the next rows: column tile by column tile, each
+    // destination line (a tile row's 64 bytes straddle two) was written
+    // again a whole strip of rows later, by then out of L1
+    // (docs/performance.md).
     void all_steps(byte *to, std::ptrdiff_t pitch, bool streamed) {
         const dim_t wide_cols = t_.walk.wide * t_.t;
         if (!streamed && t_.reach == in_cache && (!t_.wide || n_ < wide_cols) && n_ > t_.t) {

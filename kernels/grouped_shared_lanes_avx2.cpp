@@ -3,8 +3,8 @@
 // source's first L elements and the destination's first L elements share
 // some dims (random permutations of 2s mostly do: a dim of 2 that is
 // among the three innermost of both tensors), the L x L transpose does
-// not apply, and the tile went to the buffer and its gathers (f32 rank 22
-// of 2s at 0.42 of a streaming copy, 26% of its profile in vpgatherdd).
+// not apply, and the tile went to the buffer and its gathers (a quarter of
+// f32 rank 22 of 2s's profile in vpgatherdd).
 // Each block here is R = 2^K vectors of L = 2^W elements, K the source's
 // lane dims the destination's lanes do not hold: loaded from the source
 // (one vector per index over the destination's K other lane dims), their

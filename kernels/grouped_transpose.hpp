@@ -3,7 +3,8 @@
 // such a copy still has many dims of 2-4 elements, so the destination's
 // contiguous dim and the source's are each a few elements: the tiled
 // transpose's 64 x 64-byte tiles would be nearly empty and the element
-// walk moves one element per inner loop (0.02-0.04x a streaming copy).
+// walk moves one element per inner loop (far below a streaming copy:
+// docs/performance.md).
 //
 // The grouped transpose tiles over groups of dims instead (as HPTT and TTC
 // group small dims into tile axes): the source block is the source's
@@ -167,8 +168,8 @@ struct grouped_transpose_plan {
     // The same destination offsets in the tile staged in L1 (its runs
     // back to back), whence streamed moves write whole runs: micro blocks
     // write 8 rows of 32 bytes each, which streamed straight to memory
-    // (partial lines in the write-combining buffers) measured 1.7-2x
-    // slower than ordinary stores.
+    // (partial lines in the write-combining buffers) measured slower
+    // than ordinary stores.
     std::vector<std::ptrdiff_t> micro_store_staged, micro_block_staged;
     // Shared lanes (dims of 2 and 4 only, where the first L elements of
     // the source and of the destination share some dims; the widest

@@ -308,7 +308,7 @@ inline void copy_short(byte *to, const byte *from, std::size_t bytes) {
 // Staged runs out to the destination: each run's whole lines streamed,
 // its partial first and last lines (runs of dims of 3 never start on a
 // line) with ordinary stores that stay off the streamed lines (a line
-// both cached by an ordinary store and then streamed measured 5x slower),
+// both cached by an ordinary store and then streamed measured far slower),
 // or, for joined tiles, through the carry (a line of 64 bytes per run):
 // the last one kept there, the first one completed there and streamed.
 // (The engine's run copy takes two calls of memcpy for those: half the

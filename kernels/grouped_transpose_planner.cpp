@@ -300,7 +300,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &or
     // source_run * (index over the destination block's dims outside the
     // source block, mixed radix innermost first). (Gathering from the
     // source itself, its lines prefetched a tile ahead into L1 or L2,
-    // measured 20-40% slower than copying the runs into a buffer first:
+    // measured slower than copying the runs into a buffer first:
     // each gather then reaches up to 8 lines on as many pages.)
     std::vector<dim_t> buffer_weight(n, 0);
     std::vector<std::size_t> row_dims; // destination-block dims outside the source block

@@ -112,11 +112,11 @@ constexpr per_reach<T> same_at_every_reach(const T &x) {
 // The source lines of a wide step's successor: `rows` rows `pitch` bytes
 // apart, `row_lines` lines from `first` in each, issued in memory order
 // as prefetches into L1, `per_call` for each wide tile call, spread over
-// the register blocks it transposes (bursts of a call's share at once
-// measured 20-25% slower). Memory order matters: the same lines prefetched in the
-// order the tiles read them (a line of every row, then the next) measured
-// 5-15% slower (NHWC as NCHW, 2-threads). Integer addresses: prefetches
-// never fault, while forming a pointer past the tensor would be undefined.
+// the register blocks it transposes: a call's share issued in one burst,
+// or the same lines in the order the tiles read them (a line of every row,
+// then the next), measured slower (docs/performance.md, "Why the kernels
+// are tuned as they are"). Integer addresses: prefetches never fault,
+// while forming a pointer past the tensor would be undefined.
 struct line_prefetch {
     std::uintptr_t row;          // the current row's first line
     std::ptrdiff_t pitch;
@@ -189,13 +189,6 @@ using whole_tiles_fn = kernel_call::entry_fn;
 using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                               std::ptrdiff_t dst_pitch, bool stream, line_prefetch *ahead);
 
-// Strips along all columns, no column blocks and no prefetch: the scalar
-// level's walk, once the AVX-512 level's (tuned on an Intel machine: runs
-// of lines for 1- and 2-byte elements, single tiles for wider ones; see
-// docs/performance.md, "Why the kernels are tuned as they are").
-inline constexpr per_size_class<tile_walk> strip_walk = {{{4, 4}, {2, 1}, {1, 1}, {1, 4}, {1, 4}}};
-
-
 // Copies `bytes` from src to dst (not overlapping); with `stream`, the
 // 64-byte-aligned body of the destination is written with non-temporal
 // stores (any alignment is accepted).
@@ -251,7 +244,7 @@ using row_group_table = std::array<per_size_class<split_rows_fn>, max_split_rows
 // The row counts R with split_rows and join_rows kernels for elements of
 // `element_bytes`: 2 to 7, and 8 and 16 where a group is under half a tile
 // row (32 bytes; from there the tiles' half tiles take them). The compiled
-// loops vectorise groups of 2-8 and 16; 12 and 24 measured 4x slower and
+// loops vectorise groups of 2-8 and 16; 12 and 24 measured far slower and
 // are composed instead.
 constexpr bool has_row_group_kernel(std::int64_t rows, std::size_t element_bytes) {
     if (rows >= 2 && rows <= 7) return true;

@@ -8,18 +8,15 @@
 namespace reshaper::impl {
 namespace {
 
-template <int R, std::size_t... L>
-constexpr per_size_class<wide_tile_fn> half_wide_tiles_at(std::index_sequence<L...>) {
-    return {&transpose_half_tiles<avx2_ops, 1 << L, avx2_ops::walk[R][L].wide>...};
-}
-
 constexpr isa_kernels table = {
     .isa = cpu_isa::avx2,
     .tile = one_tiles<avx2_ops>(size_classes),
     .walk = avx2_ops::walk,
     .wide_tile = wide_tiles<avx2_ops>(),
-    .half_wide_tile = {half_wide_tiles_at<near_rows>(size_classes), half_wide_tiles_at<far_rows>(size_classes),
-                       half_wide_tiles_at<in_cache>(size_classes), half_wide_tiles_at<in_last_level>(size_classes)},
+    .half_wide_tile = {half_wide_tiles_at<avx2_ops, near_rows>(size_classes),
+                       half_wide_tiles_at<avx2_ops, far_rows>(size_classes),
+                       half_wide_tiles_at<avx2_ops, in_cache>(size_classes),
+                       half_wide_tiles_at<avx2_ops, in_last_level>(size_classes)},
     .copy = &run_copy<avx2_ops>,
     .copy_runs = &copy_runs<avx2_ops>,
     .tile_partial = no_kernel_at_any_size<tile_partial_fn>, // no masked loads

@@ -88,7 +88,7 @@ __mmask64 first_bytes(int bytes) {
 
 // The first `bytes` bytes at p, the rest zero, never touching memory past
 // them. Plain 128/256-bit accesses where the width allows: byte-masked
-// loads and stores measured 3x slower here (nChw8c f32: 7 vs 22 GB/s).
+// loads and stores measured far slower (nChw8c f32: docs/performance.md).
 __m512i load_first(const std::uint8_t *p, int bytes, __mmask64 mask) {
     switch (bytes) {
     case 64: return _mm512_loadu_si512(p);
@@ -142,16 +142,12 @@ constexpr per_size_class<tile_partial_fn> partial_tiles(std::index_sequence<L...
     return {&tile_partial<1 << L, Few>...};
 }
 
-// Half tiles (isa_kernels::half_wide_tile) of 32-byte rows, as wide as
-// Ops::walk walks whole ones (the planner steps both by the walk's width).
-// Streamed ones (nChw8c f32, nChw16c bf16 into nchw) through the AVX2
-// level's 32-byte register blocks, so that they issue the next step's
-// prefetches as whole tiles do; partial tiles issue none. In the caches,
-// partial tiles (masked loads and stores).
-template <class Ops, int R, std::size_t... L>
-constexpr per_size_class<wide_tile_fn> half_wide_tiles_at(std::index_sequence<L...>) {
-    return {&transpose_half_tiles<avx2_ops, 1 << L, Ops::walk[R][L].wide>...};
-}
+// Half tiles (half_wide_tiles_at): streamed ones (nChw8c f32, nChw16c bf16
+// into nchw) through the AVX2 level's 32-byte register blocks, so that
+// they issue the next step's prefetches (partial tiles issue none): into
+// L1, a share per register block, whatever Ops::walk's prefetch_locality
+// and prefetch_by_row (which whole tiles follow). In the caches, partial
+// tiles (masked loads and stores).
 template <class Ops>
 constexpr per_reach<per_size_class<wide_tile_fn>> half_wide_tiles() {
     return {half_wide_tiles_at<Ops, near_rows>(size_classes), half_wide_tiles_at<Ops, far_rows>(size_classes),
@@ -197,8 +193,8 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // measured slower so), 4 tiles side by side, not 8 (a call's prefetches
 // half as many lines, each issued half as long before its use); in the
 // caches, destination rows off a line boundary take whole lines joined in
-// registers (tile_walk::line_stores); partial tiles of up to 4 source rows
-// are copied element by element.
+// registers (tile_walk::line_stores). Beyond the walks (intel_tuned):
+// partial tiles of up to 4 source rows are copied element by element.
 constexpr level_walks intel_walks(level_walks w) {
     for (row_reach reach : {near_rows, far_rows})
         for (std::size_t size_class = 0; size_class <= element_size_class(8); ++size_class) {

@@ -48,9 +48,10 @@ void block_rows(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t 
             std::memcpy(dst + i * R + c * E, src + c * src_pitch + static_cast<std::ptrdiff_t>(i) * E, E);
 }
 
-// Walked as the AVX-512 level was tuned (the scalar level is the
-// reference, not a speed target).
-constexpr const per_size_class<tile_walk> &walk = strip_walk;
+// Strips along all columns, no column blocks and no prefetch: runs of
+// lines for 1- and 2-byte elements, single tiles for wider ones (the
+// scalar level is the reference, not a speed target).
+constexpr per_size_class<tile_walk> walk = {{{4, 4}, {2, 1}, {1, 1}, {1, 4}, {1, 4}}};
 
 template <std::size_t... L>
 constexpr per_size_class<tile_transpose_fn> one_tiles(std::index_sequence<L...>) {

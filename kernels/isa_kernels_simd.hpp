@@ -276,17 +276,22 @@ inline void transpose_quarters_in_lines(const std::uint8_t *src, std::ptrdiff_t 
 // How many of W tiles side by side (a power of two) the line joins of
 // transpose_quarters_in_lines take at once: they read those tiles' source
 // four times over (a quarter of every tile, then the next), so it should
-// stay in L1. Source rows a multiple of 4 KiB / 2^k apart all fall in 2^k
-// of L1's 64 sets (12 lines each); at most 8 a set leaves the destination
-// lines room. W tiles at once whose source could not stay there measured
-// slower than single tiles' straddling stores (bf16 at 128 channels).
-// Below 2, no joins (0).
-inline int line_store_tiles(std::ptrdiff_t src_pitch, int tile_rows, int W) {
-    int sets = 64;
+// stay in L1. Rows p lines apart fall in l1_sets / 2^k of L1's sets, 2^k
+// the largest power of two (up to l1_sets) that divides p; at most
+// source_lines_per_l1_set a set leaves the destination lines room (the
+// Intel Xeon's L1, whose table alone takes the joins, has 12 ways). W
+// tiles at once whose source could not stay there measured slower than
+// single tiles' straddling stores (bf16 at 128 channels), except for the
+// `fewest` tiles the caller takes at any pitch. Below 2, no joins (0).
+inline constexpr int l1_sets = 64;
+inline constexpr int source_lines_per_l1_set = 8;
+inline int line_store_tiles(std::ptrdiff_t src_pitch, int tile_rows, int W, int fewest) {
+    int sets = l1_sets;
     if (src_pitch % tile_bytes == 0)
-        for (std::ptrdiff_t lines = src_pitch / tile_bytes % 64 + 64; lines % 2 == 0 && sets > 1; lines /= 2) sets /= 2;
+        for (std::ptrdiff_t lines = src_pitch / tile_bytes; lines % 2 == 0 && sets > 1; lines /= 2) sets /= 2;
     int K = W;
-    while (K > 1 && (K * tile_rows + sets - 1) / sets > 8) K /= 2;
+    while (K > fewest && (K * tile_rows + sets - 1) / sets > source_lines_per_l1_set) K /= 2;
+    if (K < fewest) K = fewest;
     return K >= 2 ? K : 0;
 }
 
@@ -301,7 +306,7 @@ inline int line_store_tiles(std::ptrdiff_t src_pitch, int tile_rows, int W) {
 // The empty asm makes the bases opaque: without it GCC strength-reduced
 // the callers' loops into a pointer per row (16 for the 16 x 16 f32 tile),
 // spilled them to the stack and reloaded one before every load (objdump of
-// transpose_tiles<avx2_ops, 4, 1, false>: 27 cycles per 8 x 8 block).
+// transpose_tiles<avx2_ops, 4, 1, false>).
 template <class Ops, int E>
 inline void transpose_block_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
                                  std::ptrdiff_t dst_pitch) {
@@ -353,8 +358,8 @@ template <class Ops, int E>
 // stores of the one before: a load after a store to an address with the
 // same low 12 bits waits for it (4K aliasing), and two buffers of a size
 // allocated one after the other lie 16 bytes past a multiple of 4 KiB
-// apart (the 4 KiB f32 transpose: 71 ns for its 4 tiles at a distance of
-// 0, 64 or 2048 bytes, 98-123 ns at 8-96 and 4032-4088).
+// apart (the 4 KiB f32 transpose measured clearly slower at distances of
+// 8-96 and 4032-4088 bytes than at 0, 64 or 2048).
 template <class Ops, int E, int W>
 inline void transpose_blocks_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
                                   std::ptrdiff_t dst_pitch) {
@@ -489,7 +494,7 @@ inline void store_rows(const typename Ops::vec (&out)[W][P][B], std::uint8_t *ds
 // tile_walk).
 // With Prefetch, `ahead` (when not null) issues its lines a share per
 // register block; without, it is ignored and costs nothing (the tiny tiles
-// of 16-byte elements measured 10-20% slower with the check compiled in).
+// of 16-byte elements measured slower with the check compiled in).
 // Locality and ByRow: the prefetches' (tile_walk::prefetch_locality,
 // prefetch_by_row; ByRow in the streamed register blocks below).
 // Aligned to a line: streamed moves stall on its prefetch loop, whose
@@ -506,9 +511,9 @@ __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::
     // 16-byte elements: a tile is 4 source rows, each on its own page when
     // rows are long (c128 NHWC as NCHW: 4 KiB apart), where the hardware
     // prefetchers do not follow; the rows 4 tiles ahead are prefetched
-    // (non-temporal: each line is read once). Measured on c128, 64 MiB, in
-    // one process: 7-20% faster (2 to 8 tiles ahead alike); the same for
-    // 1- to 8-byte elements measured 5-15% slower, so only here, and only
+    // (non-temporal: each line is read once). Measured faster on c128 (2
+    // to 8 tiles ahead alike); the same for 1- to 8-byte elements
+    // measured slower, so only here, and only
     // in walks without the next step's line prefetches, which it slowed
     // (docs/performance.md).
     // (Integer addresses: the rows ahead may lie past the tensor, and a
@@ -543,7 +548,7 @@ __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::
                 return;
             }
             // Single tiles (small transposes, edges) pipelined; wide tiles
-            // measured 0-10% slower so (f32 in the caches, 4 tiles side by side).
+            // measured slower so (f32 in the caches, 4 tiles side by side).
             if constexpr (W == 1 && !Prefetch) {
                 transpose_blocks_into<Ops, E, W>(src, src_pitch, dst, dst_pitch);
                 return;
@@ -632,8 +637,7 @@ __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::
             // 4-byte and wider elements (16 or fewer rows a tile) take 2
             // tiles at once even where their source may leave L1: faster
             // than single tiles at any pitch measured; 2-byte ones not.
-            const int joined = line_store_tiles(src_pitch, T, W);
-            const int K = E >= 4 && joined < 2 ? 2 : joined;
+            const int K = line_store_tiles(src_pitch, T, W, E >= 4 ? 2 : 1);
             if (K >= W) return in_lines(std::integral_constant<int, W>{});
             if constexpr (W >= 8)
                 if (K >= 4) return in_lines(std::integral_constant<int, 4>{});
@@ -731,10 +735,9 @@ void block_rows(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t 
 // Block rows of two vectors (64-byte rows at AVX2: nChw16c f32): each step
 // transposes the register blocks of the first and of the second
 // V::bytes / E source rows, then stores each destination row's two halves
-// back to back. Measured against the 64-byte tile walked tile by tile
-// (nchw -> nChw16c f32, 64 MiB, binaries alternated in one session):
-// 1.17 -> 1.52x memcpy; storing each block's halves as it is transposed
-// (the lines' first halves, then their second) measured 1.00x.
+// back to back: faster than the 64-byte tile walked tile by tile, and than
+// storing each block's halves as it is transposed (the lines' first
+// halves, then their second), on nchw -> nChw16c f32 (docs/performance.md).
 template <class V, int E>
 void block_rows_2(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::size_t rows,
                   bool stream) {
@@ -758,13 +761,13 @@ void block_rows_2(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_
 // non-temporal stores (head and tail, under a line each, through memcpy,
 // so no byte is written twice).
 // glibc's memcpy (2.36, rep movsb from 2 KiB up to about the L2's size)
-// runs 15-20x slower on the AMD EPYC (Zen 3) here when the destination
+// runs many times slower on the AMD EPYC (Zen 3) when the destination
 // lies a few bytes past a multiple of 4 KiB from the source, before or
-// after it: 64 KiB in 29-40 us at 8 and 16 bytes past, against 1.5-1.8 us
-// at 0, 32, 48, 64 ... 4088. Two equal heap buffers allocated one after
-// the other are exactly that (16 bytes of malloc header apart). Distances
-// of 1-31 bytes past take a plain vector loop (1.8 us); all others keep
-// memcpy, which the loop does not beat.
+// after it (8 and 16 bytes past, not 0, 32, 48, 64 ... 4088;
+// docs/performance.md). Two equal heap buffers allocated one after the
+// other are exactly that (16 bytes of malloc header apart). Distances of
+// 1-31 bytes past take a plain vector loop; all others keep memcpy, which
+// the loop does not beat.
 inline bool memcpy_aliases_badly(const std::uint8_t *dst, const std::uint8_t *src, std::size_t bytes) {
     const auto distance = (reinterpret_cast<std::uintptr_t>(dst) - reinterpret_cast<std::uintptr_t>(src)) % 4096;
     return bytes >= 2048 && distance - 1 < 31; // 1 .. 31 (0 wraps around)
@@ -879,6 +882,14 @@ template <class Ops>
 constexpr per_reach<per_size_class<wide_tile_fn>> wide_tiles() {
     return {wide_tiles_at<Ops, near_rows>(size_classes), wide_tiles_at<Ops, far_rows>(size_classes),
             wide_tiles_at<Ops, in_cache>(size_classes), wide_tiles_at<Ops, in_last_level>(size_classes)};
+}
+
+// Half tiles (isa_kernels::half_wide_tile) at reach R: 32-byte rows in
+// AVX2's register blocks at every level, as many side by side as Ops::walk
+// walks whole tiles there (the planner steps both by the walk's width).
+template <class Ops, int R, std::size_t... L>
+constexpr per_size_class<wide_tile_fn> half_wide_tiles_at(std::index_sequence<L...>) {
+    return {&transpose_half_tiles<avx2_ops, 1 << L, Ops::walk[R][L].wide>...};
 }
 
 // Block rows of 16 (SSE) and 32 bytes (AVX2): every level with AVX2 has

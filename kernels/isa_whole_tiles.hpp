@@ -1,9 +1,9 @@
 // whole_tiles: a one-unit transpose of whole tiles in the caches (the 4 KiB
 // [32,32] f32 execute) as one call, the tile kernel inlined into the walk.
 // Strip by strip, each tile was an indirect call through the tile table
-// behind the strip's step logic: for the 4 KiB execute 4 calls and a tenth
-// of its time (perf record: strip::all_steps 9%). Included by a level's
-// table file after isa_kernels_simd.hpp.
+// behind the strip's step logic: for the 4 KiB execute 4 calls and a
+// visible share of its time in perf record (strip::all_steps). Included by
+// a level's table file after isa_kernels_simd.hpp.
 #pragma once
 
 #include "kernels/isa_kernels_simd.hpp"

@@ -1,8 +1,8 @@
 // A compiled partition under another partition's ids. Partitions of one
 // form (partition_form_key: the same ops, attributes and tensors but for
 // their ids) compile to one plan; a graph of 100,000 alike partitions need
-// not plan 100,000 times (the driver compiles each form once: 31% of
-// checking 100,000 single transposes on one thread was compile). Only the
+// not plan 100,000 times (the driver compiles each form once: compiling
+// was a third of checking 100,000 single transposes). Only the
 // ids differ: the tensors, the in-place pairs and the words that name an
 // output (several outputs) are this partition's; the plan, the movers, the
 // prepared execute and the reference steps are the shared partition's.
