@@ -12,8 +12,10 @@
 // ABcd16a16b's `a` after `b`) takes that dim as its column tiles; each tile writes
 // whole destination lines with streaming stores, which measured as fast
 // scattered as in order. The next unit's source lines are prefetched a
-// share per tile (docs/performance.md, "Why the kernels are tuned as they
-// are").
+// share per tile, into the cache the level's streamed walks prefetch into
+// (tile_walk::prefetch_locality); the column tiles a unit are the level's
+// (isa_kernels::blocked_columns) (docs/performance.md, "Why the kernels
+// are tuned as they are").
 #pragma once
 
 #include <cstddef>
@@ -38,6 +40,7 @@ struct blocked_transpose_program {
     dim_t step_tiles = 1;             // column tiles per unit
     std::size_t tile_src_bytes = 0;   // a column tile's source in a unit, dense (0: not dense, no prefetch)
     bool aligned_lines = false;       // every tile row starts on a line when the buffer does
+    int prefetch_locality = 3;        // the next unit's prefetches' (the level's streamed walk's)
 };
 
 // Whether a streamed transpose of elements of `element_bytes` (whose fast

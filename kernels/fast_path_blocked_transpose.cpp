@@ -10,11 +10,6 @@ namespace {
 // Outer dims inside a column are few (ABcd16a16b's a: 16); their offsets
 // are tabled at plan time up to this many positions.
 constexpr std::size_t max_inner_positions = 4096;
-// Column tiles a unit takes, each inner position's rows getting that many
-// lines at once (ABcd16a16b -> abcd, 64 MiB, one thread, ratio to the
-// streaming copy: 1 tile 0.57-0.62, 2 tiles 0.64-0.71, 4 0.61-0.65, 8
-// 0.51-0.59).
-constexpr dim_t step_column_tiles = 2;
 
 void sort_by_source_stride(std::vector<copy_dim> &dims) {
     std::stable_sort(dims.begin(), dims.end(),
@@ -72,12 +67,14 @@ std::optional<blocked_transpose_program> plan_blocked_transpose(const copy_plan 
     // lines of each destination row.
     dim_t col_tiles = cols.size / t;
     std::ptrdiff_t tile_src_col = t * cols.src_stride * e;
+    bool into_blocks = false;
     if (cols.size == t)
         for (auto d = outer.begin(); d != outer.end(); ++d)
             if (d->dst_stride == t) {
                 col_tiles = d->size;
                 tile_src_col = d->src_stride * e;
                 outer.erase(d);
+                into_blocks = true;
                 break;
             }
     sort_by_source_stride(outer);
@@ -94,19 +91,23 @@ std::optional<blocked_transpose_program> plan_blocked_transpose(const copy_plan 
     b.tile_src_col = tile_src_col;
     b.src_pitch = cols.src_stride * e;
     b.dst_pitch = rows.dst_stride * e;
-    b.step_tiles = std::min(b.col_tiles, step_column_tiles);
+    b.step_tiles = std::min<dim_t>(b.col_tiles, into_blocks ? kernels.blocked_columns.into_blocks
+                                                            : kernels.blocked_columns.out_of_blocks);
     std::vector<copy_dim> unit = inner;
     unit.push_back(rows);
     unit.push_back(copy_dim{t, cols.src_stride, cols.dst_stride});
     b.tile_src_bytes = dense_bytes_of(unit, e);
+    const row_reach reach = b.dst_pitch >= far_row_bytes ? far_rows : near_rows;
+    b.prefetch_locality = kernels.walk[reach][element_size_class(element_bytes)].prefetch_locality;
     b.aligned_lines = b.dst_pitch % tile_bytes == 0;
     for (const std::ptrdiff_t s : b.outer.dst) b.aligned_lines = b.aligned_lines && s % tile_bytes == 0;
     for (const std::ptrdiff_t s : b.inner.dst) b.aligned_lines = b.aligned_lines && s % tile_bytes == 0;
     return b;
 }
 
-void run_blocked_transpose(const movement_program &p, const blocked_transpose_program &b, const byte *src,
-                           byte *dst) {
+namespace {
+template <int Locality>
+void run_blocked(const movement_program &p, const blocked_transpose_program &b, const byte *src, byte *dst) {
     const bool stream =
         p.stream && b.aligned_lines && reinterpret_cast<std::uintptr_t>(dst) % static_cast<std::uintptr_t>(tile_bytes) == 0;
     // The inner dims' positions, in the source's order.
@@ -153,7 +154,7 @@ void run_blocked_transpose(const movement_program &p, const blocked_transpose_pr
             for (std::size_t i = 0; i < inner_src.size(); ++i)
                 for (dim_t r = 0; r < b.row_tiles; ++r)
                     for (dim_t c = 0; c < cols; ++c) {
-                        if (per_call > 0) next.issue(per_call);
+                        if (per_call > 0) next.issue<Locality>(per_call);
                         b.tile(from + c * tile_src_col + inner_src[i] + r * tile_side, b.src_pitch,
                                to + c * tile_side + inner_dst[i] + r * tile_dst_row, b.dst_pitch, stream);
                     }
@@ -164,6 +165,18 @@ void run_blocked_transpose(const movement_program &p, const blocked_transpose_pr
             if (step + 1 == steps) ahead.next();
         }
     });
+}
+
+} // namespace
+
+void run_blocked_transpose(const movement_program &p, const blocked_transpose_program &b, const byte *src,
+                           byte *dst) {
+    switch (b.prefetch_locality) {
+    case 0: run_blocked<0>(p, b, src, dst); return;
+    case 1: run_blocked<1>(p, b, src, dst); return;
+    case 2: run_blocked<2>(p, b, src, dst); return;
+    default: run_blocked<3>(p, b, src, dst); return;
+    }
 }
 
 } // namespace reshaper::impl

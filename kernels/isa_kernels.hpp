@@ -291,6 +291,18 @@ inline constexpr std::size_t split_streamed_pairs = 32;
 using byte_tiles_split_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                                      std::ptrdiff_t dst_pitch, line_prefetch *ahead);
 
+// The blocked transpose's column tiles a unit, by the side that is one
+// tile: the source's rows (out of a blocked format: ABcd16a16b -> abcd)
+// or the columns, which an outer dim continues (into one).
+struct blocked_column_tiles {
+    int out_of_blocks;
+    int into_blocks;
+};
+// Two both ways: on the Zen 3 EPYC each destination row's 128 bytes at once
+// measured faster than 64, 256 or 512 (docs/performance.md, "The blocked
+// transpose").
+inline constexpr blocked_column_tiles two_column_tiles = {2, 2};
+
 // A kernel a level does not have; the engine then takes the way each entry
 // below names. Tables write it out, so every absence is a decision.
 inline constexpr std::nullptr_t no_kernel = nullptr;
@@ -343,6 +355,9 @@ struct isa_kernels {
     // the AMD EPYC with AVX-512, slower on the AVX2 one and on the Intel
     // Xeon with AVX-512.
     bool one_tile_rows_tile_by_tile;
+    // The blocked transpose's column tiles a unit (blocked_transpose.hpp):
+    // each inner position's destination rows get that many lines at once.
+    blocked_column_tiles blocked_columns;
     // A one-unit transpose of whole tiles in the caches (a 4 KiB [32,32]
     // f32 one) in one call, where a level has it; no_kernel: strip by
     // strip, a tile call per tile.
@@ -352,11 +367,11 @@ struct isa_kernels {
 // Whether a table has every entry no level may lack (and no in_cache walk
 // that prefetches, no next-group prefetch outside the last-level walk): the
 // tile, a wide tile and a walk of at least one tile for every reach and
-// size, the copies, the packed tiles and the nibble split. Each level's
+// size, the blocked transpose's column tiles, the copies, the packed tiles and the nibble split. Each level's
 // file static_asserts it.
 constexpr bool complete_table(const isa_kernels &k) {
     if (!k.copy || !k.copy_runs || !k.packed_tile || !k.split_nibbles || k.packed_wide < 1 ||
-        k.packed_wide > max_wide_tiles)
+        k.packed_wide > max_wide_tiles || k.blocked_columns.out_of_blocks < 1 || k.blocked_columns.into_blocks < 1)
         return false;
     for (std::size_t c = 0; c < element_size_classes; ++c) {
         if (!k.tile[c]) return false;

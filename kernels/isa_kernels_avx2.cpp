@@ -36,6 +36,7 @@ constexpr isa_kernels table = {
     .join_rows = row_group_kernels<false>(),
     // One tile's rows walk as any other rows here (measured on Zen 3).
     .one_tile_rows_tile_by_tile = false,
+    .blocked_columns = two_column_tiles,
     .whole_tiles = whole_tiles_of<avx2_ops>(size_classes),
 };
 RESHAPER_ASSERT_COMPLETE_TABLE(table);

@@ -175,6 +175,7 @@ constexpr isa_kernels table = {
     // Tile by tile measured faster on the AMD EPYC with AVX-512 (the Intel
     // Xeon's table walks them as any other rows: intel_tuned).
     .one_tile_rows_tile_by_tile = true,
+    .blocked_columns = two_column_tiles,
     .whole_tiles = no_kernel_at_any_size<whole_tiles_fn>, // not measured here: strip by strip
 };
 RESHAPER_ASSERT_COMPLETE_TABLE(table);
@@ -187,7 +188,9 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // elements with rows a page or more apart walk 4 tiles side by side, not
 // 2 (each destination row's streamed run two lines longer); 4-bit
 // transposes prefetch the next step too, into L2; one tile's rows
-// (nChw16c f32) take the far-rows walk, not tile by tile; 2-byte tiles in
+// (nChw16c f32) take the far-rows walk, not tile by tile; the blocked
+// transpose out of blocks (ABcd16a16b -> abcd) takes 4 column tiles a unit,
+// not 2 (with its prefetches into L2, as the walks' above); 2-byte tiles in
 // the last-level cache prefetch the next wide call's lines, not the next
 // step's (tile_walk::prefetch_next_group; wider and narrower elements
 // measured slower so), 4 tiles side by side, not 8 (a call's prefetches
@@ -220,6 +223,7 @@ constexpr isa_kernels intel_tuned(isa_kernels k) {
     k.half_wide_tile = half_wide_tiles<avx512_intel_ops>();
     k.packed_tile = &transpose_tiles<avx512_ops, 1, 4, true, 1>;
     k.one_tile_rows_tile_by_tile = false;
+    k.blocked_columns.out_of_blocks = 4;
     k.tile_partial = partial_tiles<4>(size_classes);
     return k;
 }

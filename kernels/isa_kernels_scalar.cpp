@@ -84,6 +84,7 @@ constexpr isa_kernels table = {
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),
     .one_tile_rows_tile_by_tile = true,
+    .blocked_columns = two_column_tiles,
     .whole_tiles = no_kernel_at_any_size<whole_tiles_fn>, // not measured here: strip by strip
 };
 RESHAPER_ASSERT_COMPLETE_TABLE(table);

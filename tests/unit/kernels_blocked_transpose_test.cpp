@@ -14,6 +14,7 @@
 #include "isa_levels_support.hpp"
 #include "permute_move_support.hpp"
 #include "kernels/cpu_isa.hpp"
+#include "kernels/isa_kernels.hpp"
 #include "kernels/movement_program.hpp"
 
 using namespace reshaper::impl;
@@ -174,5 +175,31 @@ TEST(blocked_transpose, half_line_blocks_to_nchw_streamed_match_the_element_copy
                     }
                 }
         }
+    }
+}
+
+// A unit's column tiles and its prefetches' cache are the level's table's
+// (isa_kernels::blocked_columns, the streamed walk's prefetch_locality: the
+// Intel Xeon's table takes 4 tiles out of blocks, into L2), so the moves
+// above ran each tuning's walk; with a ragged last unit (5 column tiles)
+// and a unit as wide as all the columns.
+TEST(blocked_transpose, a_unit_s_column_tiles_and_prefetch_cache_are_the_level_s) {
+    std::mt19937 rng(112826);
+    for (cpu_isa isa : levels_here()) {
+        const isa_kernels &k = kernels_for(isa);
+        const int locality = k.walk[near_rows][element_size_class(4)].prefetch_locality;
+        for (bool into : {false, true})
+            for (dim_t c : {5, 1}) {
+                const permute_move m = into ? to_blocked(2, 2, c, 16, 16) : from_blocked(2, 2, c, 16, 16);
+                const movement_program p = plan_movement(make_copy_plan(m.dims, m.src_strides, 0, m.dst_strides, 0),
+                                                         32, streamed(isa, 1));
+                ASSERT_EQ(p.path, fast_path::blocked_transpose) << describe(p);
+                const auto &b = std::get<blocked_transpose_program>(p.detail);
+                const dim_t tiles = into ? k.blocked_columns.into_blocks : k.blocked_columns.out_of_blocks;
+                EXPECT_EQ(b.step_tiles, std::min<dim_t>(b.col_tiles, tiles)) << to_string(isa) << ", into " << into;
+                EXPECT_EQ(b.prefetch_locality, locality) << to_string(isa);
+                EXPECT_EQ(check(m, 4, 0, 0, streamed(isa, 1), rng), fast_path::blocked_transpose);
+                EXPECT_EQ(check(m, 4, 7, 0, streamed(isa, 1), rng), fast_path::blocked_transpose);
+            }
     }
 }
