@@ -367,8 +367,8 @@ struct isa_kernels {
 // Whether a table has every entry no level may lack (and no in_cache walk
 // that prefetches, no next-group prefetch outside the last-level walk): the
 // tile, a wide tile and a walk of at least one tile for every reach and
-// size, the blocked transpose's column tiles, the copies, the packed tiles and the nibble split. Each level's
-// file static_asserts it.
+// size, the blocked transpose's column tiles, the copies, the packed tiles
+// and the nibble split. Each level's file static_asserts it.
 constexpr bool complete_table(const isa_kernels &k) {
     if (!k.copy || !k.copy_runs || !k.packed_tile || !k.split_nibbles || k.packed_wide < 1 ||
         k.packed_wide > max_wide_tiles || k.blocked_columns.out_of_blocks < 1 || k.blocked_columns.into_blocks < 1)
