@@ -80,7 +80,9 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
                                        reinterpret_cast<std::uintptr_t>(to) % tile_bytes == 0;
             if (n == step_rows && row_bytes == tile_bytes) {
                 if (stream && lines_aligned && k.byte_tiles_split_streamed) {
-                    k.byte_tiles_split_streamed(from, src_pitch, to, dst_pitch, next);
+                    const int parts = part == 0 && strip_bytes == 2 * tile_bytes ? 2 : 1;
+                    k.byte_tiles_split_streamed(from, src_pitch, to, dst_pitch, parts, next);
+                    if (parts == 2) break;
                     continue;
                 }
                 k.packed_tile(from, src_pitch, out, step_rows, false, next);

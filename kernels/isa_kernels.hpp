@@ -296,7 +296,7 @@ inline constexpr std::size_t split_streamed_pairs = 32;
 // transposed and split at once into destination rows aligned to a line
 // (rows 2c and 2c + 1 from byte c), `ahead` prefetched as wide tiles do.
 using byte_tiles_split_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                                     std::ptrdiff_t dst_pitch, line_prefetch *ahead);
+                                     std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead);
 
 // A kernel a level does not have; the engine then takes the way each entry
 // below names. Tables write it out, so every absence is a decision.

@@ -49,47 +49,51 @@ inline void swap_nibble_pairs(typename Ops::vec &a, typename Ops::vec &b) {
 // lines measured far slower). `ahead`, with Prefetch: the next step's
 // lines, a share per row pair, into the cache level Locality names
 // (tile_walk::prefetch_locality).
-template <class Ops, int W, bool Prefetch, int Locality = 3>
-void nibble_pair_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                       std::ptrdiff_t dst_pitch, line_prefetch *ahead) {
-    static_assert(W % 2 == 0);
+template <class Ops, int W, int Parts, bool Prefetch, int Locality>
+void nibble_pair_tiles_of(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                          std::ptrdiff_t dst_pitch, line_prefetch *ahead) {
+    static_assert(W % 2 == 0 && Ops::lanes == 4);
     using vec = typename Ops::vec;
-    constexpr int parts = static_cast<int>(tile_bytes) / Ops::bytes;
+    constexpr int row = Parts * static_cast<int>(tile_bytes); // source bytes per row
+    constexpr int vecs = row / Ops::bytes;
     constexpr int pairs = W / 2 * static_cast<int>(tile_bytes); // source row pairs
-    alignas(64) std::uint8_t swapped[2][pairs * tile_bytes];
-    const int per_pair = Prefetch && ahead ? (ahead->per_call + pairs - 1) / pairs : 0;
+    alignas(64) std::uint8_t swapped[2][pairs * row];
+    const int per_pair = Prefetch && ahead ? (Parts * ahead->per_call + pairs - 1) / pairs : 0;
     const std::uint8_t *rows = src;
     for (int j = 0; j < pairs; ++j, rows += 2 * src_pitch) {
         if constexpr (Prefetch)
             if (ahead) ahead->issue<Locality>(per_pair);
-        for (int p = 0; p < parts; ++p) {
+        for (int p = 0; p < vecs; ++p) {
             vec a = Ops::load(rows + p * Ops::bytes), b = Ops::load(rows + src_pitch + p * Ops::bytes);
             swap_nibble_pairs<Ops>(a, b);
-            Ops::store(swapped[0] + j * tile_bytes + p * Ops::bytes, a);
-            Ops::store(swapped[1] + j * tile_bytes + p * Ops::bytes, b);
+            Ops::store(swapped[0] + j * row + p * Ops::bytes, a);
+            Ops::store(swapped[1] + j * row + p * Ops::bytes, b);
         }
     }
-    if constexpr (Ops::lanes == 4) {
-        // A quarter of each tile at a time (load_quarter), its 16 rows
-        // streamed as made.
-        constexpr int G = 16;
+    // A quarter of each tile at a time (load_quarter), its 16 rows
+    // streamed as made.
+    constexpr int G = 16;
+    for (int part = 0; part < Parts; ++part)
         for (int q = 0; q < 2; ++q)
             for (int g = 0; g < 4; ++g)
                 for (int w = 0; w < W / 2; ++w) {
                     vec v[G];
-                    load_quarter<Ops, 1>(swapped[q] + w * pairs / (W / 2) * tile_bytes, tile_bytes, g, v);
+                    load_quarter<Ops, 1>(swapped[q] + w * static_cast<int>(tile_bytes) * row + part * tile_bytes,
+                                         row, g, v);
                     transpose_in_lanes<Ops, 1>(v);
-                    std::uint8_t *out = dst + q * dst_pitch + g * G * 2 * dst_pitch + w * tile_bytes;
+                    std::uint8_t *out = dst + (2 * (part * static_cast<int>(tile_bytes) + g * G) + q) * dst_pitch +
+                                        w * tile_bytes;
                     for (int r = 0; r < G; ++r, out += 2 * dst_pitch) {
                         asm("" : "+r"(out));
                         Ops::stream(out, v[r]);
                     }
                 }
-        return;
-    }
-    for (int q = 0; q < 2; ++q)
-        transpose_tiles<Ops, 1, W / 2, false>(swapped[q], tile_bytes, dst + q * dst_pitch, 2 * dst_pitch, true,
-                                              nullptr);
+}
+template <class Ops, int W, bool Prefetch, int Locality = 3>
+void nibble_pair_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                       std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead) {
+    if (parts == 2) return nibble_pair_tiles_of<Ops, W, 2, Prefetch, Locality>(src, src_pitch, dst, dst_pitch, ahead);
+    nibble_pair_tiles_of<Ops, W, 1, Prefetch, Locality>(src, src_pitch, dst, dst_pitch, ahead);
 }
 
 } // namespace
