@@ -294,7 +294,9 @@ using split_nibbles_fn = void (*)(const std::uint8_t *pairs, std::size_t count, 
 inline constexpr std::size_t split_streamed_pairs = 32;
 // A streamed 4-bit step's whole byte tiles (packed_wide side by side)
 // transposed and split at once into destination rows aligned to a line
-// (rows 2c and 2c + 1 from byte c), `ahead` prefetched as wide tiles do.
+// (rows 2c and 2c + 1 from byte c), `ahead` prefetched as wide tiles do;
+// `parts` (1 or 2) 64-byte parts of each source row, part p into rows
+// 128p + 2c and 128p + 2c + 1.
 using byte_tiles_split_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                                      std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead);
 

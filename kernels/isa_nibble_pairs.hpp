@@ -37,18 +37,20 @@ inline void swap_nibble_pairs(typename Ops::vec &a, typename Ops::vec &b) {
 }
 
 // The same step as byte_tiles_split_streamed (W byte tiles' source rows,
-// 64 bytes each, into destination rows 2c and 2c + 1, W * 32 bytes each,
-// streamed; rows aligned to a line) with the nibbles regrouped before the
-// byte transpose instead of after it: each pair of source rows is
-// nibble-swapped (swap_nibble_pairs) into two L1 buffers, even rows' and
-// odd rows', and each buffer is then W / 2 plain byte tiles side by side
-// whose rows are the destination rows 2c (2c + 1): a few logic ops per
-// source vector instead of the split's eight and a pack per destination
-// vector, and no second pass over the transposed bytes. Each destination
-// row gets its W * 32 bytes as one run of streamed lines (runs of single
-// lines measured far slower). `ahead`, with Prefetch: the next step's
-// lines, a share per row pair, into the cache level Locality names
-// (tile_walk::prefetch_locality).
+// Parts 64-byte parts of each, into destination rows 2c and 2c + 1, W * 32
+// bytes each, streamed; rows aligned to a line) with the nibbles
+// regrouped before the byte transpose instead of after it: each pair of
+// source rows is nibble-swapped (swap_nibble_pairs) into two L1 buffers,
+// even rows' and odd rows', and each buffer part is then W / 2 plain byte
+// tiles side by side whose rows are the destination rows 2c (2c + 1): a
+// few logic ops per source vector instead of the split's eight and a pack
+// per destination vector, and no second pass over the transposed bytes.
+// Both parts of a row at once read the step's source in memory order (a
+// part at a time read every other line). Each destination row gets its
+// W * 32 bytes as one run of streamed lines (runs of single lines
+// measured far slower). `ahead`, with Prefetch: the next step's lines, a
+// share per row pair, into the cache level Locality names
+// (tile_walk::prefetch_locality). Measured: docs/performance.md.
 template <class Ops, int W, int Parts, bool Prefetch, int Locality>
 void nibble_pair_tiles_of(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                           std::ptrdiff_t dst_pitch, line_prefetch *ahead) {
@@ -89,6 +91,7 @@ void nibble_pair_tiles_of(const std::uint8_t *src, std::ptrdiff_t src_pitch, std
                     }
                 }
 }
+// `parts`: 1 or 2 (the whole 128-byte rows of a strip of 256 elements).
 template <class Ops, int W, bool Prefetch, int Locality = 3>
 void nibble_pair_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
                        std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead) {
