@@ -23,7 +23,8 @@ namespace {
 // With `stream` (4-bit) each pair of destination row parts is split
 // straight into the destination with streaming stores where the level has
 // that split and the rows allow it (split_nibbles_streamed; a whole step's
-// tiles split in registers where the level has byte_tiles_split_streamed),
+// tiles at once into destination rows aligned to a line where the level has
+// byte_tiles_split_streamed),
 // else into an L1 buffer and written by the streaming run copy (each
 // measured faster than the one before: docs/performance.md, "Why the
 // kernels are tuned as they are").
@@ -75,9 +76,13 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
             const bool split_streamed = stream && k.split_nibbles_streamed && half % split_streamed_pairs == 0 &&
                                         dst_pitch % split_streamed_pairs == 0 &&
                                         reinterpret_cast<std::uintptr_t>(to) % split_streamed_pairs == 0;
+            const bool lines_aligned = dst_pitch % static_cast<std::ptrdiff_t>(tile_bytes) == 0 &&
+                                       reinterpret_cast<std::uintptr_t>(to) % tile_bytes == 0;
             if (n == step_rows && row_bytes == tile_bytes) {
-                if (split_streamed && k.byte_tiles_split_streamed) {
-                    k.byte_tiles_split_streamed(from, src_pitch, to, dst_pitch, next);
+                if (stream && lines_aligned && k.byte_tiles_split_streamed) {
+                    const int parts = part == 0 && strip_bytes == 2 * tile_bytes ? 2 : 1;
+                    k.byte_tiles_split_streamed(from, src_pitch, to, dst_pitch, parts, next);
+                    if (parts == 2) break;
                     continue;
                 }
                 k.packed_tile(from, src_pitch, out, step_rows, false, next);

@@ -286,10 +286,12 @@ using split_nibbles_fn = void (*)(const std::uint8_t *pairs, std::size_t count, 
 // split_streamed_pairs and `low`, `high` aligned to as many bytes.
 inline constexpr std::size_t split_streamed_pairs = 32;
 // A streamed 4-bit step's whole byte tiles (packed_wide side by side)
-// transposed and split at once into destination rows aligned as above
-// (rows 2c and 2c + 1 from byte c), `ahead` prefetched as wide tiles do.
+// transposed and split at once into destination rows aligned to a line
+// (rows 2c and 2c + 1 from byte c), `ahead` prefetched as wide tiles do;
+// `parts` (1 or 2) 64-byte parts of each source row, part p into rows
+// 128p + 2c and 128p + 2c + 1.
 using byte_tiles_split_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                                     std::ptrdiff_t dst_pitch, line_prefetch *ahead);
+                                     std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead);
 
 // The blocked transpose's column tiles a unit, by the side that is one
 // tile: the source's rows (out of a blocked format: ABcd16a16b -> abcd)
@@ -344,8 +346,9 @@ struct isa_kernels {
     // with it; no_kernel: into an L1 pair buffer, then the streaming run
     // copy.
     split_nibbles_fn split_nibbles_streamed;
-    // Where it has split_nibbles_streamed, a level may also split whole
-    // steps' tiles in registers; no_kernel: packed_tile, then the split.
+    // A whole streamed step at once (split in registers, or nibbles
+    // regrouped before the byte transpose), where a level has it;
+    // no_kernel: packed_tile, then the split.
     byte_tiles_split_fn byte_tiles_split_streamed;
     row_group_table split_rows;
     row_group_table join_rows;

@@ -87,5 +87,15 @@ void byte_tiles_split_streamed(const std::uint8_t *src, std::ptrdiff_t src_pitch
     }
 }
 
+// byte_tiles_split_streamed for `parts` (1 or 2) 64-byte parts of each
+// source row, one after the other.
+template <class Ops, int W>
+void byte_tiles_split_streamed_parts(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                                     std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead) {
+    for (int part = 0; part < parts; ++part)
+        byte_tiles_split_streamed<Ops, W>(src + part * tile_bytes, src_pitch, dst + 2 * part * tile_bytes * dst_pitch,
+                                          dst_pitch, ahead);
+}
+
 } // namespace
 } // namespace reshaper::impl

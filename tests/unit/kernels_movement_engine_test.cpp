@@ -785,10 +785,11 @@ TEST_F(movement_engine, streamed_nibble_split_matches_the_plain_one) {
     }
 }
 
-// The byte tiles split in registers (byte_tiles_split_streamed) bit for bit
-// as the level's packed tile followed by the plain split, at every level
-// that has it: source rows off line boundaries, destination rows 32-byte
-// aligned but a line and a half apart, every gap byte kept.
+// A streamed step's byte tiles transposed and split at once
+// (byte_tiles_split_streamed: split in registers, or nibbles regrouped
+// first) bit for bit as the level's packed tile followed by the plain
+// split, at every level that has it: source rows off line boundaries,
+// destination rows on lines with a line between them, every gap byte kept.
 TEST_F(movement_engine, byte_tiles_split_in_registers_match_tile_then_split) {
     std::mt19937 rng(28);
     int levels_with_it = 0;
@@ -796,24 +797,31 @@ TEST_F(movement_engine, byte_tiles_split_in_registers_match_tile_then_split) {
         const isa_kernels &k = kernels_for(isa);
         if (!k.byte_tiles_split_streamed) continue;
         ++levels_with_it;
-        const std::ptrdiff_t w = k.packed_wide, src_pitch = 100, row_bytes = 32 * w, dst_pitch = row_bytes + 32;
-        std::vector<std::uint8_t> src(static_cast<std::size_t>(64 * w * src_pitch + 8));
-        for (auto &b : src) b = static_cast<std::uint8_t>(rng());
-        const std::uint8_t *from = src.data() + 3; // rows off line boundaries
-        line_aligned_bytes got(static_cast<std::size_t>(128 * dst_pitch + 64)), want;
-        for (auto &b : got) b = static_cast<std::uint8_t>(rng());
-        want = got;
-        k.byte_tiles_split_streamed(from, src_pitch, got.data() + 32, dst_pitch, nullptr);
-        store_fence();
-        line_aligned_bytes bytes(static_cast<std::size_t>(64 * 64 * w));
-        k.packed_tile(from, src_pitch, bytes.data(), 64 * w, false, nullptr);
-        for (std::ptrdiff_t c = 0; c < 64; ++c) {
-            std::uint8_t *low = want.data() + 32 + 2 * c * dst_pitch;
-            k.split_nibbles(bytes.data() + c * 64 * w, static_cast<std::size_t>(row_bytes), low, low + dst_pitch);
+        // One 64-byte part of each source row, then two (the whole rows of
+        // a strip of 256 elements) in one call.
+        for (int parts = 1; parts <= 2; ++parts) {
+            const std::ptrdiff_t w = k.packed_wide, src_pitch = 200, row_bytes = 32 * w, dst_pitch = row_bytes + 64;
+            std::vector<std::uint8_t> src(static_cast<std::size_t>(64 * w * src_pitch + 8));
+            for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+            const std::uint8_t *from = src.data() + 3; // rows off line boundaries
+            line_aligned_bytes got(static_cast<std::size_t>(128 * parts * dst_pitch + 128)), want;
+            for (auto &b : got) b = static_cast<std::uint8_t>(rng());
+            want = got;
+            k.byte_tiles_split_streamed(from, src_pitch, got.data() + 64, dst_pitch, parts, nullptr);
+            store_fence();
+            line_aligned_bytes bytes(static_cast<std::size_t>(64 * 64 * w));
+            for (int part = 0; part < parts; ++part) {
+                k.packed_tile(from + 64 * part, src_pitch, bytes.data(), 64 * w, false, nullptr);
+                for (std::ptrdiff_t c = 0; c < 64; ++c) {
+                    std::uint8_t *low = want.data() + 64 + 2 * (64 * part + c) * dst_pitch;
+                    k.split_nibbles(bytes.data() + c * 64 * w, static_cast<std::size_t>(row_bytes), low,
+                                    low + dst_pitch);
+                }
+            }
+            const auto mismatch = std::mismatch(got.begin(), got.end(), want.begin());
+            EXPECT_TRUE(mismatch.first == got.end()) << to_string(isa) << ", " << parts << " parts: first wrong byte at "
+                                                     << (mismatch.first - got.begin()) << " of " << got.size();
         }
-        const auto mismatch = std::mismatch(got.begin(), got.end(), want.begin());
-        EXPECT_TRUE(mismatch.first == got.end())
-            << to_string(isa) << ": first wrong byte at " << (mismatch.first - got.begin()) << " of " << got.size();
     }
     const auto levels = levels_here();
     if (std::find(levels.begin(), levels.end(), cpu_isa::avx2) != levels.end()) {
