@@ -97,8 +97,8 @@ std::optional<blocked_transpose_program> plan_blocked_transpose(const copy_plan 
     unit.push_back(rows);
     unit.push_back(copy_dim{t, cols.src_stride, cols.dst_stride});
     b.tile_src_bytes = dense_bytes_of(unit, e);
-    const row_reach reach = b.dst_pitch >= far_row_bytes ? far_rows : near_rows;
-    b.prefetch_locality = kernels.walk[reach][element_size_class(element_bytes)].prefetch_locality;
+    b.prefetch_locality =
+        kernels.walk[streamed_row_reach(b.dst_pitch)][element_size_class(element_bytes)].prefetch_locality;
     b.aligned_lines = b.dst_pitch % tile_bytes == 0;
     for (const std::ptrdiff_t s : b.outer.dst) b.aligned_lines = b.aligned_lines && s % tile_bytes == 0;
     for (const std::ptrdiff_t s : b.inner.dst) b.aligned_lines = b.aligned_lines && s % tile_bytes == 0;

@@ -22,9 +22,9 @@ namespace {
 // are byte rows at src_pitch, destination rows byte rows at dst_pitch.
 // With `stream` (4-bit) each pair of destination row parts is split
 // straight into the destination with streaming stores where the level has
-// that split and the rows allow it (split_nibbles_streamed; a whole step's
-// tiles at once into destination rows aligned to a line where the level has
-// byte_tiles_split_streamed),
+// that split and the rows allow it (split_nibbles_streamed), or a whole
+// step's tiles at once where the level has byte_tiles_split_streamed and
+// the rows are aligned as it needs,
 // else into an L1 buffer and written by the streaming run copy (each
 // measured faster than the one before: docs/performance.md, "Why the
 // kernels are tuned as they are").
@@ -76,10 +76,12 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
             const bool split_streamed = stream && k.split_nibbles_streamed && half % split_streamed_pairs == 0 &&
                                         dst_pitch % split_streamed_pairs == 0 &&
                                         reinterpret_cast<std::uintptr_t>(to) % split_streamed_pairs == 0;
-            const bool lines_aligned = dst_pitch % static_cast<std::ptrdiff_t>(tile_bytes) == 0 &&
-                                       reinterpret_cast<std::uintptr_t>(to) % tile_bytes == 0;
+            const std::ptrdiff_t whole_step_alignment = k.byte_tiles_split_alignment;
+            const bool whole_step_split = stream && k.byte_tiles_split_streamed &&
+                                          dst_pitch % whole_step_alignment == 0 &&
+                                          reinterpret_cast<std::uintptr_t>(to) % whole_step_alignment == 0;
             if (n == step_rows && row_bytes == tile_bytes) {
-                if (stream && lines_aligned && k.byte_tiles_split_streamed) {
+                if (whole_step_split) {
                     const int parts = part == 0 && strip_bytes == 2 * tile_bytes ? 2 : 1;
                     k.byte_tiles_split_streamed(from, src_pitch, to, dst_pitch, parts, next);
                     if (parts == 2) break;

@@ -99,6 +99,11 @@ inline constexpr int max_wide_tiles = 8;
 enum row_reach { near_rows = 0, far_rows = 1, in_cache = 2, in_last_level = 3 };
 inline constexpr int row_reaches = 4;
 inline constexpr std::ptrdiff_t far_row_bytes = 4096;
+// The reach of a streamed move whose destination rows lie `dst_pitch`
+// bytes apart.
+constexpr row_reach streamed_row_reach(std::ptrdiff_t dst_pitch) {
+    return dst_pitch >= far_row_bytes ? far_rows : near_rows;
+}
 // Per reach: table[row_reach].
 template <typename T>
 using per_reach = std::array<T, row_reaches>;
@@ -350,6 +355,9 @@ struct isa_kernels {
     // regrouped before the byte transpose), where a level has it;
     // no_kernel: packed_tile, then the split.
     byte_tiles_split_fn byte_tiles_split_streamed;
+    // The bytes its streaming stores need destination rows and their pitch
+    // aligned to (32 at AVX2, a line at AVX-512); 0 without it.
+    std::ptrdiff_t byte_tiles_split_alignment;
     row_group_table split_rows;
     row_group_table join_rows;
     // Streamed transposes of exactly one tile's rows (the 16 x 16 f32
@@ -370,11 +378,13 @@ struct isa_kernels {
 // Whether a table has every entry no level may lack (and no in_cache walk
 // that prefetches, no next-group prefetch outside the last-level walk): the
 // tile, a wide tile and a walk of at least one tile for every reach and
-// size, the blocked transpose's column tiles, the copies, the packed tiles
-// and the nibble split. Each level's file static_asserts it.
+// size, the blocked transpose's column tiles, the copies, the packed tiles,
+// the nibble split and the whole-step split's alignment where it has that
+// split. Each level's file static_asserts it.
 constexpr bool complete_table(const isa_kernels &k) {
     if (!k.copy || !k.copy_runs || !k.packed_tile || !k.split_nibbles || k.packed_wide < 1 ||
-        k.packed_wide > max_wide_tiles || k.blocked_columns.out_of_blocks < 1 || k.blocked_columns.into_blocks < 1)
+        k.packed_wide > max_wide_tiles || k.blocked_columns.out_of_blocks < 1 || k.blocked_columns.into_blocks < 1 ||
+        (k.byte_tiles_split_streamed && k.byte_tiles_split_alignment <= 0))
         return false;
     for (std::size_t c = 0; c < element_size_classes; ++c) {
         if (!k.tile[c]) return false;

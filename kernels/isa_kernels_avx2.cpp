@@ -32,6 +32,7 @@ constexpr isa_kernels table = {
     .split_nibbles = &split_nibble_pairs,
     .split_nibbles_streamed = &split_nibble_pairs_streamed,
     .byte_tiles_split_streamed = &byte_tiles_split_streamed_parts<avx2_ops, 8>, // packed_wide tiles
+    .byte_tiles_split_alignment = static_cast<std::ptrdiff_t>(split_streamed_pairs),
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),
     // One tile's rows walk as any other rows here (measured on Zen 3).

@@ -172,6 +172,7 @@ constexpr isa_kernels table = {
     .split_nibbles_streamed = no_kernel, // not measured at this level
     // Nibbles regrouped before the byte tiles: less work than the split.
     .byte_tiles_split_streamed = &nibble_pair_tiles<avx512_ops, 4, false>,
+    .byte_tiles_split_alignment = tile_bytes,
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),
     // Tile by tile measured faster on the AMD EPYC with AVX-512 (the Intel

@@ -81,6 +81,7 @@ constexpr isa_kernels table = {
     .split_nibbles = &split_nibble_pairs,
     .split_nibbles_streamed = no_kernel, // no streaming stores
     .byte_tiles_split_streamed = no_kernel,
+    .byte_tiles_split_alignment = 0,
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),
     .one_tile_rows_tile_by_tile = true,

@@ -1,8 +1,8 @@
 // The streamed 4-bit transposes' whole steps with the nibbles regrouped
 // before the byte transpose (isa_kernels::byte_tiles_split_streamed at the
 // levels that take it): two source rows' nibbles swapped in registers, then
-// plain byte tiles. Included by the levels that have AVX2, each compiled
-// for its own ISA (internal linkage, as isa_kernels_simd.hpp explains).
+// plain byte tiles. Included by the AVX-512 level (internal linkage, as
+// isa_kernels_simd.hpp explains).
 #pragma once
 
 #include <cstddef>
@@ -24,16 +24,10 @@ namespace {
 template <class Ops>
 [[gnu::always_inline]]
 inline void swap_nibble_pairs(typename Ops::vec &a, typename Ops::vec &b) {
-    if constexpr (Ops::bytes == 64) {
-        const __m512i t = _mm512_and_si512(_mm512_xor_si512(_mm512_srli_epi16(a, 4), b), _mm512_set1_epi8(0x0F));
-        b = _mm512_xor_si512(b, t);
-        a = _mm512_xor_si512(a, _mm512_slli_epi16(t, 4));
-    } else {
-        static_assert(Ops::bytes == 32);
-        const __m256i t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi16(a, 4), b), _mm256_set1_epi8(0x0F));
-        b = _mm256_xor_si256(b, t);
-        a = _mm256_xor_si256(a, _mm256_slli_epi16(t, 4));
-    }
+    static_assert(Ops::bytes == 64);
+    const __m512i t = _mm512_and_si512(_mm512_xor_si512(_mm512_srli_epi16(a, 4), b), _mm512_set1_epi8(0x0F));
+    b = _mm512_xor_si512(b, t);
+    a = _mm512_xor_si512(a, _mm512_slli_epi16(t, 4));
 }
 
 // The same step as byte_tiles_split_streamed (W byte tiles' source rows,

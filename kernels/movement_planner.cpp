@@ -163,7 +163,7 @@ void plan_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e
     p.stream = total >= machine.transpose_streaming_bytes;
     // Streamed walks keep short runs per destination row; moves the caches
     // hold take longer ones (row_reach).
-    if (p.stream) t.reach = row_dim.dst_stride * e >= far_row_bytes ? far_rows : near_rows;
+    if (p.stream) t.reach = streamed_row_reach(row_dim.dst_stride * e);
     else t.reach = total >= machine.last_level_walk_bytes ? in_last_level : in_cache;
     t.walk = k.walk[t.reach][size_class];
     // Streamed transposes of exactly one tile's rows (ABcd16a16b, nChw16c)

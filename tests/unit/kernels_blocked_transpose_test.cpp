@@ -195,6 +195,7 @@ TEST(blocked_transpose, a_unit_s_column_tiles_and_prefetch_cache_are_the_level_s
                                                          32, streamed(isa, 1));
                 ASSERT_EQ(p.path, fast_path::blocked_transpose) << describe(p);
                 const auto &b = std::get<blocked_transpose_program>(p.detail);
+                EXPECT_EQ(b.col_tiles, into ? 16 : c) << to_string(isa) << ", into " << into;
                 const dim_t tiles = into ? k.blocked_columns.into_blocks : k.blocked_columns.out_of_blocks;
                 EXPECT_EQ(b.step_tiles, std::min<dim_t>(b.col_tiles, tiles)) << to_string(isa) << ", into " << into;
                 EXPECT_EQ(b.prefetch_locality, locality) << to_string(isa);

@@ -729,6 +729,11 @@ TEST_F(movement_engine, packed_moves_match_the_element_copy_at_every_level) {
         {1, 2048, 4352, 0, 0, 0, 0, false, true},
         {1, 2048, 4352, 0, 64, 0, 0, false, true},
         {1, 2048, 4392, 0, 0, 0, 0, false, true},
+        // Destination rows an odd number of half lines apart (AVX2's whole
+        // step split takes them, AVX-512's not), and a last strip of one
+        // 64-byte part per source row (its steps prefetched).
+        {1, 2048, 4416, 0, 0, 0, 0, false, true},
+        {1, 2176, 4352, 0, 0, 0, 0, false, true},
         // Rows that do not hold whole bytes, offsets inside a byte: the walk.
         {2, 40, 9, 0, 0, 0, 0},    {1, 33, 64, 0, 0, 0, 0},  {1, 64, 64, 0, 0, 1, 0},
         {1, 64, 64, 0, 0, 0, 3},   {1, 64, 64, 0, 0, 2, 2},  {3, 17, 31, 1, 3, 3, 1},
