@@ -155,6 +155,9 @@ constexpr per_reach<per_size_class<wide_tile_fn>> half_wide_tiles() {
             no_kernel_at_any_size<wide_tile_fn>, no_kernel_at_any_size<wide_tile_fn>};
 }
 
+// 4-bit transposes: 4 byte tiles side by side (isa_kernels::packed_wide).
+constexpr int packed_wide = 4;
+
 constexpr isa_kernels table = {
     .isa = cpu_isa::avx512,
     .tile = one_tiles<avx512_ops>(size_classes),
@@ -165,13 +168,12 @@ constexpr isa_kernels table = {
     .copy_runs = &copy_runs<avx512_ops>,
     .tile_partial = partial_tiles<2>(size_classes),
     .block_rows = {{block_rows_16, block_rows_32, no_kernel_at_any_size<block_rows_fn>}},
-    // 4-bit transposes: 4 byte tiles side by side.
-    .packed_wide = 4,
-    .packed_tile = &transpose_tiles<avx512_ops, 1, 4, false>,
+    .packed_wide = packed_wide,
+    .packed_tile = &transpose_tiles<avx512_ops, 1, packed_wide, false>,
     .split_nibbles = &split_nibble_pairs,
     .split_nibbles_streamed = no_kernel, // not measured at this level
     // Nibbles regrouped before the byte tiles: less work than the split.
-    .byte_tiles_split_streamed = &nibble_pair_tiles<avx512_ops, 4, false>,
+    .byte_tiles_split_streamed = &nibble_pair_tiles<avx512_ops, packed_wide, false>,
     .byte_tiles_split_alignment = tile_bytes,
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),
@@ -224,8 +226,8 @@ constexpr isa_kernels intel_tuned(isa_kernels k) {
     k.walk = avx512_intel_ops::walk;
     k.wide_tile = wide_tiles<avx512_intel_ops>();
     k.half_wide_tile = half_wide_tiles<avx512_intel_ops>();
-    k.packed_tile = &transpose_tiles<avx512_ops, 1, 4, true, 1>;
-    k.byte_tiles_split_streamed = &nibble_pair_tiles<avx512_ops, 4, true, 1>;
+    k.packed_tile = &transpose_tiles<avx512_ops, 1, packed_wide, true, 1>;
+    k.byte_tiles_split_streamed = &nibble_pair_tiles<avx512_ops, packed_wide, true, 1>;
     k.one_tile_rows_tile_by_tile = false;
     k.blocked_columns.out_of_blocks = 4;
     k.tile_partial = partial_tiles<4>(size_classes);
