@@ -229,6 +229,19 @@ struct widened_copy {
 };
 std::optional<widened_copy> widen_shared_inner_dim(const copy_plan &plan, std::size_t element_bytes);
 
+// The copy with each dim's small prime factors (up to 16) peeled off its
+// inside into dims of their own (as far as a tile's buffer could hold: the
+// rest stays one dim), the same elements in the same order. Coalescing merges the dims
+// a permutation keeps in order on both sides into one long dim (the middle
+// of a permutation swapping the first and last dims: [2, 2^20, 2]), too
+// long for either block, so the blocks stop short of a line; split, the
+// blocks take part of it. The planner splits only where the blocks cannot
+// be made otherwise, so that plans it made before keep their dims.
+copy_plan split_long_dims(const copy_plan &plan, std::size_t element_bytes);
+// choose_grouped_blocks, else the same for split_long_dims(plan).
+std::optional<grouped_blocks> choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes,
+                                                             bool streamed);
+
 // Whether the fast-path choice takes the grouped transpose for a plan the
 // tiled transpose would move with tiles short on both sides (its rows and
 // columns each under a line) or could not move at all: blocks exist and

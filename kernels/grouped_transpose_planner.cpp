@@ -272,12 +272,50 @@ std::optional<widened_copy> widen_shared_inner_dim(const copy_plan &plan, std::s
     return w;
 }
 
-std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &original, std::size_t original_element_bytes,
+copy_plan split_long_dims(const copy_plan &plan, std::size_t element_bytes) {
+    // Blocks are made of small dims; a larger factor would not fit them anyway.
+    constexpr dim_t max_peeled_factor = 16;
+    const auto most = static_cast<dim_t>(max_grouped_buffer_bytes / std::max<std::size_t>(element_bytes, 1));
+    copy_plan split = plan;
+    split.dims.clear();
+    for (const copy_dim &d : plan.dims) {
+        // Factors peeled from the inside, innermost first.
+        std::vector<dim_t> factors;
+        dim_t rest = d.size, peeled = 1;
+        while (peeled < most) {
+            dim_t p = 2;
+            while (p <= max_peeled_factor && p < rest && rest % p != 0) ++p;
+            if (p > max_peeled_factor || p >= rest) break; // no small factor left (or rest prime): left whole
+            factors.push_back(p);
+            peeled *= p;
+            rest /= p;
+        }
+        split.dims.push_back({rest, d.src_stride * peeled, d.dst_stride * peeled});
+        for (std::size_t k = factors.size(); k-- > 0;) {
+            peeled /= factors[k];
+            split.dims.push_back({factors[k], d.src_stride * peeled, d.dst_stride * peeled});
+        }
+    }
+    return split;
+}
+
+std::optional<grouped_blocks> choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes,
+                                                             bool streamed) {
+    if (std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes, streamed)) return blocks;
+    return choose_grouped_blocks(split_long_dims(plan, element_bytes), element_bytes, streamed);
+}
+
+std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &given, std::size_t original_element_bytes,
                                                              cpu_isa isa, std::size_t streaming_bytes) {
+    const bool streamed = static_cast<std::size_t>(given.volume) * original_element_bytes >= streaming_bytes;
+    // Long dims split where the blocks cannot be made otherwise (as
+    // grouped_transpose_pays decides).
+    const copy_plan original = choose_grouped_blocks(given, original_element_bytes, streamed)
+                                   ? given
+                                   : split_long_dims(given, original_element_bytes);
     // A dim innermost on both sides moves as part of a wider element
     // (docs/performance.md, "The grouped transpose's shared inner dim").
     const std::optional<widened_copy> widened = widen_shared_inner_dim(original, original_element_bytes);
-    const bool streamed = static_cast<std::size_t>(original.volume) * original_element_bytes >= streaming_bytes;
     std::optional<grouped_blocks> blocks;
     if (widened) blocks = choose_grouped_blocks(widened->plan, widened->element_bytes, streamed);
     const bool wide = blocks.has_value();
@@ -601,7 +639,7 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
     // Below a page the plan's tables cost more than the element walk saves.
     if (plan.volume * e < static_cast<dim_t>(min_grouped_bytes)) return false;
     // Whether blocks exist does not depend on streaming (only how far runs grow).
-    return choose_grouped_blocks(plan, element_bytes, false).has_value();
+    return choose_grouped_blocks_or_split(plan, element_bytes, false).has_value();
 }
 
 } // namespace reshaper::impl

@@ -823,3 +823,92 @@ TEST_F(grouped_transpose, tiles_of_many_runs_prefetch_in_short_bursts) {
     }
     EXPECT_EQ(found, 3);
 }
+
+// split_long_dims peels each dim's small prime factors off its inside, up
+// to a tile buffer's worth of elements, leaving the rest one dim: the
+// same elements in the same order (every flat position maps to the same
+// source and destination elements).
+TEST_F(grouped_transpose, split_long_dims_keeps_every_element_in_place) {
+    // [2, 2^20, 2] f32 (rank 22 of 2s with the first and last dims
+    // swapped): the middle splits into 14 dims of 2 (16384 elements, the
+    // buffer's 64 KiB) and a dim of 64 outside them.
+    const permutation p = numpy_permutation(dims_t(22, 2), {21, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                                           17, 18, 19, 20, 0});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    ASSERT_EQ(plan.dims.size(), 3u);
+    const copy_plan split = split_long_dims(plan, 4);
+    ASSERT_EQ(split.dims.size(), 17u);
+    EXPECT_EQ(split.volume, plan.volume);
+    EXPECT_EQ(split.dims[1].size, 64);
+    EXPECT_EQ(split.dims[1].src_stride, 2 * 16384);
+    EXPECT_EQ(split.dims[1].dst_stride, 2 * 16384);
+    for (std::size_t k = 2; k < 16; ++k) EXPECT_EQ(split.dims[k].size, 2) << k;
+    EXPECT_EQ(split.dims[15].src_stride, 2);
+    // Mixed factors, a prime and a dim of 1 left whole; offsets kept.
+    copy_plan mixed;
+    mixed.dims = {{7, 1, 360 * 3}, {360, 21, 3}, {1, 0, 0}, {3, 7, 1}};
+    mixed.volume = 7 * 360 * 3;
+    mixed.src_offset = 5;
+    mixed.dst_offset = 9;
+    for (std::size_t e : {1u, 16u}) {
+        const copy_plan s = split_long_dims(mixed, e);
+        EXPECT_EQ(s.src_offset, 5);
+        EXPECT_EQ(s.dst_offset, 9);
+        for (dim_t flat = 0; flat < mixed.volume; flat += 7) {
+            const element_pair a = element_at(mixed, flat), b = element_at(s, flat);
+            EXPECT_EQ(a.src, b.src) << flat;
+            EXPECT_EQ(a.dst, b.dst) << flat;
+        }
+    }
+    // 360 = 2 * 2 * 2 * 3 * 3 * 5 in six dims (under a buffer's worth at
+    // either size); the primes 7 and 3 and the dim of 1 stay as they are.
+    EXPECT_EQ(split_long_dims(mixed, 1).dims.size(), 9u);
+    EXPECT_EQ(split_long_dims(mixed, 16).dims.size(), 9u);
+}
+
+// Permutations that keep a long run of dims in order on both sides and
+// swap small ones around it ([s, M, t] after coalescing: the first and
+// last dims swapped, and such swaps inside) had no blocks (the middle dim
+// too long for a tile) and went to the element walk or oneDNN; split,
+// they go grouped, every element size, dims of 2, 3 and 4, every level.
+TEST_F(grouped_transpose, long_kept_dims_split_into_blocks) {
+    std::mt19937 rng(41);
+    struct shape {
+        dims_t dims;
+        std::vector<std::size_t> perm;
+    };
+    std::vector<shape> shapes;
+    for (dim_t d : {2, 3, 4}) {
+        const std::size_t rank = d == 2 ? 16 : d == 3 ? 10 : 8;
+        std::vector<std::size_t> swap_ends(rank);
+        std::iota(swap_ends.begin(), swap_ends.end(), 0);
+        std::swap(swap_ends.front(), swap_ends.back());
+        shapes.push_back({dims_t(rank, d), swap_ends});
+        // The last two and the first two dims swapped in pairs.
+        std::vector<std::size_t> pairs(rank);
+        std::iota(pairs.begin(), pairs.end(), 0);
+        std::swap(pairs[0], pairs[rank - 2]);
+        std::swap(pairs[1], pairs[rank - 1]);
+        shapes.push_back({dims_t(rank, d), pairs});
+    }
+    // Mixed dims: [4, 2, 3, ..., 2] with its ends swapped.
+    shapes.push_back({{4, 2, 3, 2, 4, 3, 2, 2, 3, 2}, {9, 1, 2, 3, 4, 5, 6, 7, 8, 0}});
+    int split = 0;
+    for (const shape &s : shapes)
+        for (std::size_t e : {1u, 2u, 4u, 8u, 16u}) {
+            const permutation p = numpy_permutation(s.dims, s.perm);
+            const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+            ASSERT_EQ(plan.dims.size(), 3u) << text(s.dims, s.perm); // [s, M, t]
+            if (choose_grouped_blocks(plan, e, false)) continue; // blocks without the split
+            ++split;
+            // Both ends under a line: the grouped transpose's (else the tiles').
+            const auto e_elements = static_cast<dim_t>(e);
+            if (plan.dims.front().size * e_elements < 64 && plan.dims.back().size * e_elements < 64) {
+                EXPECT_EQ(choose_fast_path(plan, e), fast_path::grouped_transpose) << text(s.dims, s.perm) << " e " << e;
+            }
+            for (cpu_isa isa : levels_here())
+                expect_grouped_matches_reference(e, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0,
+                                                 plan.volume, isa, rng, text(s.dims, s.perm));
+        }
+    EXPECT_GE(split, 15); // 19 of the 35: the others have blocks without it
+}
