@@ -130,6 +130,17 @@ void tile_partial(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_
                                 : _mm512_setzero_si512();
         },
         out);
+    // Destination rows back to back (NHWC as NCHW at 7 x 7: the tile's
+    // columns are whole rows): whole-vector stores in row order, each one's
+    // tail overwritten by the rows after it, and byte-masked stores only
+    // where a tail would pass the tile's last row.
+    if (!stream && dst_pitch == store_bytes) {
+        int c = 0;
+        for (; c < dst_rows && c * store_bytes + 64 <= dst_rows * store_bytes; ++c)
+            _mm512_storeu_si512(dst + c * dst_pitch, out[c]);
+        for (; c < dst_rows; ++c) store_first(dst + c * dst_pitch, out[c], store_bytes, store_mask);
+        return;
+    }
     for (int c = 0; c < dst_rows; ++c) {
         if (stream && src_rows == T)
             avx512_ops::stream(dst + c * dst_pitch, out[c]);

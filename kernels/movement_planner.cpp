@@ -21,6 +21,11 @@ namespace {
 constexpr std::size_t min_window_bytes = 4096;
 // Transposes whose tiles would be mostly empty go element by element.
 constexpr dim_t min_transpose_side = 4;
+// Runs of at least a vector, many to a call, are the run copy's whatever
+// the grouped transpose offers (its gathers, through tables, measured
+// several times slower there: s8 attention heads of 32 and 49 bytes).
+constexpr std::size_t vector_run_bytes = 32;
+constexpr dim_t min_runs_per_call = 8;
 // Split and joined rows pay where each call moves long rows: shorter ones
 // (the blocks of ABcd16a16b, 16 columns) keep their tiles.
 constexpr dim_t min_split_columns = 64;
@@ -46,6 +51,23 @@ int source_contiguous_dim(const copy_plan &plan) {
     for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
         if (plan.dims[d].src_stride == 1) return static_cast<int>(d);
     return -1;
+}
+
+// Whether a run copy's runs (the innermost dim, shared) are at least
+// vector_run_bytes and its calls cover at least min_runs_per_call of them:
+// the source's or the destination's innermost outer dim is that long (the
+// dims plan_run_copy walks along and across).
+bool vector_runs_in_long_calls(const copy_plan &plan, std::size_t element_bytes) {
+    if (plan.dims.size() < 2 ||
+        static_cast<std::size_t>(plan.dims.back().size) * element_bytes < vector_run_bytes)
+        return false;
+    const auto outer_end = plan.dims.end() - 1;
+    const auto by_source = std::min_element(plan.dims.begin(), outer_end, [](const copy_dim &a, const copy_dim &b) {
+        return a.src_stride < b.src_stride;
+    });
+    const auto by_destination = std::min_element(
+        plan.dims.begin(), outer_end, [](const copy_dim &a, const copy_dim &b) { return a.dst_stride < b.dst_stride; });
+    return std::max(by_source->size, by_destination->size) >= min_runs_per_call;
 }
 
 // Units of `unit_bytes` shared between threads when the move is large
@@ -386,8 +408,10 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     const copy_dim &inner = plan.dims.back();
     if (inner.dst_stride != 1) return fast_path::none;
     if (inner.src_stride == 1)
-        return grouped_transpose_pays(plan, element_bytes, inner.size, inner.size) ? fast_path::grouped_transpose
-                                                                                   : fast_path::run_copy;
+        return !vector_runs_in_long_calls(plan, element_bytes) &&
+                       grouped_transpose_pays(plan, element_bytes, inner.size, inner.size)
+                   ? fast_path::grouped_transpose
+                   : fast_path::run_copy;
     const int k = source_contiguous_dim(plan);
     if (k < 0) return fast_path::none;
     const copy_dim &rows = plan.dims[static_cast<std::size_t>(k)];

@@ -162,6 +162,11 @@ std::vector<move_case> cases() {
         // columns, a misaligned destination.
         {"nhwc_narrow_7x7", {1, 300, 49}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"nhwc_narrow_14x14_offset", {1, 130, 196}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}, 0, 3},
+        // Columns under a tile, destination rows back to back (each row
+        // stored whole, its tail overwritten by the next): rows under half
+        // a line and over, ragged rows, a misaligned destination.
+        {"nhwc_narrow_dense_13", {2, 100, 13}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"nhwc_narrow_dense_25_offset", {1, 70, 25}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}, 0, 3},
         // Half tiles (destination rows T/2 of the element size's tile side
         // T: nChw8c's 8 f32 channels, nChw16c's 16 bf16 ones) and other
         // short strips, ragged columns; streamed ones too.
@@ -555,6 +560,20 @@ TEST_F(movement_engine, fast_path_choice_follows_the_layout) {
     EXPECT_EQ(path({8, 8}, {8, 1}, {8, 1}, 4), fast_path::run_copy);
     EXPECT_EQ(path({8, 8}, {1, 8}, {8, 1}, 4), fast_path::transpose);
     EXPECT_EQ(path({8, 3}, {1, 8}, {3, 1}, 4), fast_path::none);  // too narrow to tile
+    // Runs of a vector or more, many to a call (s8 attention heads of 32
+    // bytes split, a channel shuffle of 7 x 7 planes): the run copy. Dims
+    // of 2 keep the grouped transpose.
+    EXPECT_EQ(path({3, 256, 32}, {32, 96, 1}, {8192, 32, 1}, 1), fast_path::run_copy);
+    EXPECT_EQ(path({56, 8, 3, 49}, {1176, 49, 392, 1}, {1176, 147, 49, 1}, 1), fast_path::run_copy);
+    {
+        dims_t dims(12, 2), src(12, 1), dst(12, 1);
+        dims[11] = 32; // 11 dims of 2 reversed, a run of 32 bytes kept in place
+        for (std::size_t i = 0; i < 11; ++i) {
+            src[i] = dim_t{32} << i;
+            dst[i] = dim_t{32} << (10 - i);
+        }
+        EXPECT_EQ(choose_fast_path(make_copy_plan(dims, src, 0, dst, 0), 1), fast_path::grouped_transpose);
+    }
     // Few destination rows from groups back to back: split, not tiled.
     EXPECT_EQ(path({3, 64}, {1, 3}, {64, 1}, 4), fast_path::split_rows);
     EXPECT_EQ(path({7, 64}, {1, 7}, {64, 1}, 8), fast_path::split_rows);
