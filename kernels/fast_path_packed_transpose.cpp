@@ -43,8 +43,7 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
     // 32 * w bytes at once (w = 4: two whole lines); with one tile a step
     // wrote half lines, 128 rows apart in time.
     const dim_t w = k.packed_wide, step_rows = tile_bytes * w;
-    alignas(64) byte in[tile_bytes * max_wide_tiles * tile_bytes];
-    alignas(64) byte out[tile_bytes * tile_bytes * max_wide_tiles];
+    alignas(64) byte out[byte_tiles_split_scratch_bytes]; // the packed tiles' rows, or the whole-step split's scratch
     alignas(64) byte pair[2][tile_bytes * max_wide_tiles / 2];
     const dim_t strip_bytes = rows / 2; // source bytes per source row in this strip
     src += row / 2;
@@ -83,12 +82,16 @@ void packed_strip<4>(const isa_kernels &k, const byte *src, std::ptrdiff_t src_p
             if (n == step_rows && row_bytes == tile_bytes) {
                 if (whole_step_split) {
                     const int parts = part == 0 && strip_bytes == 2 * tile_bytes ? 2 : 1;
-                    k.byte_tiles_split_streamed(from, src_pitch, to, dst_pitch, parts, next);
+                    k.byte_tiles_split_streamed(from, src_pitch, to, dst_pitch, parts, next, out);
                     if (parts == 2) break;
                     continue;
                 }
                 k.packed_tile(from, src_pitch, out, step_rows, false, next);
             } else {
+                // A ragged step's rows through the thread's staging buffer
+                // (off the stack, which holds `out` already).
+                byte *buffer = staging_buffer(static_cast<std::size_t>((step_rows + 1) * tile_bytes));
+                byte *in = buffer + (tile_bytes - line_offset(buffer));
                 for (dim_t r = 0; r < n; ++r)
                     std::memcpy(in + r * tile_bytes, from + r * src_pitch, static_cast<std::size_t>(row_bytes));
                 k.packed_tile(in, tile_bytes, out, step_rows, false, nullptr);

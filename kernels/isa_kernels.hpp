@@ -294,9 +294,13 @@ inline constexpr std::size_t split_streamed_pairs = 32;
 // transposed and split at once into destination rows aligned to a line
 // (rows 2c and 2c + 1 from byte c), `ahead` prefetched as wide tiles do;
 // `parts` (1 or 2) 64-byte parts of each source row, part p into rows
-// 128p + 2c and 128p + 2c + 1.
+// 128p + 2c and 128p + 2c + 1. `scratch`: byte_tiles_split_scratch_bytes,
+// 64-byte aligned, which a level may use in between (the caller's buffer,
+// so that the call adds no buffer of its own to the caller's stack).
+inline constexpr std::size_t byte_tiles_split_scratch_bytes = tile_bytes * tile_bytes * max_wide_tiles;
 using byte_tiles_split_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                                     std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead);
+                                     std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead,
+                                     std::uint8_t *scratch);
 
 // The blocked transpose's column tiles a unit, by the side that is one
 // tile: the source's rows (out of a blocked format: ABcd16a16b -> abcd)

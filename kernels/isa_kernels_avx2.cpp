@@ -8,6 +8,10 @@
 namespace reshaper::impl {
 namespace {
 
+// 4-bit transposes: 8 byte tiles side by side (isa_kernels::packed_wide;
+// docs/performance.md).
+constexpr int packed_wide = 8;
+
 constexpr isa_kernels table = {
     .isa = cpu_isa::avx2,
     .tile = one_tiles<avx2_ops>(size_classes),
@@ -26,12 +30,11 @@ constexpr isa_kernels table = {
     .block_rows = {{block_rows_16,
                     block_rows_32,
                     {no_kernel, no_kernel, &block_rows_2<avx2_ops, 4>, &block_rows_2<avx2_ops, 8>, no_kernel}}},
-    // 4-bit transposes: 8 byte tiles side by side (docs/performance.md).
-    .packed_wide = 8,
-    .packed_tile = &transpose_tiles<avx2_ops, 1, 8, true>,
+    .packed_wide = packed_wide,
+    .packed_tile = &transpose_tiles<avx2_ops, 1, packed_wide, true>,
     .split_nibbles = &split_nibble_pairs,
     .split_nibbles_streamed = &split_nibble_pairs_streamed,
-    .byte_tiles_split_streamed = &byte_tiles_split_streamed_parts<avx2_ops, 8>, // packed_wide tiles
+    .byte_tiles_split_streamed = &byte_tiles_split_streamed_parts<avx2_ops, packed_wide>,
     .byte_tiles_split_alignment = static_cast<std::ptrdiff_t>(split_streamed_pairs),
     .split_rows = row_group_kernels<true>(),
     .join_rows = row_group_kernels<false>(),

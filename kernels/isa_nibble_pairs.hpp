@@ -34,7 +34,8 @@ inline void swap_nibble_pairs(typename Ops::vec &a, typename Ops::vec &b) {
 // Parts 64-byte parts of each, into destination rows 2c and 2c + 1, W * 32
 // bytes each, streamed; rows aligned to a line) with the nibbles
 // regrouped before the byte transpose instead of after it: each pair of
-// source rows is nibble-swapped (swap_nibble_pairs) into two L1 buffers,
+// source rows is nibble-swapped (swap_nibble_pairs) into two L1 buffers
+// (the halves of `scratch`),
 // even rows' and odd rows', and each buffer part is then W / 2 plain byte
 // tiles side by side whose rows are the destination rows 2c (2c + 1): a
 // few logic ops per source vector instead of the split's eight and a pack
@@ -47,13 +48,14 @@ inline void swap_nibble_pairs(typename Ops::vec &a, typename Ops::vec &b) {
 // (tile_walk::prefetch_locality). Measured: docs/performance.md.
 template <class Ops, int W, int Parts, bool Prefetch, int Locality>
 void nibble_pair_tiles_of(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                          std::ptrdiff_t dst_pitch, line_prefetch *ahead) {
+                          std::ptrdiff_t dst_pitch, line_prefetch *ahead, std::uint8_t *scratch) {
     static_assert(W % 2 == 0 && Ops::lanes == 4);
     using vec = typename Ops::vec;
     constexpr int row = Parts * static_cast<int>(tile_bytes); // source bytes per row
     constexpr int vecs = row / Ops::bytes;
     constexpr int pairs = W / 2 * static_cast<int>(tile_bytes); // source row pairs
-    alignas(64) std::uint8_t swapped[2][pairs * row];
+    static_assert(2 * std::size_t{pairs * row} <= byte_tiles_split_scratch_bytes);
+    std::uint8_t *const swapped[2] = {scratch, scratch + pairs * row};
     const int per_pair = Prefetch && ahead ? (Parts * ahead->per_call + pairs - 1) / pairs : 0;
     const std::uint8_t *rows = src;
     for (int j = 0; j < pairs; ++j, rows += 2 * src_pitch) {
@@ -88,9 +90,10 @@ void nibble_pair_tiles_of(const std::uint8_t *src, std::ptrdiff_t src_pitch, std
 // `parts`: 1 or 2 (the whole 128-byte rows of a strip of 256 elements).
 template <class Ops, int W, bool Prefetch, int Locality = 3>
 void nibble_pair_tiles(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                       std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead) {
-    if (parts == 2) return nibble_pair_tiles_of<Ops, W, 2, Prefetch, Locality>(src, src_pitch, dst, dst_pitch, ahead);
-    nibble_pair_tiles_of<Ops, W, 1, Prefetch, Locality>(src, src_pitch, dst, dst_pitch, ahead);
+                       std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead, std::uint8_t *scratch) {
+    if (parts == 2)
+        return nibble_pair_tiles_of<Ops, W, 2, Prefetch, Locality>(src, src_pitch, dst, dst_pitch, ahead, scratch);
+    nibble_pair_tiles_of<Ops, W, 1, Prefetch, Locality>(src, src_pitch, dst, dst_pitch, ahead, scratch);
 }
 
 } // namespace

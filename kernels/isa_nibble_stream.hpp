@@ -88,10 +88,10 @@ void byte_tiles_split_streamed(const std::uint8_t *src, std::ptrdiff_t src_pitch
 }
 
 // byte_tiles_split_streamed for `parts` (1 or 2) 64-byte parts of each
-// source row, one after the other.
+// source row, one after the other (the split needs no scratch).
 template <class Ops, int W>
 void byte_tiles_split_streamed_parts(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
-                                     std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead) {
+                                     std::ptrdiff_t dst_pitch, int parts, line_prefetch *ahead, std::uint8_t *) {
     for (int part = 0; part < parts; ++part)
         byte_tiles_split_streamed<Ops, W>(src + part * tile_bytes, src_pitch, dst + 2 * part * tile_bytes * dst_pitch,
                                           dst_pitch, ahead);

@@ -831,7 +831,8 @@ TEST_F(movement_engine, byte_tiles_split_in_registers_match_tile_then_split) {
             line_aligned_bytes got(static_cast<std::size_t>(128 * parts * dst_pitch + 128)), want;
             for (auto &b : got) b = static_cast<std::uint8_t>(rng());
             want = got;
-            k.byte_tiles_split_streamed(from, src_pitch, got.data() + 64, dst_pitch, parts, nullptr);
+            line_aligned_bytes scratch(byte_tiles_split_scratch_bytes);
+            k.byte_tiles_split_streamed(from, src_pitch, got.data() + 64, dst_pitch, parts, nullptr, scratch.data());
             store_fence();
             line_aligned_bytes bytes(static_cast<std::size_t>(64 * 64 * w));
             for (int part = 0; part < parts; ++part) {
