@@ -248,10 +248,14 @@ inline constexpr int max_split_rows = 16;
 using row_group_table = std::array<per_size_class<split_rows_fn>, max_split_rows + 1>;
 // The row counts R with split_rows and join_rows kernels for elements of
 // `element_bytes`: 2 to 7, and 8 and 16 where a group is under half a tile
-// row (32 bytes; from there the tiles' half tiles take them). The compiled
-// loops vectorise groups of 2-8 and 16; 12 and 24 measured far slower and
-// are composed instead.
+// row (32 bytes; from there the tiles' half tiles take them). The compiler
+// vectorises the loops of groups of 2, 3, 4, 8 and 16 elements (of up to 8
+// bytes), not those of 5, 6 or 7, which it leaves an element at a time:
+// 6 rows of elements that two make one of at most 16 bytes are composed
+// of 3 and 2 (composed_inner_rows), which it vectorises; 12 and 24
+// measured far slower and are composed too.
 constexpr bool has_row_group_kernel(std::int64_t rows, std::size_t element_bytes) {
+    if (rows == 6) return 2 * element_bytes > 16;
     if (rows >= 2 && rows <= 7) return true;
     return (rows == 8 || rows == 16) && static_cast<std::size_t>(rows) * element_bytes < 32;
 }

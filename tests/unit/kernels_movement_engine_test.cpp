@@ -193,6 +193,11 @@ std::vector<move_case> cases() {
         {"split_7_rows_padded_offset", {3, 7, 301}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 5}, 3, 7},
         {"split_large_3_rows", {5, 3, 100000}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
         {"split_large_5_rows", {3, 5, 70001}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        // 6 rows: composed of 3 and 2 up to 8-byte elements, a kernel of its
+        // own for 16-byte ones; past one chunk of the L1 buffer, padded and
+        // misaligned.
+        {"split_6_rows_padded_offset", {3, 6, 3001}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 5}, 3, 7},
+        {"join_6_rows_padded_offset", {3, 3001, 6}, {0, 2, 1}, {0, 1, 2}, {0, 5, 0}, {0, 0, 0}, 7, 3},
         {"padded_groups_5_rows", {3, 5, 301}, {0, 2, 1}, {0, 1, 2}, {0, 1, 0}, {0, 0, 0}},
         // Row counts two kernels compose (composed_inner_rows), split and
         // joined, past one chunk of the L1 buffer, padded and misaligned.
@@ -601,7 +606,9 @@ TEST_F(movement_engine, fast_path_choice_follows_the_layout) {
     EXPECT_EQ(composed_inner_rows(24, 1), 8);
     EXPECT_EQ(composed_inner_rows(24, 2), 8);
     EXPECT_EQ(composed_inner_rows(24, 4), 0);
-    EXPECT_EQ(composed_inner_rows(6, 8), 0); // a kernel of its own
+    EXPECT_EQ(composed_inner_rows(6, 8), 2); // 3 x 2: the compiler leaves 6 an element at a time
+    EXPECT_EQ(composed_inner_rows(6, 16), 0); // a kernel of its own (two make 32 bytes)
+    EXPECT_EQ(composed_inner_rows(5, 1), 0);
     EXPECT_EQ(composed_inner_rows(24, 1, true), 0);
     // Few source rows into groups back to back: joined, but for groups the
     // block rows write (16, 32 or 64 bytes).
