@@ -19,8 +19,12 @@ namespace {
 
 // The window transpose's least move (its span table costs more below).
 constexpr std::size_t min_window_bytes = 4096;
-// Transposes whose tiles would be mostly empty go element by element.
+// Transposes whose tiles would be mostly empty go element by element,
+// except moves of at most this many bytes: there the partial tiles cost
+// less per execute than a walk (or oneDNN's reorder, which the mover
+// choice gives moves without a fast path).
 constexpr dim_t min_transpose_side = 4;
+constexpr std::size_t small_transpose_bytes = 4096;
 // Runs of at least a vector, many to a call, are the run copy's whatever
 // the grouped transpose offers (its gathers, through tables, measured
 // several times slower there: s8 attention heads of 32 and 49 bytes).
@@ -436,7 +440,9 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (!tiny && !block_rows_kind &&
         std::min(rows.size, inner.size) >= 2 && choose_window_span(plan, element_bytes, k))
         return fast_path::window_transpose;
-    if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;
+    if ((rows.size < min_transpose_side || inner.size < min_transpose_side) &&
+        static_cast<std::size_t>(plan.volume) * element_bytes > small_transpose_bytes)
+        return fast_path::none;
     return fast_path::transpose;
 }
 
