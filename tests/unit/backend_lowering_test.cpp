@@ -7,6 +7,7 @@
 
 #include "backend/claims.hpp"
 #include "backend/dnnl_mapping.hpp"
+#include "kernels/cpu_isa.hpp"
 #include "partition/partitioner.hpp"
 
 namespace reshaper::impl::testing {
@@ -197,7 +198,8 @@ TEST(backend_lowering_special, padded_format_without_a_oneDNN_tag_is_moved_by_th
 
 // Transposes of at most 4 KiB with a side of 2 or 3 take the kernel's
 // partial tiles (or another fast path), not oneDNN's reorder, which costs
-// more per execute there, at every element size.
+// more per execute there, for 2-byte and wider elements at AVX-512 (the
+// other levels and sizes keep the walk or the reorder); all match the oracle.
 TEST(backend_lowering_special, small_transposes_with_sides_of_2_or_3_take_the_kernels_tiles) {
     struct view {
         dims_t dims, strides; // the output's dims, read from the input with these strides
@@ -218,8 +220,11 @@ TEST(backend_lowering_special, small_transposes_with_sides_of_2_or_3_take_the_ke
             const logical_tensor in = strided_lt(0, t, v.dims, v.strides);
             graph g = static_chain(in, {v.dims});
             const auto cp = compile_whole(g, in, strided_lt(1, t, v.dims));
-            EXPECT_EQ(cp->lowering(), lowering_kind::kernel) << cp->lowering_details();
-            EXPECT_EQ(cp->lowering_details().find("element walk"), std::string::npos) << cp->lowering_details();
+            if (active_cpu_isa() == cpu_isa::avx512 && element_bits(t) >= 16) {
+                EXPECT_EQ(cp->lowering(), lowering_kind::kernel) << cp->lowering_details();
+                EXPECT_EQ(cp->lowering_details().find("element walk"), std::string::npos)
+                    << cp->lowering_details();
+            }
             expect_matches_reference(*cp);
             ++checked;
         }
