@@ -19,8 +19,12 @@ namespace {
 
 // The window transpose's least move (its span table costs more below).
 constexpr std::size_t min_window_bytes = 4096;
-// Transposes whose tiles would be mostly empty go element by element.
+// Transposes whose tiles would be mostly empty go element by element,
+// except moves of at most this many bytes: there the partial tiles cost
+// less per execute than a walk (or oneDNN's reorder, which the mover
+// choice gives moves without a fast path) where `narrow_tiles_pay`.
 constexpr dim_t min_transpose_side = 4;
+constexpr std::size_t small_transpose_bytes = 4096;
 // Runs of at least a vector, many to a call, are the run copy's whatever
 // the grouped transpose offers (its gathers, through tables, measured
 // several times slower there: s8 attention heads of 32 and 49 bytes).
@@ -436,7 +440,9 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (!tiny && !block_rows_kind &&
         std::min(rows.size, inner.size) >= 2 && choose_window_span(plan, element_bytes, k))
         return fast_path::window_transpose;
-    if (rows.size < min_transpose_side || inner.size < min_transpose_side) return fast_path::none;
+    if ((rows.size < min_transpose_side || inner.size < min_transpose_side) &&
+        static_cast<std::size_t>(plan.volume) * element_bytes > small_transpose_bytes)
+        return fast_path::none;
     return fast_path::transpose;
 }
 
@@ -462,6 +468,17 @@ fast_path choose_packed_fast_path(const copy_plan &plan, std::size_t bits) {
 
 namespace {
 
+// Whether a small transpose with a side under min_transpose_side (which
+// choose_fast_path gives the tiles) takes them on this machine: only the
+// AVX-512 level's partial tiles of 2-byte and wider elements measured
+// faster than the walk or oneDNN's reorder there (docs/performance.md).
+bool narrow_tiles_pay(const copy_plan &plan, std::size_t element_bytes, const machine_facts &machine) {
+    const int k = source_contiguous_dim(plan);
+    const bool narrow = k >= 0 && (plan.dims[static_cast<std::size_t>(k)].size < min_transpose_side ||
+                                   plan.dims.back().size < min_transpose_side);
+    return !narrow || (machine.isa == cpu_isa::avx512 && element_bytes >= 2);
+}
+
 movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool strings, const machine_facts &machine) {
     movement_program p;
     p.element_bits = strings ? 0 : bits;
@@ -475,6 +492,7 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
             plan_packed_transpose(p, plan, static_cast<int>(bits), k, machine);
     } else if (!strings && bits % 8 == 0) {
         p.path = choose_fast_path(plan, bits / 8);
+        if (p.path == fast_path::transpose && !narrow_tiles_pay(plan, bits / 8, machine)) p.path = fast_path::none;
         const auto e = static_cast<std::ptrdiff_t>(bits / 8);
         switch (p.path) {
         case fast_path::run_copy: plan_run_copy(p, plan, e, k, machine); break;

@@ -32,10 +32,10 @@ TEST(backend_cache, anything_compile_reads_is_part_of_the_key) {
     const auto base = cache.get_or_compile(g, p, {g.tensor(0)}, {g.tensor(1)}, cpu_engine());
 
     // Other input strides: another plan.
-    const logical_tensor permuted = strided_lt(0, data_type::f32, {2, 3, 4}, {1, 2, 6});
-    const auto other_strides = cache.get_or_compile(g, p, {permuted}, {g.tensor(1)}, cpu_engine());
+    const logical_tensor every_other = strided_lt(0, data_type::f32, {2, 3, 4}, {26, 8, 2});
+    const auto other_strides = cache.get_or_compile(g, p, {every_other}, {g.tensor(1)}, cpu_engine());
     EXPECT_NE(base.get(), other_strides.get());
-    EXPECT_EQ(other_strides->lowering(), lowering_kind::reorder); // too narrow to tile
+    EXPECT_EQ(other_strides->lowering(), lowering_kind::reorder); // a gather: no contiguous source dim
 
     // Another output layout.
     const auto other_output =

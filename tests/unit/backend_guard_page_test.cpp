@@ -137,6 +137,9 @@ std::vector<layout_case> cases_for(data_type t) {
         {"padded_input", strided_lt(0, t, dims, {48, 8, 1}), any_lt(1, t, {7, 15})},
         {"padded_input_sliced_view", strided_lt(0, t, dims, {40, 8, 1}), any_lt(1, t, {15, 7})},
         {"broadcast_input", strided_lt(0, t, dims, {0, 7, 1}), any_lt(1, t, {105})},
+        // Every other element, rows apart: no contiguous source dim,
+        // oneDNN's reorder where it takes the dtype.
+        {"every_other_input", strided_lt(0, t, dims, {72, 14, 2}), any_lt(1, t, {105})},
         {"padded_output", strided_lt(0, t, dims), strided_lt(1, t, {7, 15}, {17, 1})},
     };
     // Blocked: a oneDNN format tag on the input or the output, with and

@@ -7,6 +7,7 @@
 
 #include "backend/claims.hpp"
 #include "backend/dnnl_mapping.hpp"
+#include "kernels/cpu_isa.hpp"
 #include "partition/partitioner.hpp"
 
 namespace reshaper::impl::testing {
@@ -178,13 +179,14 @@ TEST(backend_lowering_special, undef_layouts) {
     EXPECT_EQ(cp->outputs()[0].strides, (dims_t{8, 2, 1}));
 }
 
-// A padded blocked format oneDNN 2.x has no tag for (Ab8a over 20 rows):
-// our kernel's element walk moves it, and the details give the real reason
-// the reorder does not (f32 reorders fine otherwise).
+// A padded blocked format oneDNN 2.x has no tag for (Ab8a over 20 rows),
+// into every other element (no fast path): our kernel's element walk moves
+// it, and the details give the real reason the reorder does not (f32
+// reorders fine otherwise).
 TEST(backend_lowering_special, padded_format_without_a_oneDNN_tag_is_moved_by_the_kernel) {
     const logical_tensor in = opaque_lt(0, data_type::f32, {20, 3}, "Ab8a");
     graph g = static_chain(in, {{20, 3}});
-    const auto cp = compile_whole(g, in, strided_lt(1, data_type::f32, {20, 3}));
+    const auto cp = compile_whole(g, in, strided_lt(1, data_type::f32, {20, 3}, {7, 2}));
     if (cp->lowering() == lowering_kind::reorder) return; // a oneDNN with the tag reorders it
     EXPECT_EQ(cp->lowering(), lowering_kind::kernel);
     const std::string details = cp->lowering_details();
@@ -192,6 +194,42 @@ TEST(backend_lowering_special, padded_format_without_a_oneDNN_tag_is_moved_by_th
     EXPECT_EQ(details.find("does not take this dtype"), std::string::npos) << details;
     EXPECT_NE(details.find("oneDNN declined"), std::string::npos) << details;
     expect_matches_reference(*cp);
+}
+
+// Transposes of at most 4 KiB with a side of 2 or 3 take the kernel's
+// partial tiles (or another fast path), not oneDNN's reorder, which costs
+// more per execute there, for 2-byte and wider elements at AVX-512 (the
+// other levels and sizes keep the walk or the reorder); all match the oracle.
+TEST(backend_lowering_special, small_transposes_with_sides_of_2_or_3_take_the_kernels_tiles) {
+    struct view {
+        dims_t dims, strides; // the output's dims, read from the input with these strides
+    };
+    const view views[] = {
+        {{32, 16, 2}, {1, 32, 512}}, // [2,16,32] permuted (2,1,0)
+        {{8, 2, 16}, {32, 1, 2}},    // [8,16,2] permuted (0,2,1)
+        {{3, 40}, {1, 3}},           // [40,3] transposed
+        {{2, 2, 2, 2}, {1, 2, 4, 8}} // [2,2,2,2] reversed
+    };
+    int checked = 0;
+    for (data_type t : {data_type::s8, data_type::bf16, data_type::f32, data_type::f64, data_type::c128}) {
+        for (const view &v : views) {
+            dim_t volume = 1;
+            for (dim_t d : v.dims) volume *= d;
+            if (static_cast<std::size_t>(volume) * element_bits(t) / 8 > 4096) continue;
+            SCOPED_TRACE(std::string(to_string(t)) + " " + std::to_string(volume) + " elements");
+            const logical_tensor in = strided_lt(0, t, v.dims, v.strides);
+            graph g = static_chain(in, {v.dims});
+            const auto cp = compile_whole(g, in, strided_lt(1, t, v.dims));
+            if (active_cpu_isa() == cpu_isa::avx512 && element_bits(t) >= 16) {
+                EXPECT_EQ(cp->lowering(), lowering_kind::kernel) << cp->lowering_details();
+                EXPECT_EQ(cp->lowering_details().find("element walk"), std::string::npos)
+                    << cp->lowering_details();
+            }
+            expect_matches_reference(*cp);
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 18);
 }
 
 // Data of an unknown type has no buffer size: the dtype is what is wrong.

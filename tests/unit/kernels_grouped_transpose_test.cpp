@@ -306,7 +306,7 @@ TEST_F(grouped_transpose, fast_path_choice_takes_it_for_small_dims_only) {
     EXPECT_EQ(path(dims_t(12, 3), rank12, 8), fast_path::grouped_transpose);
     EXPECT_EQ(path({256, 256}, {1, 0}, 4), fast_path::transpose);
     EXPECT_EQ(path({8, 64, 64}, {0, 2, 1}, 4), fast_path::transpose);
-    EXPECT_EQ(path({2, 2, 2, 2}, {3, 2, 1, 0}, 4), fast_path::none); // 64 bytes: the walk
+    EXPECT_EQ(path({2, 2, 2, 2}, {3, 2, 1, 0}, 4), fast_path::transpose); // 64 bytes: partial tiles
     EXPECT_EQ(path(dims_t(12, 4), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 4), fast_path::run_copy);
     // The innermost dim kept in place: contiguous runs on both sides, but
     // of 4 elements (bf16: 8 bytes; the run copy moved them at 0.05x a

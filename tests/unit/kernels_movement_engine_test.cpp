@@ -564,7 +564,9 @@ TEST_F(movement_engine, fast_path_choice_follows_the_layout) {
     };
     EXPECT_EQ(path({8, 8}, {8, 1}, {8, 1}, 4), fast_path::run_copy);
     EXPECT_EQ(path({8, 8}, {1, 8}, {8, 1}, 4), fast_path::transpose);
-    EXPECT_EQ(path({8, 3}, {1, 8}, {3, 1}, 4), fast_path::none);  // too narrow to tile
+    // At most 4 KiB, sides of 2 or 3 take partial tiles.
+    EXPECT_EQ(path({8, 3}, {1, 8}, {3, 1}, 4), fast_path::transpose);
+    EXPECT_EQ(path({32, 16, 2}, {1, 32, 512}, {32, 2, 1}, 2), fast_path::transpose);
     // Runs of a vector or more, many to a call (s8 attention heads of 32
     // bytes split, a channel shuffle of 7 x 7 planes): the run copy. Dims
     // of 2 keep the grouped transpose.
@@ -583,7 +585,7 @@ TEST_F(movement_engine, fast_path_choice_follows_the_layout) {
     EXPECT_EQ(path({3, 64}, {1, 3}, {64, 1}, 4), fast_path::split_rows);
     EXPECT_EQ(path({7, 64}, {1, 7}, {64, 1}, 8), fast_path::split_rows);
     EXPECT_EQ(path({8, 64}, {1, 8}, {64, 1}, 4), fast_path::transpose); // a half tile of f32
-    EXPECT_EQ(path({3, 64}, {1, 4}, {64, 1}, 4), fast_path::none);       // groups with gaps
+    EXPECT_EQ(path({3, 512}, {1, 4}, {512, 1}, 4), fast_path::none);     // groups with gaps
     EXPECT_EQ(path({5, 64}, {1, 6}, {64, 1}, 4), fast_path::transpose);
     EXPECT_EQ(path({5, 64}, {1, 5}, {64, 1}, 16), fast_path::split_rows);
     EXPECT_EQ(path({4, 16}, {1, 4}, {16, 1}, 4), fast_path::transpose); // short rows keep tiles

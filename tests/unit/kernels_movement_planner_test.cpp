@@ -244,8 +244,9 @@ TEST(movement_planner, packed_elements_take_the_packed_transpose_or_the_byte_run
 
 TEST(movement_planner, what_no_fast_path_takes_is_walked_element_by_element) {
     const machine_facts m = machine(2);
-    // Too narrow to tile: one part, on the calling thread.
-    const movement_program narrow = plan_movement(make_copy_plan({8, 3}, {1, 8}, 0, {3, 1}, 0), data_type::f32, m);
+    // No contiguous source dim: one part, on the calling thread.
+    const movement_program narrow =
+        plan_movement(make_copy_plan({8, 8}, {16, 2}, 0, {8, 1}, 0), data_type::f32, m);
     ASSERT_EQ(narrow.path, fast_path::none);
     const auto &w = std::get<element_walk_program>(narrow.detail);
     ASSERT_EQ(w.parts.size(), 1u);
