@@ -76,6 +76,13 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 //   either end of the wide tile's run, instead of a store per tile row that
 //   straddles two lines; where a level has the kernel for it
 //   (transpose_quarters_in_lines), else ignored.
+// - far_source_block_kib: streamed, where source rows lie far_row_bytes or
+//   more apart (NCHW as NHWC), the walk's wide steps read a short run from
+//   each of wide * T rows a page apart: more concurrent sequential streams
+//   than the hardware prefetchers track, the tiles then wait on their loads.
+//   Non-zero: such moves walk single tiles (T rows at a time, each read in
+//   long runs the prefetchers follow), unprefetched, in column blocks of
+//   this many KiB; 0: as any other move.
 struct tile_walk {
     int wide;
     int strip_tiles;
@@ -85,6 +92,7 @@ struct tile_walk {
     bool prefetch_by_row = false;
     bool prefetch_next_group = false;
     bool line_stores = false;
+    int far_source_block_kib = 0;
 };
 inline constexpr int max_wide_tiles = 8;
 

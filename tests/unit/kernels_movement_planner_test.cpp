@@ -163,6 +163,25 @@ TEST(movement_planner, nhwc_as_nchw_is_a_tiled_transpose_with_the_levels_walk) {
     const movement_program near = plan_movement(nhwc_as_nchw(256, 256, 256), data_type::f32, m);
     EXPECT_EQ(std::get<transpose_program>(near.detail).reach, near_rows);
 
+    // NCHW into NHWC, 64 MiB of f32: destination rows 1 KiB apart (near),
+    // source rows 16 KiB apart: where the level's near-rows walk says so,
+    // single tiles, unprefetched, in its far-source column blocks.
+    const movement_program far_source = plan_movement(
+        make_copy_plan({16, 4096, 256}, {256 * 4096, 1, 4096}, 0, {4096 * 256, 256, 1}, 0), data_type::f32, m);
+    const auto &f = std::get<transpose_program>(far_source.detail);
+    const tile_walk &near_walk = k.walk[near_rows][element_size_class(4)];
+    EXPECT_TRUE(far_source.stream);
+    EXPECT_EQ(f.reach, near_rows);
+    EXPECT_EQ(f.src_pitch, 4096 * 4);
+    if (near_walk.far_source_block_kib > 0) {
+        EXPECT_EQ(f.walk.wide, 1);
+        EXPECT_FALSE(f.walk.prefetch_ahead);
+        EXPECT_EQ(f.walk.block_kib, near_walk.far_source_block_kib);
+        EXPECT_EQ(f.strip_rows, std::min<dim_t>(4096, (dim_t{near_walk.far_source_block_kib} << 10) / (16 * 4)));
+    } else {
+        EXPECT_EQ(f.walk.wide, near_walk.wide);
+    }
+
     // Other element sizes: tiles of 64 bytes a side.
     for (data_type type : {data_type::s8, data_type::bf16, data_type::f64, data_type::c128}) {
         const auto e = static_cast<dim_t>(element_bits(type) / 8);
