@@ -223,8 +223,10 @@ constexpr level_walks intel_walks(level_walks w) {
     w[in_last_level][element_size_class(2)].prefetch_next_group = true;
     w[in_last_level][element_size_class(2)].wide = 4;
     w[far_rows][element_size_class(4)].wide = 4;
-    for (std::size_t size_class : {element_size_class(2), element_size_class(4)})
+    for (std::size_t size_class : {element_size_class(2), element_size_class(4)}) {
         w[near_rows][size_class].far_source_block_kib = 256;
+        w[near_rows][size_class].far_source_row_bytes = far_row_bytes / 2;
+    }
     // 2- to 8-byte elements (1-byte quarters of 16 rows leave no
     // registers for the joins), in groups of tiles whose source stays in
     // L1 (line_store_tiles).

@@ -192,9 +192,9 @@ void plan_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e
     if (p.stream) t.reach = streamed_row_reach(row_dim.dst_stride * e);
     else t.reach = total >= machine.last_level_walk_bytes ? in_last_level : in_cache;
     t.walk = k.walk[t.reach][size_class];
-    // Sources whose rows lie a page or more apart, where the level walks
-    // them differently (tile_walk::far_source_block_kib).
-    if (p.stream && t.walk.far_source_block_kib > 0 && col_dim.src_stride * e >= far_row_bytes)
+    // Sources whose rows lie far apart, where the level walks them
+    // differently (tile_walk::far_source_block_kib, far_source_row_bytes).
+    if (p.stream && t.walk.far_source_block_kib > 0 && col_dim.src_stride * e >= t.walk.far_source_row_bytes)
         t.walk = tile_walk{.wide = 1, .strip_tiles = 0, .block_kib = t.walk.far_source_block_kib};
     // Streamed transposes of exactly one tile's rows (ABcd16a16b, nChw16c)
     // walk tile by tile where the level measured that faster.
