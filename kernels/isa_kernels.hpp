@@ -130,6 +130,18 @@ constexpr per_reach<T> same_at_every_reach(const T &x) {
     return {x, x, x, x};
 }
 
+// Every SIMD level's walks with the far-source walk for 2- and 4-byte
+// elements (tile_walk::far_source_block_kib, in column blocks of 256 KiB):
+// streamed, from source rows a page or more apart (NCHW as NHWC), single
+// tiles read T rows at a time where a wide step reads wide * T, each in a
+// page of its own: fewer concurrent streams on any CPU, where the wide
+// steps, prefetched or not, left the tiles waiting on their loads.
+constexpr level_walks with_far_sources_in_single_tiles(level_walks w) {
+    for (std::size_t size_class : {element_size_class(2), element_size_class(4)})
+        w[near_rows][size_class].far_source_block_kib = 256;
+    return w;
+}
+
 // The source lines of a wide step's successor: `rows` rows `pitch` bytes
 // apart, `row_lines` lines from `first` in each, issued in memory order
 // as prefetches into L1, `per_call` for each wide tile call, spread over
