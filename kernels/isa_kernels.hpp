@@ -76,13 +76,21 @@ using tile_transpose_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_p
 //   either end of the wide tile's run, instead of a store per tile row that
 //   straddles two lines; where a level has the kernel for it
 //   (transpose_quarters_in_lines), else ignored.
-// - far_source_block_kib: streamed, where source rows lie far_row_bytes or
-//   more apart (NCHW as NHWC), the walk's wide steps read a short run from
-//   each of wide * T rows a page apart: more concurrent sequential streams
-//   than the hardware prefetchers track, the tiles then wait on their loads.
+// - far_source_block_kib: streamed, where source rows lie
+//   far_source_row_bytes or more apart (NCHW as NHWC), the walk's wide
+//   steps read a short run from each of wide * T rows, most in pages of
+//   their own: more concurrent sequential streams than the hardware
+//   prefetchers track, the tiles then wait on their loads.
 //   Non-zero: such moves walk single tiles (T rows at a time, each read in
 //   long runs the prefetchers follow), unprefetched, in column blocks of
 //   this many KiB; 0: as any other move.
+// - far_source_row_bytes: how far apart source rows must lie for that
+//   walk (far_source_block_kib): a page by default, where each of the wide
+//   step's rows opens a page of its own; nearer where a level measured the
+//   wide step's rows, two or more to a page, still too many streams.
+// A page: rows this far apart each open one of their own (row_reach,
+// tile_walk::far_source_row_bytes).
+inline constexpr std::ptrdiff_t far_row_bytes = 4096;
 struct tile_walk {
     int wide;
     int strip_tiles;
@@ -93,6 +101,7 @@ struct tile_walk {
     bool prefetch_next_group = false;
     bool line_stores = false;
     int far_source_block_kib = 0;
+    std::ptrdiff_t far_source_row_bytes = far_row_bytes;
 };
 inline constexpr int max_wide_tiles = 8;
 
@@ -106,7 +115,6 @@ inline constexpr int max_wide_tiles = 8;
 // holds, whose lines come from it (prefetched: line_prefetch::writes).
 enum row_reach { near_rows = 0, far_rows = 1, in_cache = 2, in_last_level = 3 };
 inline constexpr int row_reaches = 4;
-inline constexpr std::ptrdiff_t far_row_bytes = 4096;
 // The reach of a streamed move whose destination rows lie `dst_pitch`
 // bytes apart.
 constexpr row_reach streamed_row_reach(std::ptrdiff_t dst_pitch) {
@@ -120,6 +128,18 @@ using level_walks = per_reach<per_size_class<tile_walk>>; // [row_reach][size cl
 template <typename T>
 constexpr per_reach<T> same_at_every_reach(const T &x) {
     return {x, x, x, x};
+}
+
+// Every SIMD level's walks with the far-source walk for 2- and 4-byte
+// elements (tile_walk::far_source_block_kib, in column blocks of 256 KiB):
+// streamed, from source rows a page or more apart (NCHW as NHWC), single
+// tiles read T rows at a time where a wide step reads wide * T, each in a
+// page of its own: fewer concurrent streams on any CPU, where the wide
+// steps, prefetched or not, left the tiles waiting on their loads.
+constexpr level_walks with_far_sources_in_single_tiles(level_walks w) {
+    for (std::size_t size_class : {element_size_class(2), element_size_class(4)})
+        w[near_rows][size_class].far_source_block_kib = 256;
+    return w;
 }
 
 // The source lines of a wide step's successor: `rows` rows `pitch` bytes

@@ -26,10 +26,11 @@ struct avx512_ops {
     // next step's lines prefetched, 16-byte elements in column blocks of 4
     // (measured on the Intel Xeon alone). Figures: docs/performance.md, "Why
     // the kernels are tuned as they are".
-    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 128, true}, {4, 0, 64, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
-                                          {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {4, 0, 64, true}}},
-                                          {{{8, 0, 128}, {8, 0, 128}, {4, 0, 128}, {4, 0, 128}, {1, 4}}},
-                                          {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}}}};
+    static constexpr level_walks walk = with_far_sources_in_single_tiles(
+            {{{{{2, 0, 64, true}, {4, 0, 128, true}, {4, 0, 64, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
+              {{{2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {2, 0, 128, true}, {4, 0, 64, true}}},
+              {{{8, 0, 128}, {8, 0, 128}, {4, 0, 128}, {4, 0, 128}, {1, 4}}},
+              {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}}}});
 
     static vec load(const std::uint8_t *p) { return _mm512_loadu_si512(p); }
     // 16 bytes from each of p, p + step, p + 2 step, p + 3 step, in lanes 0-3.
@@ -212,7 +213,10 @@ RESHAPER_ASSERT_COMPLETE_TABLE(table);
 // measured slower so), 4 tiles side by side, not 8 (a call's prefetches
 // half as many lines, each issued half as long before its use); in the
 // caches, destination rows off a line boundary take whole lines joined in
-// registers (tile_walk::line_stores). Beyond the walks (intel_tuned):
+// registers (tile_walk::line_stores); 2- and 4-byte sources take single
+// tiles from rows 2 KiB apart, not a page (far_source_row_bytes: a wide
+// step's rows, two to a page, still too many streams for this core's
+// prefetchers). Beyond the walks (intel_tuned):
 // partial tiles of up to 4 source rows are copied element by element.
 constexpr level_walks intel_walks(level_walks w) {
     for (row_reach reach : {near_rows, far_rows})
@@ -224,7 +228,7 @@ constexpr level_walks intel_walks(level_walks w) {
     w[in_last_level][element_size_class(2)].wide = 4;
     w[far_rows][element_size_class(4)].wide = 4;
     for (std::size_t size_class : {element_size_class(2), element_size_class(4)})
-        w[near_rows][size_class].far_source_block_kib = 256;
+        w[near_rows][size_class].far_source_row_bytes = far_row_bytes / 2;
     // 2- to 8-byte elements (1-byte quarters of 16 rows leave no
     // registers for the joins), in groups of tiles whose source stays in
     // L1 (line_store_tiles).

@@ -65,10 +65,11 @@ struct avx2_ops {
     // far apart destination rows lie; longer runs where the move stays in
     // the caches. Figures: docs/performance.md, "Why the kernels are tuned
     // as they are".
-    static constexpr level_walks walk = {{{{{2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
-                                          {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
-                                          {{{8, 0, 128}, {8, 0, 128}, {4, 0, 64}, {4, 0, 64}, {1, 4}}},
-                                          {{{8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}, {4, 0, 64, true}, {4, 0, 64, true}}}}};
+    static constexpr level_walks walk = with_far_sources_in_single_tiles(
+            {{{{{2, 0, 64, true}, {4, 0, 64, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
+              {{{8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}}},
+              {{{8, 0, 128}, {8, 0, 128}, {4, 0, 64}, {4, 0, 64}, {1, 4}}},
+              {{{8, 0, 128, true}, {8, 0, 128, true}, {4, 0, 64, true}, {4, 0, 64, true}, {4, 0, 64, true}}}}});
 
     static vec load(const std::uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const vec *>(p)); }
     // 16 bytes from lo in the low lane, 16 from hi in the high one.

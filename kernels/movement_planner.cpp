@@ -192,9 +192,14 @@ void plan_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e
     if (p.stream) t.reach = streamed_row_reach(row_dim.dst_stride * e);
     else t.reach = total >= machine.last_level_walk_bytes ? in_last_level : in_cache;
     t.walk = k.walk[t.reach][size_class];
-    // Sources whose rows lie a page or more apart, where the level walks
-    // them differently (tile_walk::far_source_block_kib).
-    if (p.stream && t.walk.far_source_block_kib > 0 && col_dim.src_stride * e >= far_row_bytes)
+    // Sources whose rows lie far apart, where the level walks them
+    // differently (tile_walk::far_source_block_kib, far_source_row_bytes),
+    // and where there are wide steps to replace: fewer columns than one
+    // (NHWC as NCHW at 7 x 7) go tile by tile already, and the far-source
+    // walk's taller strips only staged more destination rows at a time.
+    const bool wide_steps = col_dim.size >= t.walk.wide * (tile_bytes / e);
+    if (p.stream && t.walk.far_source_block_kib > 0 && col_dim.src_stride * e >= t.walk.far_source_row_bytes &&
+        wide_steps)
         t.walk = tile_walk{.wide = 1, .strip_tiles = 0, .block_kib = t.walk.far_source_block_kib};
     // Streamed transposes of exactly one tile's rows (ABcd16a16b, nChw16c)
     // walk tile by tile where the level measured that faster.

@@ -140,6 +140,12 @@ std::vector<move_case> cases() {
         // Destination rows a page or more apart at every element size (the
         // far_rows walk), with ragged rows and columns.
         {"nhwc_far_rows", {1, 70, 65, 66}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        // NCHW into NHWC, streamed, source rows far apart (single tiles
+        // where the level says so: tile_walk::far_source_row_bytes): 2112
+        // bytes apart at 2-byte elements, 4224 at 4-byte ones; 2400 at
+        // 4-byte elements; ragged channels and a partial last strip.
+        {"nchw_large_far_source", {5, 200, 33, 32}, {0, 1, 2, 3}, {0, 2, 3, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        {"nchw_large_far_source_2k", {8, 200, 20, 30}, {0, 1, 2, 3}, {0, 2, 3, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}},
         // The walks per reach (row_reach): streamed rows far apart and near
         // for the element sizes the cases above leave out (for one element
         // size each: "_e<bytes>"); the cases under the streaming

@@ -181,6 +181,21 @@ TEST(movement_planner, nhwc_as_nchw_is_a_tiled_transpose_with_the_levels_walk) {
     } else {
         EXPECT_EQ(f.walk.wide, near_walk.wide);
     }
+    // 64 MiB of bf16 NCHW into NHWC at 256 channels: single tiles from
+    // source rows the level's far_source_row_bytes apart on, the wide walk
+    // at half that.
+    const tile_walk &near_bf16 = k.walk[near_rows][element_size_class(2)];
+    const dim_t far_hw = near_bf16.far_source_row_bytes / 2;
+    for (dim_t hw : {far_hw, far_hw / 2}) {
+        const dim_t n = (dim_t{64} << 20) / (hw * 256 * 2);
+        const movement_program p = plan_movement(
+            make_copy_plan({n, hw, 256}, {256 * hw, 1, hw}, 0, {hw * 256, 256, 1}, 0), data_type::bf16, m);
+        const auto &b = std::get<transpose_program>(p.detail);
+        EXPECT_TRUE(p.stream) << hw;
+        EXPECT_EQ(b.reach, near_rows) << hw;
+        const bool single = near_bf16.far_source_block_kib > 0 && hw == far_hw;
+        EXPECT_EQ(b.walk.wide, single ? 1 : near_bf16.wide) << hw;
+    }
 
     // Other element sizes: tiles of 64 bytes a side.
     for (data_type type : {data_type::s8, data_type::bf16, data_type::f64, data_type::c128}) {
