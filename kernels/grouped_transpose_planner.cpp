@@ -310,16 +310,15 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &gi
     const bool streamed = static_cast<std::size_t>(given.volume) * original_element_bytes >= streaming_bytes;
     // Long dims split where the blocks cannot be made otherwise (as
     // grouped_transpose_pays decides).
-    const copy_plan original = choose_grouped_blocks(given, original_element_bytes, streamed)
-                                   ? given
-                                   : split_long_dims(given, original_element_bytes);
+    const std::optional<grouped_blocks> unsplit_blocks = choose_grouped_blocks(given, original_element_bytes, streamed);
+    const copy_plan original = unsplit_blocks ? given : split_long_dims(given, original_element_bytes);
     // A dim innermost on both sides moves as part of a wider element
     // (docs/performance.md, "The grouped transpose's shared inner dim").
     const std::optional<widened_copy> widened = widen_shared_inner_dim(original, original_element_bytes);
     std::optional<grouped_blocks> blocks;
     if (widened) blocks = choose_grouped_blocks(widened->plan, widened->element_bytes, streamed);
     const bool wide = blocks.has_value();
-    if (!wide) blocks = choose_grouped_blocks(original, original_element_bytes, streamed);
+    if (!wide) blocks = unsplit_blocks ? unsplit_blocks : choose_grouped_blocks(original, original_element_bytes, streamed);
     if (!blocks) return std::nullopt;
     const copy_plan &plan = wide ? widened->plan : original;
     const std::size_t element_bytes = wide ? widened->element_bytes : original_element_bytes;
