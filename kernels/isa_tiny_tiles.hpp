@@ -45,12 +45,21 @@ template <tile_transpose_fn Tile, int E>
     alignas(64) std::uint8_t buffers[2 * tile_area + out_shift];
     std::uint8_t *in = buffers, *out = buffers + tile_area + out_shift;
     for (const tiny_tile &tile : t.tiles) {
-        const auto row_bytes = static_cast<std::size_t>(tile.rows) * E;
         const std::ptrdiff_t *col = t.src_col_offsets.data() + tile.col_start;
-        for (int c = 0; c < tile.cols; ++c) copy_short_run(in + c * tile_bytes, src + tile.src + col[c], row_bytes);
-        Tile(in, tile_bytes, out, tile_bytes, false);
-        const auto col_bytes = static_cast<std::size_t>(tile.cols) * E;
         const std::ptrdiff_t *row = t.dst_row_offsets.data() + tile.row_start;
+        const std::uint8_t *from = in;
+        if (tile.src_pitch != 0) {
+            from = src + tile.src + col[0];
+        } else {
+            const auto row_bytes = static_cast<std::size_t>(tile.rows) * E;
+            for (int c = 0; c < tile.cols; ++c) copy_short_run(in + c * tile_bytes, src + tile.src + col[c], row_bytes);
+        }
+        if (tile.dst_pitch != 0) {
+            Tile(from, tile.src_pitch != 0 ? tile.src_pitch : tile_bytes, dst + tile.dst + row[0], tile.dst_pitch, false);
+            continue;
+        }
+        Tile(from, tile.src_pitch != 0 ? tile.src_pitch : tile_bytes, out, tile_bytes, false);
+        const auto col_bytes = static_cast<std::size_t>(tile.cols) * E;
         for (int r = 0; r < tile.rows; ++r) copy_short_run(dst + tile.dst + row[r], out + r * tile_bytes, col_bytes);
     }
 }

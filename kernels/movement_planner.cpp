@@ -287,15 +287,30 @@ void plan_tiny_transpose(movement_program &p, const copy_plan &plan, std::ptrdif
     const outer_dims &outer = s.outer;
     std::vector<dim_t> at(outer.sizes.size(), 0);
     std::ptrdiff_t src = 0, dst = 0;
+    // A whole tile's runs at one pitch: that pitch (the tile reads or writes
+    // them in place), else 0.
+    const auto pitch_of = [&](const std::vector<std::ptrdiff_t> &offsets, dim_t start, dim_t count) {
+        if (count != s.side_max) return std::ptrdiff_t{0};
+        const auto at = [&](dim_t i) { return offsets[static_cast<std::size_t>(start + i)]; };
+        const std::ptrdiff_t pitch = at(1) - at(0);
+        for (dim_t i = 2; i < count; ++i)
+            if (at(i) - at(i - 1) != pitch) return std::ptrdiff_t{0};
+        return pitch;
+    };
     for (std::size_t position = 0; position < outer.volume; ++position) {
         for (dim_t r = 0; r < s.row_run; r += s.side_max)
-            for (dim_t c = 0; c < s.col_run; c += s.side_max)
+            for (dim_t c = 0; c < s.col_run; c += s.side_max) {
+                const dim_t rows = std::min(s.side_max, s.row_run - r), cols = std::min(s.side_max, s.col_run - c);
+                const bool whole = rows == s.side_max && cols == s.side_max;
                 t.tiles.push_back({.src = src + r * e,
                                    .dst = dst + c * e,
                                    .row_start = static_cast<int>(r),
-                                   .rows = static_cast<int>(std::min(s.side_max, s.row_run - r)),
+                                   .rows = static_cast<int>(rows),
                                    .col_start = static_cast<int>(c),
-                                   .cols = static_cast<int>(std::min(s.side_max, s.col_run - c))});
+                                   .cols = static_cast<int>(cols),
+                                   .src_pitch = whole ? pitch_of(t.src_col_offsets, c, cols) : 0,
+                                   .dst_pitch = whole ? pitch_of(t.dst_row_offsets, r, rows) : 0});
+            }
         for (std::size_t d = outer.sizes.size(); d-- > 0;) {
             src += outer.src[d];
             dst += outer.dst[d];

@@ -145,6 +145,9 @@ struct tiny_tile {
     std::ptrdiff_t src = 0, dst = 0; // bytes: the tile's first row and column
     int row_start = 0, rows = 0;     // into dst_row_offsets
     int col_start = 0, cols = 0;     // into src_col_offsets
+    // A whole tile whose source runs (destination runs) lie this many bytes
+    // apart is read (written) in place, without the buffer; 0: through it.
+    std::ptrdiff_t src_pitch = 0, dst_pitch = 0;
 };
 struct tiny_transpose_program {
     tiny_tiles_fn tiles_kernel = nullptr; // the level's, for the element size

@@ -388,7 +388,8 @@ TEST_F(movement_engine, tile_kernels_agree_with_the_scalar_level) {
 // sizes, some padded and misaligned, match the element copy at every level
 // and element size, guards untouched; a bf16 [2,16,32] reversal (a side of
 // 2, 16 outer positions) and an s8 rank-5 permutation of 4s take the tiny
-// transpose at every level, in one tile each.
+// transpose at every level, in one tile each (the reversal's written in
+// place: whole, its destination rows at one pitch).
 TEST_F(movement_engine, tiny_transposes_match_the_element_copy) {
     std::mt19937 rng(28);
     const std::vector<move_case> tiny = {
@@ -425,6 +426,11 @@ TEST_F(movement_engine, tiny_transposes_match_the_element_copy) {
             const auto *t = std::get_if<tiny_transpose_program>(&p.detail);
             ASSERT_NE(t, nullptr) << tiny[c].name << " at " << to_string(isa) << ": " << describe(p);
             EXPECT_EQ(t->tiles.size(), tiles) << tiny[c].name << " at " << to_string(isa);
+            // The reversal's one whole tile writes its destination rows (64
+            // bytes apart) in place; the rank-5 tile, a quarter full, goes
+            // through the buffer both ways.
+            EXPECT_EQ(t->tiles[0].dst_pitch, c == 0 ? 64 : 0) << tiny[c].name;
+            EXPECT_EQ(t->tiles[0].src_pitch, 0) << tiny[c].name;
         }
     }
 }
