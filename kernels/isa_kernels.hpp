@@ -217,6 +217,11 @@ struct kernel_call {
 // 4 KiB execute); pitches as for tile_transpose_fn.
 using whole_tiles_fn = kernel_call::entry_fn;
 
+// The tiny transpose (tiny_transpose_program, movement_program.hpp): every
+// planned tile of a move of at most 4 KiB through an L1 buffer.
+struct tiny_transpose_program;
+using tiny_tiles_fn = void (*)(const tiny_transpose_program &program, const std::uint8_t *src, std::uint8_t *dst);
+
 // A wide tile (tile_walk::wide tiles side by side, as tile_transpose_fn
 // does one), which also issues `ahead`'s prefetches when it is not null.
 using wide_tile_fn = void (*)(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
@@ -409,6 +414,8 @@ struct isa_kernels {
     // f32 one) in one call, where a level has it; no_kernel: strip by
     // strip, a tile call per tile.
     per_size_class<whole_tiles_fn> whole_tiles;
+    // The tiny transpose's tiles, the tile kernel inlined (isa_tiny_tiles.hpp).
+    per_size_class<tiny_tiles_fn> tiny_tiles;
 };
 
 // Whether a table has every entry no level may lack (and no in_cache walk
@@ -423,7 +430,7 @@ constexpr bool complete_table(const isa_kernels &k) {
         (k.byte_tiles_split_streamed && k.byte_tiles_split_alignment <= 0))
         return false;
     for (std::size_t c = 0; c < element_size_classes; ++c) {
-        if (!k.tile[c]) return false;
+        if (!k.tile[c] || !k.tiny_tiles[c]) return false;
         for (std::size_t r = 0; r < row_reaches; ++r) {
             const tile_walk &w = k.walk[r][c];
             if (!k.wide_tile[r][c] || w.wide < 1 || w.wide > max_wide_tiles || (w.strip_tiles == 0 && w.block_kib <= 0))

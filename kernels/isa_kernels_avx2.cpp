@@ -3,6 +3,7 @@
 // uses them too, for 32-byte block rows.
 #include "kernels/isa_kernels_simd.hpp"
 #include "kernels/isa_nibble_stream.hpp"
+#include "kernels/isa_tiny_tiles.hpp"
 #include "kernels/isa_whole_tiles.hpp"
 
 namespace reshaper::impl {
@@ -42,6 +43,7 @@ constexpr isa_kernels table = {
     .one_tile_rows_tile_by_tile = false,
     .blocked_columns = two_column_tiles,
     .whole_tiles = whole_tiles_of<avx2_ops>(size_classes),
+    .tiny_tiles = tiny_tiles_of<avx2_ops>(size_classes),
 };
 RESHAPER_ASSERT_COMPLETE_TABLE(table);
 

@@ -6,6 +6,7 @@
 
 #include "kernels/isa_kernels.hpp"
 #include "kernels/isa_split_rows.hpp"
+#include "kernels/isa_tiny_tiles.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -62,6 +63,10 @@ constexpr per_size_class<wide_tile_fn> wide_tiles(std::index_sequence<L...>) {
     return {&transpose_tiles<1 << L, walk[L].wide>...};
 }
 constexpr auto sizes = std::make_index_sequence<element_size_classes>();
+template <std::size_t... L>
+constexpr per_size_class<tiny_tiles_fn> tiny_tiles_of(std::index_sequence<L...>) {
+    return {&tiny_tiles<&one_tile<1 << L>, 1 << L>...};
+}
 
 constexpr isa_kernels table = {
     .isa = cpu_isa::scalar,
@@ -87,6 +92,7 @@ constexpr isa_kernels table = {
     .one_tile_rows_tile_by_tile = true,
     .blocked_columns = two_column_tiles,
     .whole_tiles = no_kernel_at_any_size<whole_tiles_fn>, // not measured here: strip by strip
+    .tiny_tiles = tiny_tiles_of(sizes),
 };
 RESHAPER_ASSERT_COMPLETE_TABLE(table);
 

@@ -25,6 +25,7 @@
 
 #include "kernels/isa_kernels.hpp"
 #include "kernels/isa_split_rows.hpp"
+#include "kernels/isa_tiny_tiles.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -870,6 +871,12 @@ constexpr auto size_classes = std::make_index_sequence<element_size_classes>();
 template <class Ops, std::size_t... L>
 constexpr per_size_class<tile_transpose_fn> one_tiles(std::index_sequence<L...>) {
     return {&one_tile<Ops, 1 << L>...};
+}
+
+// The tiny transpose's tiles at this level, one_tile inlined.
+template <class Ops, std::size_t... L>
+constexpr per_size_class<tiny_tiles_fn> tiny_tiles_of(std::index_sequence<L...>) {
+    return {&tiny_tiles<&one_tile<Ops, 1 << L>, 1 << L>...};
 }
 
 template <class Ops, int R, std::size_t... L>

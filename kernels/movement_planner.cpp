@@ -20,9 +20,8 @@ namespace {
 // The window transpose's least move (its span table costs more below).
 constexpr std::size_t min_window_bytes = 4096;
 // Transposes whose tiles would be mostly empty go element by element,
-// except moves of at most this many bytes: there the partial tiles cost
-// less per execute than a walk (or oneDNN's reorder, which the mover
-// choice gives moves without a fast path) where `narrow_tiles_pay`.
+// except moves of at most small_transpose_bytes: choose_small_transpose
+// decides those.
 constexpr dim_t min_transpose_side = 4;
 constexpr std::size_t small_transpose_bytes = 4096;
 // Runs of at least a vector, many to a call, are the run copy's whatever
@@ -177,6 +176,153 @@ void plan_run_copy(movement_program &p, const copy_plan &plan, std::ptrdiff_t e,
         p.split = split_units(r.outer.volume * r.pieces, r.piece, machine);
     }
     p.detail = std::move(r);
+}
+
+// A tiny transpose's sides (tiny_transpose_program): rows, the source's
+// contiguous dim, then dims continuing its run in the source; columns, the
+// destination's innermost, then dims continuing its run in the destination;
+// each while it fits a tile's side. The other dims are outer positions.
+struct tiny_sides {
+    std::vector<std::size_t> row_dims, col_dims; // innermost first
+    dim_t row_run = 1, col_run = 1, side_max = 1;
+    outer_dims outer;
+    std::size_t tiles() const {
+        return outer.volume * static_cast<std::size_t>(((row_run + side_max - 1) / side_max) *
+                                                       ((col_run + side_max - 1) / side_max));
+    }
+};
+
+tiny_sides tiny_sides_of(const copy_plan &plan, std::ptrdiff_t e, int k_dim) {
+    tiny_sides s;
+    s.side_max = tile_bytes / e;
+    const std::size_t n = plan.dims.size(), inner = n - 1;
+    std::vector<bool> used(n, false);
+    s.row_dims = {static_cast<std::size_t>(k_dim)};
+    s.col_dims = {inner};
+    used[s.row_dims[0]] = used[inner] = true;
+    s.row_run = plan.dims[s.row_dims[0]].size;
+    s.col_run = plan.dims[inner].size;
+    const auto extend = [&](std::vector<std::size_t> &side, dim_t &run, bool source) {
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (std::size_t d = 0; d < n; ++d) {
+                const copy_dim &x = plan.dims[d];
+                if (used[d] || (source ? x.src_stride : x.dst_stride) != run || run * x.size > s.side_max) continue;
+                side.push_back(d);
+                used[d] = true;
+                run *= x.size;
+                grew = true;
+            }
+        }
+    };
+    extend(s.row_dims, s.row_run, true);
+    extend(s.col_dims, s.col_run, false);
+    for (std::size_t d = 0; d < n; ++d)
+        if (!used[d]) s.outer.add(plan.dims[d], e);
+    return s;
+}
+
+// How a transpose that the tiles would take goes when it is small: the one
+// decision for moves of at most small_transpose_bytes. The plain tiles take
+// a side under min_transpose_side only at AVX-512 for 2-byte and wider
+// elements (their partial tiles); where they take the move, the tiny
+// transpose replaces them if it needs at most max_tiny_tiles tiles and they
+// twice as many, and never for destination rows back to back (a blocked
+// format's inner block: their block rows). Where they do not, the tiny
+// transpose takes it in at most max_tiny_tiles tiles, else the element walk
+// (or oneDNN's reorder, which the mover choice gives moves without a fast
+// path). Measured: docs/performance.md.
+enum class small_transpose_way { tiles, tiny_tiles, element_walk };
+constexpr std::size_t max_tiny_tiles = 4;
+
+small_transpose_way choose_small_transpose(const copy_plan &plan, std::size_t element_bytes,
+                                           const machine_facts &machine) {
+    const int k = source_contiguous_dim(plan);
+    if (k < 0 || static_cast<std::size_t>(plan.volume) * element_bytes > small_transpose_bytes)
+        return small_transpose_way::tiles;
+    const copy_dim &rows = plan.dims[static_cast<std::size_t>(k)], &cols = plan.dims.back();
+    const auto e = static_cast<std::ptrdiff_t>(element_bytes);
+    const dim_t side = tile_bytes / e;
+    const bool block_rows = rows.dst_stride == cols.size && cols.size <= side;
+    const bool narrow = rows.size < min_transpose_side || cols.size < min_transpose_side;
+    const bool tiles_take = !narrow || (machine.isa == cpu_isa::avx512 && element_bytes >= 2);
+    if (!(block_rows && tiles_take)) {
+        std::size_t plain_tiles =
+            static_cast<std::size_t>(((rows.size + side - 1) / side) * ((cols.size + side - 1) / side));
+        for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
+            if (static_cast<int>(d) != k) plain_tiles *= static_cast<std::size_t>(plan.dims[d].size);
+        const std::size_t tiny_tiles = tiny_sides_of(plan, e, k).tiles();
+        if (tiny_tiles <= max_tiny_tiles && (!tiles_take || 2 * tiny_tiles <= plain_tiles))
+            return small_transpose_way::tiny_tiles;
+    }
+    return tiles_take ? small_transpose_way::tiles : small_transpose_way::element_walk;
+}
+
+// The byte offsets of a side's indices (its dims innermost first, the
+// index i0 + size0 * (i1 + size1 * ...)), along the source or the destination.
+std::vector<std::ptrdiff_t> side_offsets(const copy_plan &plan, const std::vector<std::size_t> &side, bool source,
+                                         std::ptrdiff_t e) {
+    std::vector<std::ptrdiff_t> offsets{0};
+    for (const std::size_t d : side) {
+        const copy_dim &x = plan.dims[d];
+        const std::ptrdiff_t stride = (source ? x.src_stride : x.dst_stride) * e;
+        std::vector<std::ptrdiff_t> next;
+        next.reserve(offsets.size() * static_cast<std::size_t>(x.size));
+        for (dim_t i = 0; i < x.size; ++i)
+            for (const std::ptrdiff_t o : offsets) next.push_back(o + i * stride);
+        offsets.swap(next);
+    }
+    return offsets;
+}
+
+void plan_tiny_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e, const isa_kernels &k) {
+    tiny_transpose_program t;
+    t.tiles_kernel = k.tiny_tiles[element_size_class(static_cast<std::size_t>(e))];
+    t.e = e;
+    const tiny_sides s = tiny_sides_of(plan, e, source_contiguous_dim(plan));
+    t.dst_row_offsets = side_offsets(plan, s.row_dims, false, e);
+    t.src_col_offsets = side_offsets(plan, s.col_dims, true, e);
+    // Every outer position (an odometer over the other dims), cut into tiles
+    // where one dim alone is longer than a tile's side.
+    const outer_dims &outer = s.outer;
+    std::vector<dim_t> at(outer.sizes.size(), 0);
+    std::ptrdiff_t src = 0, dst = 0;
+    // A whole tile's runs at one pitch: that pitch (the tile reads or writes
+    // them in place), else 0.
+    const auto pitch_of = [&](const std::vector<std::ptrdiff_t> &offsets, dim_t start, dim_t count) {
+        if (count != s.side_max) return std::ptrdiff_t{0};
+        const auto at = [&](dim_t i) { return offsets[static_cast<std::size_t>(start + i)]; };
+        const std::ptrdiff_t pitch = at(1) - at(0);
+        for (dim_t i = 2; i < count; ++i)
+            if (at(i) - at(i - 1) != pitch) return std::ptrdiff_t{0};
+        return pitch;
+    };
+    for (std::size_t position = 0; position < outer.volume; ++position) {
+        for (dim_t r = 0; r < s.row_run; r += s.side_max)
+            for (dim_t c = 0; c < s.col_run; c += s.side_max) {
+                const dim_t rows = std::min(s.side_max, s.row_run - r), cols = std::min(s.side_max, s.col_run - c);
+                const bool whole = rows == s.side_max && cols == s.side_max;
+                t.tiles.push_back({.src = src + r * e,
+                                   .dst = dst + c * e,
+                                   .row_start = static_cast<int>(r),
+                                   .rows = static_cast<int>(rows),
+                                   .col_start = static_cast<int>(c),
+                                   .cols = static_cast<int>(cols),
+                                   .src_pitch = whole ? pitch_of(t.src_col_offsets, c, cols) : 0,
+                                   .dst_pitch = whole ? pitch_of(t.dst_row_offsets, r, rows) : 0});
+            }
+        for (std::size_t d = outer.sizes.size(); d-- > 0;) {
+            src += outer.src[d];
+            dst += outer.dst[d];
+            if (++at[d] < outer.sizes[d]) break;
+            src -= outer.src[d] * outer.sizes[d];
+            dst -= outer.dst[d] * outer.sizes[d];
+            at[d] = 0;
+        }
+    }
+    p.src_offset = plan.src_offset * e;
+    p.dst_offset = plan.dst_offset * e;
+    p.detail = std::move(t);
 }
 
 void plan_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e, const isa_kernels &k,
@@ -449,6 +595,7 @@ fast_path choose_fast_path(const copy_plan &plan, std::size_t element_bytes) {
     if (!tiny && !block_rows_kind &&
         std::min(rows.size, inner.size) >= 2 && choose_window_span(plan, element_bytes, k))
         return fast_path::window_transpose;
+    // Small ones take the tiles whatever their sides (choose_small_transpose).
     if ((rows.size < min_transpose_side || inner.size < min_transpose_side) &&
         static_cast<std::size_t>(plan.volume) * element_bytes > small_transpose_bytes)
         return fast_path::none;
@@ -477,17 +624,6 @@ fast_path choose_packed_fast_path(const copy_plan &plan, std::size_t bits) {
 
 namespace {
 
-// Whether a small transpose with a side under min_transpose_side (which
-// choose_fast_path gives the tiles) takes them on this machine: only the
-// AVX-512 level's partial tiles of 2-byte and wider elements measured
-// faster than the walk or oneDNN's reorder there (docs/performance.md).
-bool narrow_tiles_pay(const copy_plan &plan, std::size_t element_bytes, const machine_facts &machine) {
-    const int k = source_contiguous_dim(plan);
-    const bool narrow = k >= 0 && (plan.dims[static_cast<std::size_t>(k)].size < min_transpose_side ||
-                                   plan.dims.back().size < min_transpose_side);
-    return !narrow || (machine.isa == cpu_isa::avx512 && element_bytes >= 2);
-}
-
 movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool strings, const machine_facts &machine) {
     movement_program p;
     p.element_bits = strings ? 0 : bits;
@@ -501,11 +637,17 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
             plan_packed_transpose(p, plan, static_cast<int>(bits), k, machine);
     } else if (!strings && bits % 8 == 0) {
         p.path = choose_fast_path(plan, bits / 8);
-        if (p.path == fast_path::transpose && !narrow_tiles_pay(plan, bits / 8, machine)) p.path = fast_path::none;
+        const small_transpose_way small =
+            p.path == fast_path::transpose ? choose_small_transpose(plan, bits / 8, machine) : small_transpose_way::tiles;
+        if (small == small_transpose_way::element_walk) p.path = fast_path::none;
         const auto e = static_cast<std::ptrdiff_t>(bits / 8);
         switch (p.path) {
         case fast_path::run_copy: plan_run_copy(p, plan, e, k, machine); break;
         case fast_path::transpose: {
+            if (small == small_transpose_way::tiny_tiles) {
+                plan_tiny_transpose(p, plan, e, k);
+                break;
+            }
             // Streamed blocked inner blocks whose tiled walk jumps through
             // the source walk in its order instead (blocked_transpose.hpp).
             const std::size_t total = static_cast<std::size_t>(plan.volume) * (bits / 8);
@@ -628,6 +770,12 @@ std::string describe(const movement_program &p) {
                 " inner positions a column, " + std::to_string(b->step_tiles) + " of " +
                 std::to_string(b->col_tiles) + " column tiles a unit" +
                 (b->tile_src_bytes > 0 ? ", next unit prefetched" : "");
+    } else if (const auto *y = std::get_if<tiny_transpose_program>(&p.detail)) {
+        return text + ": " + std::to_string(y->tiles.size()) + (y->tiles.size() == 1 ? " tile of " : " tiles of ") +
+               std::to_string(y->e) +
+               "-byte elements through L1 (a tiny move: sides of " + std::to_string(y->dst_row_offsets.size()) +
+               " rows and " + std::to_string(y->src_col_offsets.size()) + " columns), " + std::string(to_string(p.isa)) +
+               ", one thread";
     } else if (const auto *w = std::get_if<element_walk_program>(&p.detail)) {
         const std::size_t parts = w->parts.size();
         const bool parallel = std::any_of(w->parts.begin(), w->parts.end(),

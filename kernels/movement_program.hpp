@@ -132,6 +132,31 @@ struct transpose_program {
     dim_t pieces = 1, piece_cols = 0;
 };
 
+// A transpose of at most small_transpose_bytes (tiny_transpose_takes), in
+// tiles whose sides span several dims: each tile's columns (source runs
+// along the rows) are gathered into a 64 x 64-byte buffer in L1, the level
+// transposes it whole, and its rows are scattered to destination runs
+// along the columns. Dims whose source rows continue the row side's run
+// (or destination rows the column side's) join that side while it fits a
+// tile, so a move with a side of 2 or 3 or many small outer dims takes a
+// few full tiles instead of a partial tile per outer position. Everything
+// but the buffers is computed at plan time.
+struct tiny_tile {
+    std::ptrdiff_t src = 0, dst = 0; // bytes: the tile's first row and column
+    int row_start = 0, rows = 0;     // into dst_row_offsets
+    int col_start = 0, cols = 0;     // into src_col_offsets
+    // A whole tile whose source runs (destination runs) lie this many bytes
+    // apart is read (written) in place, without the buffer; 0: through it.
+    std::ptrdiff_t src_pitch = 0, dst_pitch = 0;
+};
+struct tiny_transpose_program {
+    tiny_tiles_fn tiles_kernel = nullptr; // the level's, for the element size
+    std::ptrdiff_t e = 0;
+    std::vector<std::ptrdiff_t> src_col_offsets; // bytes, per column index
+    std::vector<std::ptrdiff_t> dst_row_offsets; // bytes, per row index
+    std::vector<tiny_tile> tiles;
+};
+
 // Split rows (R destination rows from groups of R) or joined rows (the
 // inverse), by one kernel or two composed through an L1 buffer.
 struct row_groups_program {
@@ -184,7 +209,7 @@ struct movement_program {
     std::ptrdiff_t src_offset = 0, dst_offset = 0; // bytes, fast paths only
     std::variant<element_walk_program, run_copy_program, transpose_program, row_groups_program,
                  packed_transpose_program, grouped_transpose_plan, window_transpose_program,
-                 blocked_transpose_program>
+                 blocked_transpose_program, tiny_transpose_program>
         detail;
 };
 

@@ -16,6 +16,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/line_aligned.hpp"
@@ -387,6 +388,57 @@ TEST_F(movement_engine, tile_kernels_agree_with_the_scalar_level) {
                 for (int c = 0; c < t; ++c)
                     ASSERT_EQ(0, std::memcmp(want.data() + c * 64 + r * e, src.data() + r * 100 + c * e, e));
         }
+}
+
+// Transposes of at most 4 KiB with sides of 2 or 3, many small dims or odd
+// sizes, some padded and misaligned, match the element copy at every level
+// and element size, guards untouched; a bf16 [2,16,32] reversal (a side of
+// 2, 16 outer positions) and an s8 rank-5 permutation of 4s take the tiny
+// transpose at every level, in one tile each (the reversal's written in
+// place: whole, its destination rows at one pitch).
+TEST_F(movement_engine, tiny_transposes_match_the_element_copy) {
+    std::mt19937 rng(28);
+    const std::vector<move_case> tiny = {
+        {"reverse_2x16x32", {2, 16, 32}, {0, 1, 2}, {2, 1, 0}, {0, 0, 0}, {0, 0, 0}},
+        {"rotate_2x16x32", {2, 16, 32}, {0, 1, 2}, {1, 2, 0}, {0, 0, 0}, {0, 0, 0}},
+        {"swap_8x16x2", {8, 16, 2}, {0, 1, 2}, {0, 2, 1}, {0, 0, 0}, {0, 0, 0}},
+        {"reverse_3x32x8", {3, 32, 8}, {0, 1, 2}, {2, 1, 0}, {0, 0, 0}, {0, 0, 0}},
+        {"rotate_3x5x7", {3, 5, 7}, {0, 1, 2}, {1, 2, 0}, {0, 0, 0}, {0, 0, 0}},
+        {"rank5_4s", {4, 4, 4, 4, 4}, {0, 1, 2, 3, 4}, {3, 2, 4, 1, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}},
+        {"rank5_2s", {2, 2, 2, 2, 2}, {0, 1, 2, 3, 4}, {1, 3, 2, 4, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}},
+        {"odd_4x3x5x7", {4, 3, 5, 7}, {0, 1, 2, 3}, {3, 1, 0, 2}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        {"nhwc_to_nchw_16", {1, 16, 16, 16}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        {"transpose_7x7", {7, 7}, {0, 1}, {1, 0}, {0, 0}, {0, 0}},
+        {"reverse_2x16x32_padded_offset", {2, 16, 32}, {0, 1, 2}, {2, 1, 0}, {0, 0, 3}, {1, 0, 0}, 5, 3},
+        {"rank5_4s_padded_offset", {4, 4, 4, 4, 4}, {0, 1, 2, 3, 4}, {3, 2, 4, 1, 0}, {0, 1, 0, 0, 0}, {0, 0, 0, 1, 0}, 1, 7},
+    };
+    for (cpu_isa isa : levels_here()) {
+        machine_facts machine = current_machine();
+        machine.isa = isa;
+        for (std::size_t e : {1, 2, 4, 8, 16})
+            for (const auto &c : tiny) {
+                dim_t volume = 1;
+                for (const dim_t d : c.dims) volume *= d;
+                if (static_cast<std::size_t>(volume) * e > 4096) continue;
+                SCOPED_TRACE(c.name + " at " + std::string(to_string(isa)) + ", " + std::to_string(e) + "-byte elements");
+                check_case(c, e, isa, rng);
+            }
+        for (const auto &[c, e, tiles] : {std::tuple{std::size_t{0}, std::size_t{2}, std::size_t{1}},
+                                           std::tuple{std::size_t{5}, std::size_t{1}, std::size_t{1}}}) {
+            dim_t extent = 0;
+            const dims_t ss = strides_in_order(tiny[c].dims, tiny[c].src_order, tiny[c].src_pad, extent);
+            const dims_t ds = strides_in_order(tiny[c].dims, tiny[c].dst_order, tiny[c].dst_pad, extent);
+            const movement_program p = plan_movement(make_copy_plan(tiny[c].dims, ss, 0, ds, 0), 8 * e, machine);
+            const auto *t = std::get_if<tiny_transpose_program>(&p.detail);
+            ASSERT_NE(t, nullptr) << tiny[c].name << " at " << to_string(isa) << ": " << describe(p);
+            EXPECT_EQ(t->tiles.size(), tiles) << tiny[c].name << " at " << to_string(isa);
+            // The reversal's one whole tile writes its destination rows (64
+            // bytes apart) in place; the rank-5 tile, a quarter full, goes
+            // through the buffer both ways.
+            EXPECT_EQ(t->tiles[0].dst_pitch, c == 0 ? 64 : 0) << tiny[c].name;
+            EXPECT_EQ(t->tiles[0].src_pitch, 0) << tiny[c].name;
+        }
+    }
 }
 
 // A one-unit transpose of whole tiles in the caches (the 4 KiB [32,32] f32
