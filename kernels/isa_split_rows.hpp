@@ -39,9 +39,49 @@ void row_groups(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t pitch
         }
 }
 
+// Rows of 5 and 7 of 1- or 2-byte elements, which the plain loop above
+// leaves an element at a time: each group is widened to 8 elements in an
+// L1 buffer (one fixed-size copy a group), the vectorised 8-row loop moves
+// those, and the R real rows are copied whole (joined rows the other way
+// round; the padding rows hold whatever the buffer held and are dropped).
+// The last group moves R elements only, so nothing past either tensor's
+// groups is read or written.
+template <bool Split, int R, int E>
+void padded_row_groups(const std::uint8_t *src, std::uint8_t *dst, std::ptrdiff_t pitch, std::ptrdiff_t cols) {
+    constexpr int padded = 8;
+    constexpr std::ptrdiff_t chunk = 1024; // columns a pass: both buffers stay in L1
+    alignas(64) std::uint8_t groups[chunk * padded * E];
+    alignas(64) std::uint8_t rows[padded * chunk * E];
+    for (std::ptrdiff_t c0 = 0; c0 < cols; c0 += chunk) {
+        const std::ptrdiff_t m = cols - c0 < chunk ? cols - c0 : chunk;
+        if constexpr (Split) {
+            const std::uint8_t *in = src + c0 * R * E;
+            for (std::ptrdiff_t c = 0; c + 1 < m; ++c) std::memcpy(groups + c * padded * E, in + c * R * E, padded * E);
+            std::memcpy(groups + (m - 1) * padded * E, in + (m - 1) * R * E, R * E);
+            row_groups<true, padded, E>(groups, rows, chunk * E, m);
+            for (int r = 0; r < R; ++r) std::memcpy(dst + r * pitch + c0 * E, rows + r * chunk * E, m * E);
+        } else {
+            for (int r = 0; r < R; ++r) std::memcpy(rows + r * chunk * E, src + r * pitch + c0 * E, m * E);
+            row_groups<false, padded, E>(rows, groups, chunk * E, m);
+            std::uint8_t *out = dst + c0 * R * E;
+            for (std::ptrdiff_t c = 0; c + 1 < m; ++c) std::memcpy(out + c * R * E, groups + c * padded * E, padded * E);
+            std::memcpy(out + (m - 1) * R * E, groups + (m - 1) * padded * E, R * E);
+        }
+    }
+}
+
+// The kernel of R rows of E bytes: padded to 8 rows where the plain loop
+// stays scalar, for split bytes only (joined rows and 2-byte elements
+// measured slower padded: docs/performance.md).
+template <bool Split, int R, int E>
+constexpr split_rows_fn row_group_kernel() {
+    if constexpr (Split && (R == 5 || R == 7) && E == 1) return &padded_row_groups<Split, R, E>;
+    else return &row_groups<Split, R, E>;
+}
+
 template <bool Split, int R, std::size_t... L>
 constexpr per_size_class<split_rows_fn> row_groups_of(std::index_sequence<L...>) {
-    return {(has_row_group_kernel(R, std::size_t{1} << L) ? &row_groups<Split, R, 1 << L> : split_rows_fn{no_kernel})...};
+    return {(has_row_group_kernel(R, std::size_t{1} << L) ? row_group_kernel<Split, R, 1 << L>() : split_rows_fn{no_kernel})...};
 }
 
 // isa_kernels::split_rows (Split) or join_rows: a kernel for every row

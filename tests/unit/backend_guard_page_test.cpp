@@ -182,6 +182,7 @@ const kernel_case kernel_cases[] = {
     {"transpose_into_padded_rows", {32, 72}, {1, 32}, {76, 1}, "transpose", true},
     {"split_rows", {3, 100}, {1, 3}, {}, "split rows", false},
     {"split_rows_into_padded_rows", {5, 67}, {1, 5}, {70, 1}, "split rows", false},
+    {"split_rows_of_seven_over_chunks", {7, 2100}, {1, 7}, {2110, 1}, "split rows", false},
     {"joined_rows", {100, 3}, {1, 100}, {}, "joined rows", false},
     {"joined_rows_from_padded_rows", {67, 5}, {1, 70}, {}, "joined rows", false},
     {"run_copy_padded_input", {36, 44}, {48, 1}, {}, "run copy", true},
