@@ -238,9 +238,14 @@ std::optional<widened_copy> widen_shared_inner_dim(const copy_plan &plan, std::s
 // blocks take part of it. The planner splits only where the blocks cannot
 // be made otherwise, so that plans it made before keep their dims.
 copy_plan split_long_dims(const copy_plan &plan, std::size_t element_bytes);
-// choose_grouped_blocks, else the same for split_long_dims(plan).
-std::optional<grouped_blocks> choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes,
-                                                             bool streamed);
+// choose_grouped_blocks on `plan`, else on split_long_dims(plan): the plan
+// chosen and its blocks (none where neither has them; the plan is then the
+// split one).
+struct grouped_blocks_choice {
+    copy_plan plan;
+    std::optional<grouped_blocks> blocks;
+};
+grouped_blocks_choice choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes, bool streamed);
 
 // Whether the fast-path choice takes the grouped transpose for a plan the
 // tiled transpose would move with tiles short on both sides (its rows and

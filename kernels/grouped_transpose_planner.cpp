@@ -299,26 +299,29 @@ copy_plan split_long_dims(const copy_plan &plan, std::size_t element_bytes) {
     return split;
 }
 
-std::optional<grouped_blocks> choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes,
-                                                             bool streamed) {
-    if (std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes, streamed)) return blocks;
-    return choose_grouped_blocks(split_long_dims(plan, element_bytes), element_bytes, streamed);
+grouped_blocks_choice choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes, bool streamed) {
+    if (std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes, streamed))
+        return {plan, std::move(blocks)};
+    copy_plan split = split_long_dims(plan, element_bytes);
+    std::optional<grouped_blocks> blocks = choose_grouped_blocks(split, element_bytes, streamed);
+    return {std::move(split), std::move(blocks)};
 }
 
 std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &given, std::size_t original_element_bytes,
                                                              cpu_isa isa, std::size_t streaming_bytes) {
     const bool streamed = static_cast<std::size_t>(given.volume) * original_element_bytes >= streaming_bytes;
     // Long dims split where the blocks cannot be made otherwise (as
-    // grouped_transpose_pays decides).
-    const std::optional<grouped_blocks> unsplit_blocks = choose_grouped_blocks(given, original_element_bytes, streamed);
-    const copy_plan original = unsplit_blocks ? given : split_long_dims(given, original_element_bytes);
+    // grouped_transpose_pays decides); the blocks found on the chosen plan
+    // are kept for it.
+    const grouped_blocks_choice chosen = choose_grouped_blocks_or_split(given, original_element_bytes, streamed);
+    const copy_plan &original = chosen.plan;
     // A dim innermost on both sides moves as part of a wider element
     // (docs/performance.md, "The grouped transpose's shared inner dim").
     const std::optional<widened_copy> widened = widen_shared_inner_dim(original, original_element_bytes);
     std::optional<grouped_blocks> blocks;
     if (widened) blocks = choose_grouped_blocks(widened->plan, widened->element_bytes, streamed);
     const bool wide = blocks.has_value();
-    if (!wide) blocks = unsplit_blocks ? unsplit_blocks : choose_grouped_blocks(original, original_element_bytes, streamed);
+    if (!wide) blocks = chosen.blocks;
     if (!blocks) return std::nullopt;
     const copy_plan &plan = wide ? widened->plan : original;
     const std::size_t element_bytes = wide ? widened->element_bytes : original_element_bytes;
@@ -638,7 +641,7 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
     // Below a page the plan's tables cost more than the element walk saves.
     if (plan.volume * e < static_cast<dim_t>(min_grouped_bytes)) return false;
     // Whether blocks exist does not depend on streaming (only how far runs grow).
-    return choose_grouped_blocks_or_split(plan, element_bytes, false).has_value();
+    return choose_grouped_blocks_or_split(plan, element_bytes, false).blocks.has_value();
 }
 
 } // namespace reshaper::impl
