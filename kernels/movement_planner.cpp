@@ -26,9 +26,10 @@ constexpr dim_t min_transpose_side = 4;
 constexpr std::size_t small_transpose_bytes = 4096;
 // Runs of at least a vector, many to a call, are the run copy's whatever
 // the grouped transpose offers (its gathers, through tables, measured
-// several times slower there: s8 attention heads of 32 and 49 bytes).
+// several times slower there: s8 attention heads of 32 and 49 bytes, and
+// channel shuffles of 4 x 6 planes of 49 bytes, whose calls take 4-6 runs).
 constexpr std::size_t vector_run_bytes = 32;
-constexpr dim_t min_runs_per_call = 8;
+constexpr dim_t min_runs_per_call = 4;
 // Split and joined rows pay where each call moves long rows: shorter ones
 // (the blocks of ABcd16a16b, 16 columns) keep their tiles.
 constexpr dim_t min_split_columns = 64;

@@ -168,6 +168,10 @@ std::vector<move_case> cases() {
         // by row tile (7 x 7 and 14 x 14 NHWC as NCHW): ragged rows and
         // columns, a misaligned destination.
         {"nhwc_narrow_7x7", {1, 300, 49}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+        // A channel shuffle of 4 x 6 channels of 7 x 7 planes ([N,g,C/g,HW]
+        // -> [N,C/g,g,HW]): runs of 49 elements, 4 and 6 to a call, a
+        // misaligned destination.
+        {"shuffle_4x6_7x7_planes", {5, 4, 6, 49}, {0, 2, 1, 3}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 3},
         {"nhwc_narrow_14x14_offset", {1, 130, 196}, {0, 2, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 0}, 0, 3},
         // Columns under a tile, destination rows back to back (each row
         // stored whole, its tail overwritten by the next): rows under half
@@ -626,10 +630,11 @@ TEST_F(movement_engine, fast_path_choice_follows_the_layout) {
     EXPECT_EQ(path({8, 3}, {1, 8}, {3, 1}, 4), fast_path::transpose);
     EXPECT_EQ(path({32, 16, 2}, {1, 32, 512}, {32, 2, 1}, 2), fast_path::transpose);
     // Runs of a vector or more, many to a call (s8 attention heads of 32
-    // bytes split, a channel shuffle of 7 x 7 planes): the run copy. Dims
+    // bytes split, channel shuffles of 7 x 7 planes, 4 x 6 too): the run copy. Dims
     // of 2 keep the grouped transpose.
     EXPECT_EQ(path({3, 256, 32}, {32, 96, 1}, {8192, 32, 1}, 1), fast_path::run_copy);
     EXPECT_EQ(path({56, 8, 3, 49}, {1176, 49, 392, 1}, {1176, 147, 49, 1}, 1), fast_path::run_copy);
+    EXPECT_EQ(path({111, 6, 4, 49}, {1176, 49, 294, 1}, {1176, 196, 49, 1}, 1), fast_path::run_copy);
     {
         dims_t dims(12, 2), src(12, 1), dst(12, 1);
         dims[11] = 32; // 11 dims of 2 reversed, a run of 32 bytes kept in place
