@@ -13,6 +13,7 @@
 
 #include "core/status.hpp"
 #include "kernels/element_walk.hpp"
+#include "kernels/movement_units.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -286,8 +287,7 @@ void plan_tiny_transpose(movement_program &p, const copy_plan &plan, std::ptrdif
     // Every outer position (an odometer over the other dims), cut into tiles
     // where one dim alone is longer than a tile's side.
     const outer_dims &outer = s.outer;
-    std::vector<dim_t> at(outer.sizes.size(), 0);
-    std::ptrdiff_t src = 0, dst = 0;
+    outer_walk walk(outer, 0);
     // A whole tile's runs at one pitch: that pitch (the tile reads or writes
     // them in place), else 0.
     const auto pitch_of = [&](const std::vector<std::ptrdiff_t> &offsets, dim_t start, dim_t count) {
@@ -298,7 +298,8 @@ void plan_tiny_transpose(movement_program &p, const copy_plan &plan, std::ptrdif
             if (at(i) - at(i - 1) != pitch) return std::ptrdiff_t{0};
         return pitch;
     };
-    for (std::size_t position = 0; position < outer.volume; ++position) {
+    for (std::size_t position = 0; position < outer.volume; ++position, walk.next()) {
+        const std::ptrdiff_t src = walk.src(), dst = walk.dst();
         for (dim_t r = 0; r < s.row_run; r += s.side_max)
             for (dim_t c = 0; c < s.col_run; c += s.side_max) {
                 const dim_t rows = std::min(s.side_max, s.row_run - r), cols = std::min(s.side_max, s.col_run - c);
@@ -312,14 +313,6 @@ void plan_tiny_transpose(movement_program &p, const copy_plan &plan, std::ptrdif
                                    .src_pitch = whole ? pitch_of(t.src_col_offsets, c, cols) : 0,
                                    .dst_pitch = whole ? pitch_of(t.dst_row_offsets, r, rows) : 0});
             }
-        for (std::size_t d = outer.sizes.size(); d-- > 0;) {
-            src += outer.src[d];
-            dst += outer.dst[d];
-            if (++at[d] < outer.sizes[d]) break;
-            src -= outer.src[d] * outer.sizes[d];
-            dst -= outer.dst[d] * outer.sizes[d];
-            at[d] = 0;
-        }
     }
     p.src_offset = plan.src_offset * e;
     p.dst_offset = plan.dst_offset * e;
