@@ -108,13 +108,23 @@ std::optional<dims_t> merge_known_dims(const dims_t &a, const dims_t &b) {
 }
 
 void append_dims(std::string &out, const dims_t &dims) {
-    out.push_back('[');
+    // Made in a buffer, appended a stretch at a time: a call per bracket,
+    // comma and number was most of the time of writing a tensor into the
+    // JSON report (callgrind), and a large graph's report writes many.
+    char text[256];
+    constexpr std::size_t widest = 22; // a comma, 20 characters of an int64, the closing bracket
+    char *at = text;
+    *at++ = '[';
     for (std::size_t i = 0; i < dims.size(); ++i) {
-        if (i) out.push_back(',');
-        char digits[24];
-        out.append(digits, std::to_chars(digits, digits + sizeof digits, dims[i]).ptr);
+        if (static_cast<std::size_t>(text + sizeof text - at) < widest) {
+            out.append(text, at);
+            at = text;
+        }
+        if (i) *at++ = ',';
+        at = std::to_chars(at, text + sizeof text, dims[i]).ptr;
     }
-    out.push_back(']');
+    *at++ = ']';
+    out.append(text, at);
 }
 
 std::string dims_to_string(const dims_t &dims) {

@@ -44,9 +44,11 @@ struct compiled_summary {
     impl::heap_optional<std::vector<std::pair<impl::tensor_id, impl::tensor_id>>> inplace_pairs;
     // describe_plan and why_not_alias (empty for an alias), for the JSON
     // report only; shared by the partitions of one form (hundreds of bytes
-    // each, 100,000 times).
+    // each, 100,000 times). Held as the report writes them, quoted and
+    // escaped (json_string_text, report.hpp): made once per form, not
+    // scanned for escapes again for each of its partitions.
     struct plan_words {
-        std::string plan, why_not_alias;
+        std::string plan_json, why_not_alias_json;
     };
     std::shared_ptr<const plan_words> words;
 };

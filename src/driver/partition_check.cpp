@@ -20,6 +20,7 @@
 #include "driver/level_scheduler.hpp"
 #include "driver/partition_data.hpp"
 #include "driver/partition_perf.hpp"
+#include "driver/report.hpp"
 #include "layout/reference.hpp"
 
 namespace reshaper::driver {
@@ -178,8 +179,9 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
         summary.words = same_form->words;
     } else if (json) {
         summary.words = std::make_shared<const compiled_summary::plan_words>(compiled_summary::plan_words{
-            impl::describe_plan(*compiled),
-            summary.lowering != impl::lowering_kind::alias ? compiled->why_not_alias() : std::string()});
+            json_string_text(impl::describe_plan(*compiled)),
+            json_string_text(summary.lowering != impl::lowering_kind::alias ? compiled->why_not_alias()
+                                                                            : std::string())});
     }
     if (forms && !same_form) {
         auto f = std::make_shared<compiled_forms::form>();

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <tbb/parallel_for.h>
@@ -65,6 +66,10 @@ private:
     }
     std::FILE *to_;
 };
+
+// `s` as a JSON string in the JSON report: quoted, escaped as
+// nlohmann::json dumps it (invalid UTF-8 replaced).
+std::string json_string_text(std::string_view s);
 
 // Both written to `to` as they are made, a piece at a time (they can be
 // tens of MB); the JSON report is one line, without its newline.

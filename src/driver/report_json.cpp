@@ -21,6 +21,7 @@ namespace reshaper::driver {
 namespace {
 
 using nlohmann::json;
+using namespace std::literals;
 
 json error_json(const impl::error &e) {
     json j = {{"code", std::string(impl::to_string(e.code()))}, {"message", e.what()}};
@@ -86,26 +87,31 @@ void append_int(std::string &out, std::int64_t v) {
     out.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
 }
 
-// logical_tensor_to_json's dump.
+// logical_tensor_to_json's dump. The names of our own enums (dtype,
+// layout, property) are all printable ASCII without a quote or backslash,
+// which the DOM dumps as they are: they are not scanned for escapes, and
+// their quotes go with the keys' text (a large graph's report writes a
+// tensor twice per partition).
 void append_tensor(std::string &out, const impl::logical_tensor &lt) {
     if (lt.values) return append_json(out, impl::logical_tensor_to_json(lt)); // values: the DOM's number forms
-    out += "{\"dtype\":";
-    append_string(out, impl::to_string(lt.dtype));
+    out += "{\"dtype\":\""sv;
+    out += impl::to_string(lt.dtype);
     if (lt.layout == impl::layout_type::opaque && !lt.format.empty()) {
-        out += ",\"format\":";
+        out += "\",\"format\":"sv;
         append_string(out, lt.format);
+        out += ",\"id\":"sv;
+    } else {
+        out += "\",\"id\":"sv;
     }
-    out += ",\"id\":";
     append_int(out, lt.id);
-    out += ",\"layout_type\":";
-    append_string(out, impl::to_string(lt.layout));
-    if (!lt.rank_known) out += ",\"ndims\":-1";
-    out += ",\"property_type\":";
-    append_string(out, impl::to_string(lt.property));
-    out += ",\"shape\":";
+    out += ",\"layout_type\":\""sv;
+    out += impl::to_string(lt.layout);
+    out += lt.rank_known ? "\",\"property_type\":\""sv : "\",\"ndims\":-1,\"property_type\":\""sv;
+    out += impl::to_string(lt.property);
+    out += "\",\"shape\":"sv;
     impl::append_dims(out, lt.shape); // the JSON text of a list of integers
-    out += ",\"stride\":";
-    if (lt.layout != impl::layout_type::strided) out += "[]";
+    out += ",\"stride\":"sv;
+    if (lt.layout != impl::layout_type::strided) out += "[]"sv;
     else if (!lt.strides.empty()) impl::append_dims(out, lt.strides);
     else impl::append_dims(out, impl::dense_strides(lt.shape).value_or(impl::dims_t{}));
     out += '}';
@@ -144,8 +150,9 @@ void append_partition(std::string &out, const partition_run &pr, const impl::gra
         append_tensors(out, pr.part.inputs, g);
     }
     if (pr.part.supported && pr.compiled) {
-        out += ",\"lowering\":";
-        append_string(out, impl::to_string(pr.compiled->lowering));
+        out += ",\"lowering\":\""sv; // a name of ours, as a dtype's in append_tensor
+        out += impl::to_string(pr.compiled->lowering);
+        out += '"';
     }
     out += ",\"ops\":[";
     for (std::size_t i = 0; i < pr.part.op_indices.size(); ++i) {
@@ -163,13 +170,14 @@ void append_partition(std::string &out, const partition_run &pr, const impl::gra
     append_tensors(out, pr.part.outputs, g);
     if (pr.compiled) {
         out += ",\"plan\":";
-        append_string(out, pr.compiled->words ? std::string_view(pr.compiled->words->plan) : std::string_view());
+        if (pr.compiled->words) out += pr.compiled->words->plan_json;
+        else append_string(out, {});
     }
     out += ",\"supported\":true";
     if (pr.compiled && pr.compiled->lowering != impl::lowering_kind::alias) {
         out += ",\"why_not_alias\":";
-        append_string(out, pr.compiled->words ? std::string_view(pr.compiled->words->why_not_alias)
-                                              : std::string_view());
+        if (pr.compiled->words) out += pr.compiled->words->why_not_alias_json;
+        else append_string(out, {});
     }
     out += '}';
 }
@@ -232,6 +240,12 @@ private:
 };
 
 } // namespace
+
+std::string json_string_text(std::string_view s) {
+    std::string text;
+    append_string(text, s);
+    return text;
+}
 
 void write_json_report(std::FILE *to, const graph_run &run, const options &opts) {
     json_writer out(to);

@@ -38,7 +38,11 @@ std::optional<std::int64_t> exact_int64(json_view j) {
 }
 
 json_view require_field(json_view object, std::string_view key, const context &ctx) {
-    if (auto f = object.find(key)) return *f;
+    return require_field(object.find(key), key, ctx);
+}
+
+json_view require_field(const std::optional<json_view> &found, std::string_view key, const context &ctx) {
+    if (found) return *found;
     ctx.fail(rule::required_field, "missing field " + in_quotes(key));
 }
 

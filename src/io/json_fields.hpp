@@ -68,6 +68,8 @@ std::optional<std::int64_t> exact_int64(json_view j);
 
 inline std::optional<json_view> find_field(json_view object, std::string_view key) { return object.find(key); }
 json_view require_field(json_view object, std::string_view key, const context &ctx);
+// The same for a field found already (`key` names it in the message).
+json_view require_field(const std::optional<json_view> &found, std::string_view key, const context &ctx);
 
 // The fields as the type they must have (field_type, naming the field).
 [[noreturn]] void wrong_json_type(json_view v, std::string_view field, std::string_view expected,

@@ -1,7 +1,9 @@
 #include "io/tensor_json.hpp"
 #include "core/fail.hpp"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "io/values_json.hpp"
 
@@ -37,25 +39,52 @@ dims_t read_strides(std::optional<json_view> field, const logical_tensor &lt, co
     return strides;
 }
 
+// The members read_tensor reads, each its last value (as json_view::find
+// gives it), found in one pass over the object: a find per field walked
+// every member again for each field, absent ones (most files give no
+// ndims, format or values) to the end.
+struct tensor_fields {
+    std::optional<json_view> id, dtype, shape, ndims, layout_type, property_type, stride, format, values;
+
+    explicit tensor_fields(json_view j) {
+        for (json_view m : j.elements())
+            if (std::optional<json_view> *slot = slot_of(m.key())) *slot = m;
+    }
+
+private:
+    std::optional<json_view> *slot_of(std::string_view key) {
+        const auto is = [&key](std::string_view name) { return key == name; };
+        switch (key.size()) {
+        case 2: return is("id") ? &id : nullptr;
+        case 5: return is("dtype") ? &dtype : is("shape") ? &shape : is("ndims") ? &ndims : nullptr;
+        case 6: return is("stride") ? &stride : is("format") ? &format : is("values") ? &values : nullptr;
+        case 11: return is("layout_type") ? &layout_type : nullptr;
+        case 13: return is("property_type") ? &property_type : nullptr;
+        default: return nullptr;
+        }
+    }
+};
+
 } // namespace
 
 logical_tensor read_tensor(json_view j, const context &place) {
     if (!j.is_object())
         place.fail(rule::field_type, "a logical tensor must be an object, got " + excerpt(j));
+    const tensor_fields fields(j);
     logical_tensor lt;
-    lt.id = as_id(require_field(j, "id", place), "id", place);
+    lt.id = as_id(require_field(fields.id, "id", place), "id", place);
     const context ctx = place.tensor(lt.id);
 
-    const std::string_view dtype = as_string(require_field(j, "dtype", ctx), "dtype", ctx);
+    const std::string_view dtype = as_string(require_field(fields.dtype, "dtype", ctx), "dtype", ctx);
     const auto type = data_type_from_string(dtype);
     if (!type) ctx.fail(rule::known_dtype, "unknown dtype " + in_quotes(dtype));
     lt.dtype = *type;
 
-    lt.shape = as_int_list(require_field(j, "shape", ctx), "shape", ctx);
+    lt.shape = as_int_list(require_field(fields.shape, "shape", ctx), "shape", ctx);
     check_shape(lt.shape, lt.dtype, ctx);
     // The report's and a dump's mark of a tensor of unknown rank (as read
     // from an ONNX model); any other ndims just restates the shape.
-    if (const auto f = find_field(j, "ndims")) {
+    if (const auto &f = fields.ndims) {
         const std::int64_t ndims = as_int(*f, "ndims", ctx);
         if (ndims == -1 && lt.shape.empty())
             lt.rank_known = false;
@@ -64,25 +93,25 @@ logical_tensor read_tensor(json_view j, const context &place) {
                          " (-1, with shape [], is an unknown rank)");
     }
 
-    if (const auto f = find_field(j, "layout_type")) {
+    if (const auto &f = fields.layout_type) {
         const std::string_view name = as_string(*f, "layout_type", ctx);
         const auto layout = layout_type_from_string(name);
         if (!layout)
             ctx.fail(rule::known_layout, "unknown layout_type " + in_quotes(name) + " (strided, any, undef, opaque)");
         lt.layout = *layout;
     }
-    if (const auto f = find_field(j, "property_type")) {
+    if (const auto &f = fields.property_type) {
         const std::string_view name = as_string(*f, "property_type", ctx);
         const auto property = property_type_from_string(name);
         if (!property)
             ctx.fail(rule::known_property, "unknown property_type " + in_quotes(name) + " (undef, variable, constant)");
         lt.property = *property;
     }
-    lt.strides = read_strides(find_field(j, "stride"), lt, ctx);
-    if (const auto f = find_field(j, "format"); f && lt.layout == layout_type::opaque)
+    lt.strides = read_strides(fields.stride, lt, ctx);
+    if (const auto &f = fields.format; f && lt.layout == layout_type::opaque)
         lt.format = as_string(*f, "format", ctx);
 
-    if (const auto f = find_field(j, "values")) {
+    if (const auto &f = fields.values) {
         if (!lt.shape_known())
             ctx.fail(rule::values_need_known_shape, "values given for shape " + dims_to_string(lt.shape) + " with unknown dims");
         try {
