@@ -10,12 +10,31 @@
 // execute, picks how a strip's stores stream.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <variant>
 
 #include "kernels/movement_units.hpp"
 
 namespace reshaper::impl {
 namespace {
+
+// Copies n bytes (1 to 64) as two fixed-size copies that overlap where n
+// is no power of two: inline moves, where a library call per row of a
+// partial tile cost more than its transpose (docs/performance.md).
+void copy_short(byte *dst, const byte *src, std::size_t n) {
+    const auto two = [&](auto width) {
+        constexpr std::size_t w = decltype(width)::value;
+        std::memcpy(dst, src, w);
+        std::memcpy(dst + n - w, src + n - w, w);
+    };
+    if (n == 64) std::memcpy(dst, src, 64);
+    else if (n >= 32) two(std::integral_constant<std::size_t, 32>{});
+    else if (n >= 16) two(std::integral_constant<std::size_t, 16>{});
+    else if (n >= 8) two(std::integral_constant<std::size_t, 8>{});
+    else if (n >= 4) two(std::integral_constant<std::size_t, 4>{});
+    else
+        for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+}
 
 // A tile cut short by the tensor's edge (cols x rows elements, each at most
 // t): through two 64 x 64-byte buffers, so every SIMD level handles it
@@ -28,11 +47,15 @@ void partial_tile(const transpose_program &sh, const byte *src, byte *dst, std::
     alignas(64) byte in[tile_bytes * tile_bytes];
     alignas(64) byte out[tile_bytes * tile_bytes];
     const auto row_bytes = static_cast<std::size_t>(rows * sh.e);
-    for (dim_t c = 0; c < cols; ++c) std::memcpy(in + c * tile_bytes, src + c * sh.src_pitch, row_bytes);
+    for (dim_t c = 0; c < cols; ++c) copy_short(in + c * tile_bytes, src + c * sh.src_pitch, row_bytes);
     sh.tile(in, tile_bytes, out, tile_bytes, false);
     const auto col_bytes = static_cast<std::size_t>(cols * sh.e);
-    for (dim_t r = 0; r < rows; ++r)
-        sh.copy(dst + r * dst_pitch, out + r * tile_bytes, col_bytes, stream);
+    for (dim_t r = 0; r < rows; ++r) {
+        if (stream)
+            sh.copy(dst + r * dst_pitch, out + r * tile_bytes, col_bytes, true);
+        else
+            copy_short(dst + r * dst_pitch, out + r * tile_bytes, col_bytes);
+    }
 }
 
 // The most a strip whose rows lie back to back stages whole (line_staging

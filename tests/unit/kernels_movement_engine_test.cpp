@@ -119,6 +119,10 @@ std::vector<move_case> cases() {
         // NHWC seen as NCHW into dense NCHW, and back.
         {"nhwc_to_nchw", {2, 24, 9, 11}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
         {"nchw_to_nhwc", {2, 24, 9, 11}, {0, 1, 2, 3}, {0, 2, 3, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        // 7 x 7 planes (destination rows of 49 elements: partial tiles of
+        // every width, their rows copied in overlapping pieces), channels
+        // past a tile.
+        {"nhwc_to_nchw_7x7", {3, 100, 7, 7}, {0, 2, 3, 1}, {0, 1, 2, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
         // A 3-D permutation whose middle dim is the destination's outermost.
         {"permute_201", {6, 40, 33}, {2, 0, 1}, {1, 0, 2}, {0, 0, 0}, {0, 0, 0}},
         // Large enough to split across threads and to stream (> 4 MiB at

@@ -29,6 +29,7 @@ using reshaper::impl::testing::levels_here;
 namespace {
 
 constexpr std::size_t MiB = std::size_t{1} << 20;
+constexpr std::size_t guard_bytes = 64;
 
 machine_facts machine(cpu_isa isa, int threads) {
     machine_facts m;
@@ -65,15 +66,16 @@ movement_program check(const permute_move &m, std::size_t e, const machine_facts
 }
 
 // A grid of `along` x `across` runs of `run` bytes, each side's steps in
-// bytes, from random bytes one past the buffers' starts: every kernel of
-// `kernels` writes exactly the runs an element copy writes.
+// bytes, from random bytes one past the buffers' starts and a vector's
+// guard past their ends: every kernel of `kernels` writes exactly the runs
+// an element copy writes.
 void expect_grid_copied(const std::vector<run_grid_fn> &kernels, std::mt19937 &rng, std::size_t run, std::size_t along,
                         std::size_t across, std::ptrdiff_t src_along, std::ptrdiff_t src_across, std::ptrdiff_t dst_along,
                         std::ptrdiff_t dst_across) {
     const auto extent = [&](std::ptrdiff_t step_along, std::ptrdiff_t step_across) {
         return static_cast<std::size_t>(step_along * static_cast<std::ptrdiff_t>(along - 1) +
                                         step_across * static_cast<std::ptrdiff_t>(across - 1)) +
-               run + 1;
+               run + 1 + guard_bytes;
     };
     std::vector<std::uint8_t> src(extent(src_along, src_across));
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
@@ -131,6 +133,32 @@ TEST(run_grid, kernels_copy_runs_back_to_back_along_the_destination) {
         const std::ptrdiff_t dst_along = run, dst_across = static_cast<std::ptrdiff_t>(run * along + 9);
         expect_grid_copied(kernels, rng, run, along, across, src_along, src_across, dst_along, dst_across);
     }
+}
+
+// Runs that are no multiple of a vector, back to back across the
+// destination (channel shuffle, heads merged) or along it (heads split),
+// which the AVX-512 level stores as whole vectors where a later run of the
+// call overwrites their tails: exactly the runs written, the last ones of
+// each row and of the call included, at odd counts and source runs off
+// any alignment.
+TEST(run_grid, kernels_copy_ragged_runs_back_to_back_in_the_destination) {
+    std::mt19937 rng(13);
+    std::vector<run_grid_fn> kernels{&copy_run_grid_scalar};
+    for (cpu_isa isa : levels_here()) kernels.push_back(run_grid_kernel(isa));
+    for (std::size_t run : {33u, 49u, 63u, 65u, 80u, 98u, 127u, 196u, 392u})
+        for (std::size_t along : {1u, 2u, 5u})
+            for (std::size_t across : {1u, 2u, 3u}) {
+                const auto r = static_cast<std::ptrdiff_t>(run);
+                const auto a = static_cast<std::ptrdiff_t>(along), c = static_cast<std::ptrdiff_t>(across);
+                // Across back to back (shuffle: [g, C/g, HW] -> [C/g, g, HW];
+                // source runs back to back along, or apart).
+                expect_grid_copied(kernels, rng, run, along, across, r, r * a + 5, r * c, r);
+                expect_grid_copied(kernels, rng, run, along, across, r + 3, (r + 3) * a + 5, r * c, r);
+                // Along back to back (split: [S, H, D] -> [H, S, D]; source
+                // runs back to back across, or apart).
+                expect_grid_copied(kernels, rng, run, along, across, r * c + 7, r, r, r * a);
+                expect_grid_copied(kernels, rng, run, along, across, (r + 1) * c + 7, r + 1, r, r * a);
+            }
 }
 
 // Attention heads split and merged and channel shuffle in the cache take a
