@@ -130,8 +130,12 @@ void run_grouped_transpose(const grouped_transpose_plan &g, const void *src, voi
     // Tiles [begin, end) of the outer walk.
     auto move_tiles = [&](std::size_t begin, std::size_t end) {
         // The tile's buffer, with room for the gathers' overreach or the
-        // joined tiles' carry.
-        alignas(64) byte buffer[grouped_task_buffer_bytes];
+        // joined tiles' carry, and 64 bytes before it that the staged
+        // writer may read (write_staged_fn), zeroed so that no byte read is
+        // indeterminate.
+        alignas(64) byte storage[grouped_task_buffer_bytes + 64];
+        std::memset(storage, 0, 64);
+        byte *const buffer = storage + 64;
         outer_walk walk(g.outer, begin);
         // The next tile's source lines are prefetched while this tile's
         // destination runs are written, a share per slice of units, so its

@@ -72,7 +72,8 @@ using micro_transpose_fn = void (*)(const std::uint8_t *src, const std::ptrdiff_
 // plan's joined_tiles): with `tail_joined` run r's partial last line goes
 // to carry + 64 r (from its start) instead, and with `head_joined` run r's
 // partial first line is completed there (the previous tile's run r ended
-// where this one starts) and streamed whole.
+// where this one starts) and streamed whole. The buffer is readable 64
+// bytes before its start.
 using write_staged_fn = void (*)(const std::uint8_t *buffer, std::size_t run_bytes, const std::ptrdiff_t *offset,
                                  std::size_t runs, std::uint8_t *dst, std::uint8_t *carry, bool head_joined,
                                  bool tail_joined);
@@ -299,8 +300,9 @@ inline constexpr std::size_t max_prefetch_burst_lines = 24;
 grouped_tile_schedule schedule_grouped_tiles(const grouped_transpose_plan &g);
 
 // Lanes of the widest micro blocks for elements of `element_bytes` (the
-// planner tries them, then half as many for 4- and 8-byte elements; 16 x 16
-// for 1-byte ones, 2 x 2 for 16-byte ones), 0 for none.
+// planner tries them, then half as many for 4- and 8-byte elements, and
+// for 1-byte ones over axes too short for 16; 16 x 16 for 1-byte ones,
+// 2 x 2 for 16-byte ones), 0 for none.
 constexpr dim_t micro_lanes_for(std::size_t element_bytes) {
     return element_bytes == 1 ? 16 : element_bytes == 2 || element_bytes == 4 ? 8 : element_bytes == 8 ? 4 : element_bytes == 16 ? 2 : 0;
 }

@@ -272,6 +272,43 @@ void micro_wide_along_avx2_16(const byte *src, const std::ptrdiff_t *load, const
         }
 }
 
+// Blocks of 8 x 8 1-byte elements (dims of 3, where no axes reach 16
+// elements for the 16 x 16 blocks but two dims of 3 make 9): each
+// vector's 8 bytes loaded into the low half of a 128-bit register,
+// interleaved three times, each column stored as 8 bytes. The micro
+// kernels store into the staged tile or with ordinary stores (the
+// executor passes no streaming to them).
+[[gnu::always_inline]] inline void transpose_8x8_8(const __m128i *r, __m128i *columns) {
+    const __m128i t0 = _mm_unpacklo_epi8(r[0], r[1]), t1 = _mm_unpacklo_epi8(r[2], r[3]),
+                  t2 = _mm_unpacklo_epi8(r[4], r[5]), t3 = _mm_unpacklo_epi8(r[6], r[7]);
+    const __m128i u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1), u2 = _mm_unpacklo_epi16(t2, t3),
+                  u3 = _mm_unpackhi_epi16(t2, t3);
+    // columns[c] holds columns 2c and 2c + 1 (8 bytes each).
+    columns[0] = _mm_unpacklo_epi32(u0, u2);
+    columns[1] = _mm_unpackhi_epi32(u0, u2);
+    columns[2] = _mm_unpacklo_epi32(u1, u3);
+    columns[3] = _mm_unpackhi_epi32(u1, u3);
+}
+
+void micro_blocks_avx2_8x8_8(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
+                             const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks,
+                             const dim_t *across, dim_t across_steps, byte *dst, bool /*stream*/, const byte * /*pre*/,
+                             const byte * /*post*/) {
+    for (dim_t i = 0; i < blocks; ++i)
+        for (dim_t k = 0; k < across_steps; ++k) {
+            const byte *base = src + block_source[i] + across[k];
+            byte *to = dst + block_offset[i];
+            const std::ptrdiff_t *stored = store + across[k];
+            __m128i in[8], columns[4];
+            for (int b = 0; b < 8; ++b) in[b] = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(base + load[b]));
+            transpose_8x8_8(in, columns);
+            for (int c = 0; c < 4; ++c) {
+                _mm_storel_epi64(reinterpret_cast<__m128i *>(to + stored[2 * c]), columns[c]);
+                _mm_storeh_pd(reinterpret_cast<double *>(to + stored[2 * c + 1]), _mm_castsi128_pd(columns[c]));
+            }
+        }
+}
+
 // Up to 63 bytes with ordinary stores: two overlapping stores of the
 // widest size that fits (a call of memcpy per piece measured far slower),
 // none outside [to, to + bytes).
@@ -326,11 +363,25 @@ void write_staged_avx2(const byte *buffer, std::size_t run_bytes, const std::ptr
         // in the carry (joined runs are a line or longer: their first and
         // last lines differ).
         if (line && head_joined && first > 0) {
-            std::memcpy(line + 64 - first, from, first);
+            // The line joined in registers: the carry's bytes below 64 -
+            // first, the 64 bytes ending at from + first above (the staged
+            // tile is readable 64 bytes before its start). Written into the
+            // carry and loaded back, each load waited for the narrower
+            // stores before it (no store forwarding).
+            const __m256i at_or_past = _mm256_set1_epi8(static_cast<char>(63 - first));
+            const __m256i low_index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+                                                       19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+            const __m256i high_index = _mm256_add_epi8(low_index, _mm256_set1_epi8(32));
+            const byte *window = from + first - 64;
             byte *start = to + first - 64;
-            _mm256_stream_si256(reinterpret_cast<__m256i *>(start), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(line)));
-            _mm256_stream_si256(reinterpret_cast<__m256i *>(start + 32),
-                                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(line + 32)));
+            const __m256i low = _mm256_blendv_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(line)),
+                                                   _mm256_loadu_si256(reinterpret_cast<const __m256i *>(window)),
+                                                   _mm256_cmpgt_epi8(low_index, at_or_past));
+            const __m256i high = _mm256_blendv_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(line + 32)),
+                                                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(window + 32)),
+                                                    _mm256_cmpgt_epi8(high_index, at_or_past));
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(start), low);
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(start + 32), high);
         } else {
             copy_short(to, from, first);
         }
@@ -352,6 +403,7 @@ write_staged_fn avx2_grouped_write_staged() { return &write_staged_avx2; }
 micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes, dim_t along_lanes) {
     if (along_lanes != lanes) return log2e == 1 && lanes == 8 && along_lanes == 16 ? &micro_wide_along_avx2_16 : nullptr;
     if (log2e == 0 && lanes == 16) return &micro_blocks_avx2<__m128i, 16, 1, transpose_16x16_8>;
+    if (log2e == 0 && lanes == 8) return &micro_blocks_avx2_8x8_8;
     if (log2e == 1 && lanes == 8) return &micro_blocks_avx2<__m128i, 8, 2, transpose_8x8_16>;
     if (log2e == 2 && lanes == 8) return &micro_blocks_avx2<__m256i, 8, 4, transpose_8x8_32>;
     if (log2e == 2 && lanes == 4) return &micro_blocks_avx2<__m128i, 4, 4, transpose_4x4_32>;

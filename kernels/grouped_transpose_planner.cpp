@@ -493,7 +493,7 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &gi
         // both blocks then sits in the longer axis), each axis at least L
         // elements.
         if (g.micro_lanes == 0) {
-            const dim_t lanes = widest;
+            dim_t lanes = widest;
             const auto volume = [&](const std::vector<std::size_t> &dims) {
                 dim_t v = 1;
                 for (std::size_t d : dims) v *= plan.dims[d].size;
@@ -512,17 +512,26 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &gi
             const auto step_count = [&](dim_t length) { return (length + lanes - 1) / lanes; };
             std::vector<std::size_t> across, along;
             double best = 0;
-            for (const bool whole_source : {true, false}) {
-                const std::vector<std::size_t> a = whole_source ? g.source_block : prefix(g.source_block, g.destination_block);
-                const std::vector<std::size_t> b = whole_source ? prefix(g.destination_block, a) : g.destination_block;
-                const dim_t la = volume(a), lb = volume(b);
-                if (la < lanes || lb < lanes) continue;
-                const double blocks_per_element =
-                    static_cast<double>(step_count(la) * step_count(lb)) / static_cast<double>(la * lb);
-                if (across.empty() || blocks_per_element < best) {
-                    across = a;
-                    along = b;
-                    best = blocks_per_element;
+            // 1-byte elements whose axes stop short of 16 (a dim of 3 and
+            // one of 3 or 4 before the first the other block holds) take
+            // 8 x 8 blocks where the level has them: else every tile is
+            // gathered byte by byte.
+            const dim_t narrower = element_bytes == 1 && grouped_micro_kernel(isa, 0, 8) ? 8 : 0;
+            for (const dim_t tried : {widest, narrower}) {
+                if (tried == 0 || !across.empty()) continue;
+                for (const bool whole_source : {true, false}) {
+                    const std::vector<std::size_t> a = whole_source ? g.source_block : prefix(g.source_block, g.destination_block);
+                    const std::vector<std::size_t> b = whole_source ? prefix(g.destination_block, a) : g.destination_block;
+                    const dim_t la = volume(a), lb = volume(b);
+                    if (la < tried || lb < tried) continue;
+                    lanes = tried;
+                    const double blocks_per_element =
+                        static_cast<double>(step_count(la) * step_count(lb)) / static_cast<double>(la * lb);
+                    if (across.empty() || blocks_per_element < best) {
+                        across = a;
+                        along = b;
+                        best = blocks_per_element;
+                    }
                 }
             }
             const dim_t across_length = volume(across), along_length = volume(along);

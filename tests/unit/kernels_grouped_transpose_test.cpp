@@ -622,6 +622,48 @@ TEST_F(grouped_transpose, wide_along_blocks_match_the_reference) {
     one.execute([&] { EXPECT_TRUE(some_rank_12_of_3s_matches_reference(2, 8, rng, wide)); });
 }
 
+// 1-byte elements whose axes stop short of 16 (dims of 3: the other
+// block's inner dims before the first the whole block holds make 9 or 12
+// elements) take 8 x 8 blocks at the levels with them, where they were
+// gathered byte by byte: the u8 rank-16 permutation of 3s below (source
+// runs of 81, its destination block's first two dims then one of the
+// source block's) at AVX2, not at the scalar level (no such kernel).
+// Random rank-10 (stored directly) and rank-12 (staged and streamed, on
+// this machine's threads and on one) moves of 3s taking them match the
+// reference bit for bit at every level.
+TEST_F(grouped_transpose, one_byte_axes_short_of_16_take_8x8_blocks) {
+    if (detected_cpu_isa() < cpu_isa::avx2) GTEST_SKIP() << "no AVX2 here";
+    const permutation p = numpy_permutation(dims_t(16, 3), {8, 6, 13, 12, 4, 11, 1, 15, 10, 7, 9, 5, 0, 14, 3, 2});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    const auto g = grouped_plan(plan, 1, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->source_run, 81);
+    EXPECT_EQ(g->micro_lanes, 8);
+    EXPECT_EQ(g->micro_kernel, grouped_micro_kernel(cpu_isa::avx2, 0, 8));
+    EXPECT_EQ(g->micro_store.size(), 81u); // the source block whole, across
+    EXPECT_EQ(g->micro_load.size(), 9u);   // the destination's two dims before it, along
+    EXPECT_EQ(g->micro_along_steps, (std::vector<dim_t>{0, 1}));
+    EXPECT_EQ(grouped_plan(plan, 1, cpu_isa::scalar)->micro_lanes, 0);
+    std::mt19937 rng(61);
+    const auto eight = [](const grouped_transpose_plan &k) { return k.micro_lanes == 8; };
+    int direct = 0;
+    for (int draw = 0; draw < 40 && direct < 2; ++draw) {
+        const std::vector<std::size_t> perm = random_axis_order(10, rng);
+        const permutation q = numpy_permutation(dims_t(10, 3), perm);
+        const copy_plan qp = make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0);
+        const auto k = grouped_plan(qp, 1);
+        if (!k || !eight(*k) || k->stream) continue;
+        ++direct;
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(1, q.dims, q.src_strides, 0, qp.volume, q.dst_strides, 0, qp.volume, isa,
+                                             rng, text(dims_t(10, 3), perm));
+    }
+    EXPECT_GE(direct, 1);
+    EXPECT_TRUE(some_rank_12_of_3s_matches_reference(1, 40, rng, eight));
+    oneapi::tbb::task_arena one(1);
+    one.execute([&] { EXPECT_TRUE(some_rank_12_of_3s_matches_reference(1, 40, rng, eight)); });
+}
+
 // Dims of 2: 2-byte elements take 8 across x 16 along blocks too where
 // the destination's first 16 elements are other dims than the source's
 // first 8: bf16 rank 23 of 2s (high_rank_bench's permutation) loads 16
