@@ -296,20 +296,34 @@ small_transpose_way choose_small_transpose(const copy_plan &plan, std::size_t el
     return way;
 }
 
-// The tiny gather (tiny_gather_program): every element's source offset in
-// the plan's walk, the destination cut into runs where its offsets stop
-// following one another.
+// Short runs of a small move (contiguous on both sides, shorter than
+// vector_run_bytes, at least two) are the tiny gather's entries: a run copy
+// costs a call per few runs there, several times a table entry.
+bool short_runs_gather(const copy_plan &plan, std::size_t element_bytes) {
+    const copy_dim &inner = plan.dims.back();
+    return plan.dims.size() > 1 && inner.src_stride == 1 && inner.dst_stride == 1 &&
+           static_cast<std::size_t>(inner.size) * element_bytes < vector_run_bytes &&
+           static_cast<std::size_t>(plan.volume) * element_bytes <= small_transpose_bytes &&
+           gather_or_walk(plan, element_bytes) == small_transpose_way::gather;
+}
+
+// The tiny gather (tiny_gather_program): every entry's source offset in the
+// plan's walk, the destination cut into runs where its offsets stop
+// following one another. Entries are the innermost dim's runs where it is
+// contiguous on both sides, else elements.
 void plan_tiny_gather(movement_program &p, const copy_plan &plan, std::ptrdiff_t e) {
     tiny_gather_program g;
-    g.gather = tiny_gather_for(static_cast<std::size_t>(e));
-    g.e = e;
-    outer_dims all;
-    for (const copy_dim &d : plan.dims) all.add(d, e);
-    g.src_offsets.reserve(all.volume);
-    outer_walk walk(all, 0);
-    for (std::size_t i = 0; i < all.volume; ++i, walk.next()) {
+    const copy_dim &inner = plan.dims.back();
+    const bool runs = inner.src_stride == 1 && inner.dst_stride == 1;
+    g.entry_bytes = runs ? inner.size * e : e;
+    g.gather = tiny_gather_for(static_cast<std::size_t>(g.entry_bytes));
+    outer_dims entries;
+    for (std::size_t d = 0; d + (runs ? 1 : 0) < plan.dims.size(); ++d) entries.add(plan.dims[d], e);
+    g.src_offsets.reserve(entries.volume);
+    outer_walk walk(entries, 0);
+    for (std::size_t i = 0; i < entries.volume; ++i, walk.next()) {
         g.src_offsets.push_back(static_cast<std::int32_t>(walk.src()));
-        if (g.runs.empty() || g.runs.back().dst + g.runs.back().count * e != walk.dst())
+        if (g.runs.empty() || g.runs.back().dst + g.runs.back().count * g.entry_bytes != walk.dst())
             g.runs.push_back({.dst = walk.dst(), .count = 0});
         ++g.runs.back().count;
     }
@@ -693,7 +707,12 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
             p.path == fast_path::transpose ? choose_small_transpose(plan, bits / 8, machine) : small_transpose_way::tiles;
         const auto e = static_cast<std::ptrdiff_t>(bits / 8);
         switch (p.path) {
-        case fast_path::run_copy: plan_run_copy(p, plan, e, k, machine); break;
+        case fast_path::run_copy:
+            if (short_runs_gather(plan, bits / 8))
+                plan_tiny_gather(p, plan, e);
+            else
+                plan_run_copy(p, plan, e, k, machine);
+            break;
         case fast_path::transpose: {
             if (small == small_transpose_way::element_walk) {
                 p.path = fast_path::none;
@@ -836,8 +855,9 @@ std::string describe(const movement_program &p) {
                " rows and " + std::to_string(y->src_col_offsets.size()) + " columns), " + std::string(to_string(p.isa)) +
                ", one thread";
     } else if (const auto *g = std::get_if<tiny_gather_program>(&p.detail)) {
-        return text + ": a tiny gather of " + std::to_string(g->src_offsets.size()) + " " + std::to_string(g->e) +
-               "-byte elements through a table of source offsets (" + std::to_string(g->runs.size()) +
+        return text + ": a tiny gather of " + std::to_string(g->src_offsets.size()) + " entries of " +
+               bytes_text(static_cast<std::size_t>(g->entry_bytes)) + " through a table of source offsets (" +
+               std::to_string(g->runs.size()) +
                (g->runs.size() == 1 ? " destination run), one thread" : " destination runs), one thread");
     } else if (const auto *w = std::get_if<element_walk_program>(&p.detail)) {
         const std::size_t parts = w->parts.size();

@@ -158,25 +158,27 @@ struct tiny_transpose_program {
     std::vector<tiny_tile> tiles;
 };
 
-// A transpose of at most small_transpose_bytes whose tiles would mostly
-// stand empty (choose_small_transpose): each destination element read
-// through a table of source offsets made at plan time, the destination
-// written run by run. A tile costs its whole 64 x 64 bytes however few it
-// moves; the table costs what the move holds.
+// A move of at most small_transpose_bytes whose tiles would mostly stand
+// empty or whose runs are short (choose_small_transpose,
+// short_runs_gather): each entry (an element, or a run contiguous on both
+// sides) read through a table of source offsets made at plan time, the
+// destination written run by run. A tile costs its whole 64 x 64 bytes
+// however few it moves, a run copy a call per few runs; the table costs
+// what the move holds.
 struct tiny_gather_run {
     std::ptrdiff_t dst = 0; // bytes
-    std::int32_t count = 0; // elements, consecutive in the destination
+    std::int32_t count = 0; // entries, back to back in the destination
 };
 struct tiny_gather_program;
 using tiny_gather_fn = void (*)(const tiny_gather_program &program, const std::uint8_t *src, std::uint8_t *dst);
 struct tiny_gather_program {
-    tiny_gather_fn gather = nullptr; // for the element size
-    std::ptrdiff_t e = 0;
-    std::vector<std::int32_t> src_offsets; // bytes, per element in the destination's order
+    tiny_gather_fn gather = nullptr; // for entry_bytes
+    std::ptrdiff_t entry_bytes = 0;  // 1 to 63
+    std::vector<std::int32_t> src_offsets; // bytes, per entry in the destination's order
     std::vector<tiny_gather_run> runs;
 };
-// The gather for an element size that has_element_size_class (tiny_gather.cpp).
-tiny_gather_fn tiny_gather_for(std::size_t element_bytes);
+// The gather for entries of 1 to 63 bytes (tiny_gather.cpp).
+tiny_gather_fn tiny_gather_for(std::size_t entry_bytes);
 
 // Split rows (R destination rows from groups of R) or joined rows (the
 // inverse), by one kernel or two composed through an L1 buffer.

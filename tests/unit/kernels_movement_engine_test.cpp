@@ -497,6 +497,39 @@ TEST_F(movement_engine, tiny_gathers_match_the_element_copy) {
     }
 }
 
+// Small moves whose runs (contiguous on both sides) are shorter than a
+// vector gather whole runs: entries of 1 to 31 bytes, powers of two and
+// not (two overlapping copies), padded strides and offsets; bit-exact at
+// every level, guards untouched. Runs of a vector or more keep the run copy.
+TEST_F(movement_engine, tiny_gathers_of_short_runs_match_the_element_copy) {
+    std::mt19937 rng(30);
+    const std::vector<move_case> runs = {
+        {"runs_of_5", {6, 7, 5}, {0, 1, 2}, {1, 0, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"runs_of_3", {4, 3, 2, 3}, {0, 1, 2, 3}, {2, 0, 1, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        {"runs_of_7_padded", {5, 4, 7}, {0, 1, 2}, {1, 0, 2}, {1, 0, 2}, {0, 3, 1}, 3, 5},
+        {"runs_of_2", {3, 5, 2, 2}, {0, 1, 2, 3}, {2, 1, 0, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+    };
+    for (cpu_isa isa : levels_here()) {
+        machine_facts machine = current_machine();
+        machine.isa = isa;
+        for (std::size_t e : {1, 2, 4, 8, 16})
+            for (const auto &c : runs) {
+                SCOPED_TRACE(c.name + " at " + std::string(to_string(isa)) + ", " + std::to_string(e) + "-byte elements");
+                check_case(c, e, isa, rng);
+                dim_t extent = 0;
+                const dims_t ss = strides_in_order(c.dims, c.src_order, c.src_pad, extent);
+                const dims_t ds = strides_in_order(c.dims, c.dst_order, c.dst_pad, extent);
+                const movement_program p =
+                    plan_movement(make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset), 8 * e, machine);
+                const auto run_bytes = static_cast<std::size_t>(c.dims.back()) * e;
+                const auto *g = std::get_if<tiny_gather_program>(&p.detail);
+                EXPECT_EQ(g != nullptr, run_bytes < 32) << describe(p);
+                if (g) EXPECT_EQ(static_cast<std::size_t>(g->entry_bytes), run_bytes) << describe(p);
+                EXPECT_EQ(p.path, fast_path::run_copy) << describe(p);
+            }
+    }
+}
+
 // A one-unit transpose of whole tiles in the caches (the 4 KiB [32,32] f32
 // execute) is planned as one whole_tiles call where the level has the
 // kernel, and matches the element copy bit for bit: every element size,
