@@ -235,7 +235,7 @@ tiny_sides tiny_sides_of(const copy_plan &plan, std::ptrdiff_t e, int k_dim) {
 // format's inner block: their block rows). Either costs a whole tile per
 // tile however few elements it moves, the tiny gather a table entry per
 // element: the gather takes the move where its elements are fewer than the
-// tiles' work counted in gathered elements (tile_work_elements), and where
+// tiles' work counted in gathered elements (tile_work_elements_*), and where
 // no tiles take it (the element walk's odometer and oneDNN's reorder cost
 // several times more per element). Measured: docs/performance.md.
 enum class small_transpose_way { tiles, tiny_tiles, gather, element_walk };
@@ -245,8 +245,8 @@ constexpr std::size_t max_tiny_tiles = 4;
 // AVX2's vectors, half as wide, take about twice the shuffles. Block rows
 // write their tile a register block at a time, for about half the work.
 // Partial tiles cost as much as whole ones (more through the buffers).
-constexpr per_size_class<std::size_t> tile_work_elements_avx512 = {450, 220, 100, 35, 12};
-constexpr per_size_class<std::size_t> tile_work_elements_avx2 = {500, 300, 200, 110, 30};
+constexpr per_size_class<std::size_t> tile_work_elements_avx512 = {650, 320, 140, 50, 16};
+constexpr per_size_class<std::size_t> tile_work_elements_avx2 = {700, 420, 280, 150, 40};
 
 // The tiny gather's table holds 32-bit source offsets: a source reaching
 // further (a small view of a huge tensor) takes the element walk.
