@@ -14,6 +14,7 @@ void run_movement(const movement_program &program, const void *src, void *dst) {
     if (const auto *r = std::get_if<run_copy_program>(&program.detail)) return run_copy_runs(program, *r, from, to);
     if (const auto *t = std::get_if<transpose_program>(&program.detail)) return run_transpose(program, *t, from, to);
     if (const auto *t = std::get_if<tiny_transpose_program>(&program.detail)) return t->tiles_kernel(*t, from, to);
+    if (const auto *g = std::get_if<tiny_gather_program>(&program.detail)) return g->gather(*g, from, to);
     if (const auto *g = std::get_if<row_groups_program>(&program.detail)) return run_row_groups(program, *g, from, to);
     if (const auto *q = std::get_if<packed_transpose_program>(&program.detail))
         return run_packed_transpose(program, *q, from, to);

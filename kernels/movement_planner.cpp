@@ -7,6 +7,8 @@
 #include "core/fail.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <string>
 
 #include <oneapi/tbb/task_arena.h>
@@ -230,12 +232,31 @@ tiny_sides tiny_sides_of(const copy_plan &plan, std::ptrdiff_t e, int k_dim) {
 // elements (their partial tiles); where they take the move, the tiny
 // transpose replaces them if it needs at most max_tiny_tiles tiles and they
 // twice as many, and never for destination rows back to back (a blocked
-// format's inner block: their block rows). Where they do not, the tiny
-// transpose takes it in at most max_tiny_tiles tiles, else the element walk
-// (or oneDNN's reorder, which the mover choice gives moves without a fast
-// path). Measured: docs/performance.md.
-enum class small_transpose_way { tiles, tiny_tiles, element_walk };
+// format's inner block: their block rows). Either costs a whole tile per
+// tile however few elements it moves, the tiny gather a table entry per
+// element: the gather takes the move where its elements are fewer than the
+// tiles' work counted in gathered elements (tile_work_elements_*), and where
+// no tiles take it (the element walk's odometer and oneDNN's reorder cost
+// several times more per element). Measured: docs/performance.md.
+enum class small_transpose_way { tiles, tiny_tiles, gather, element_walk };
 constexpr std::size_t max_tiny_tiles = 4;
+// A tile's work as elements of the tiny gather, per element size class: a
+// 1-byte tile shuffles 64 rows six times, an 8-byte one 8 rows three times;
+// AVX2's vectors, half as wide, take about twice the shuffles. Block rows
+// write their tile a register block at a time, for about half the work.
+// Partial tiles cost as much as whole ones (more through the buffers).
+constexpr per_size_class<std::size_t> tile_work_elements_avx512 = {650, 320, 140, 50, 16};
+constexpr per_size_class<std::size_t> tile_work_elements_avx2 = {700, 420, 280, 150, 40};
+
+// The tiny gather's table holds 32-bit source offsets: a source reaching
+// further (a small view of a huge tensor) takes the element walk.
+small_transpose_way gather_or_walk(const copy_plan &plan, std::size_t element_bytes) {
+    dim_t reach = 0;
+    for (const copy_dim &d : plan.dims) reach += (d.size - 1) * std::abs(d.src_stride);
+    return reach <= std::numeric_limits<std::int32_t>::max() / static_cast<dim_t>(element_bytes)
+               ? small_transpose_way::gather
+               : small_transpose_way::element_walk;
+}
 
 small_transpose_way choose_small_transpose(const copy_plan &plan, std::size_t element_bytes,
                                            const machine_facts &machine) {
@@ -248,16 +269,67 @@ small_transpose_way choose_small_transpose(const copy_plan &plan, std::size_t el
     const bool block_rows = rows.dst_stride == cols.size && cols.size <= side;
     const bool narrow = rows.size < min_transpose_side || cols.size < min_transpose_side;
     const bool tiles_take = !narrow || (machine.isa == cpu_isa::avx512 && element_bytes >= 2);
+    std::size_t plain_tiles =
+        static_cast<std::size_t>(((rows.size + side - 1) / side) * ((cols.size + side - 1) / side));
+    for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
+        if (static_cast<int>(d) != k) plain_tiles *= static_cast<std::size_t>(plan.dims[d].size);
+    small_transpose_way way = tiles_take ? small_transpose_way::tiles : small_transpose_way::gather;
+    std::size_t tiles = plain_tiles;
     if (!(block_rows && tiles_take)) {
-        std::size_t plain_tiles =
-            static_cast<std::size_t>(((rows.size + side - 1) / side) * ((cols.size + side - 1) / side));
-        for (std::size_t d = 0; d + 1 < plan.dims.size(); ++d)
-            if (static_cast<int>(d) != k) plain_tiles *= static_cast<std::size_t>(plan.dims[d].size);
         const std::size_t tiny_tiles = tiny_sides_of(plan, e, k).tiles();
-        if (tiny_tiles <= max_tiny_tiles && (!tiles_take || 2 * tiny_tiles <= plain_tiles))
-            return small_transpose_way::tiny_tiles;
+        if (tiny_tiles <= max_tiny_tiles && (!tiles_take || 2 * tiny_tiles <= plain_tiles)) {
+            way = small_transpose_way::tiny_tiles;
+            tiles = tiny_tiles;
+        }
     }
-    return tiles_take ? small_transpose_way::tiles : small_transpose_way::element_walk;
+    const std::size_t tile_work =
+        tiles * (machine.isa == cpu_isa::avx512 ? tile_work_elements_avx512
+                                                : tile_work_elements_avx2)[element_size_class(element_bytes)] /
+        (way == small_transpose_way::tiles && block_rows ? 2 : 1);
+    // Whole plain tiles move every element they shuffle: they keep the move.
+    const bool whole_tiles = rows.size % side == 0 && cols.size % side == 0;
+    if (way == small_transpose_way::gather ||
+        (static_cast<std::size_t>(plan.volume) < tile_work && !(way == small_transpose_way::tiles && whole_tiles))) {
+        const small_transpose_way gather = gather_or_walk(plan, element_bytes);
+        if (gather == small_transpose_way::gather || way == small_transpose_way::gather) return gather;
+    }
+    return way;
+}
+
+// Short runs of a small move (contiguous on both sides, shorter than
+// vector_run_bytes, at least two) are the tiny gather's entries: a run copy
+// costs a call per few runs there, several times a table entry.
+bool short_runs_gather(const copy_plan &plan, std::size_t element_bytes) {
+    const copy_dim &inner = plan.dims.back();
+    return plan.dims.size() > 1 && inner.src_stride == 1 && inner.dst_stride == 1 &&
+           static_cast<std::size_t>(inner.size) * element_bytes < vector_run_bytes &&
+           static_cast<std::size_t>(plan.volume) * element_bytes <= small_transpose_bytes &&
+           gather_or_walk(plan, element_bytes) == small_transpose_way::gather;
+}
+
+// The tiny gather (tiny_gather_program): every entry's source offset in the
+// plan's walk, the destination cut into runs where its offsets stop
+// following one another. Entries are the innermost dim's runs where it is
+// contiguous on both sides, else elements.
+void plan_tiny_gather(movement_program &p, const copy_plan &plan, std::ptrdiff_t e) {
+    tiny_gather_program g;
+    const copy_dim &inner = plan.dims.back();
+    const bool runs = inner.src_stride == 1 && inner.dst_stride == 1;
+    g.entry_bytes = runs ? inner.size * e : e;
+    g.gather = tiny_gather_for(static_cast<std::size_t>(g.entry_bytes));
+    outer_dims entries;
+    for (std::size_t d = 0; d + (runs ? 1 : 0) < plan.dims.size(); ++d) entries.add(plan.dims[d], e);
+    g.src_offsets.reserve(entries.volume);
+    outer_walk walk(entries, 0);
+    for (std::size_t i = 0; i < entries.volume; ++i, walk.next()) {
+        g.src_offsets.push_back(static_cast<std::int32_t>(walk.src()));
+        if (g.runs.empty() || g.runs.back().dst + g.runs.back().count * g.entry_bytes != walk.dst())
+            g.runs.push_back({.dst = walk.dst(), .count = 0});
+        ++g.runs.back().count;
+    }
+    p.src_offset = plan.src_offset * e;
+    p.dst_offset = plan.dst_offset * e;
+    p.detail = std::move(g);
 }
 
 // The byte offsets of a side's indices (its dims innermost first, the
@@ -633,13 +705,25 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
         p.path = choose_fast_path(plan, bits / 8);
         const small_transpose_way small =
             p.path == fast_path::transpose ? choose_small_transpose(plan, bits / 8, machine) : small_transpose_way::tiles;
-        if (small == small_transpose_way::element_walk) p.path = fast_path::none;
         const auto e = static_cast<std::ptrdiff_t>(bits / 8);
         switch (p.path) {
-        case fast_path::run_copy: plan_run_copy(p, plan, e, k, machine); break;
+        case fast_path::run_copy:
+            if (short_runs_gather(plan, bits / 8))
+                plan_tiny_gather(p, plan, e);
+            else
+                plan_run_copy(p, plan, e, k, machine);
+            break;
         case fast_path::transpose: {
+            if (small == small_transpose_way::element_walk) {
+                p.path = fast_path::none;
+                break;
+            }
             if (small == small_transpose_way::tiny_tiles) {
                 plan_tiny_transpose(p, plan, e, k);
+                break;
+            }
+            if (small == small_transpose_way::gather) {
+                plan_tiny_gather(p, plan, e);
                 break;
             }
             // Streamed blocked inner blocks whose tiled walk jumps through
@@ -770,6 +854,11 @@ std::string describe(const movement_program &p) {
                "-byte elements through L1 (a tiny move: sides of " + std::to_string(y->dst_row_offsets.size()) +
                " rows and " + std::to_string(y->src_col_offsets.size()) + " columns), " + std::string(to_string(p.isa)) +
                ", one thread";
+    } else if (const auto *g = std::get_if<tiny_gather_program>(&p.detail)) {
+        return text + ": a tiny gather of " + std::to_string(g->src_offsets.size()) + " entries of " +
+               bytes_text(static_cast<std::size_t>(g->entry_bytes)) + " through a table of source offsets (" +
+               std::to_string(g->runs.size()) +
+               (g->runs.size() == 1 ? " destination run), one thread" : " destination runs), one thread");
     } else if (const auto *w = std::get_if<element_walk_program>(&p.detail)) {
         const std::size_t parts = w->parts.size();
         const bool parallel = std::any_of(w->parts.begin(), w->parts.end(),

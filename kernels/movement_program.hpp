@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -157,6 +158,28 @@ struct tiny_transpose_program {
     std::vector<tiny_tile> tiles;
 };
 
+// A move of at most small_transpose_bytes whose tiles would mostly stand
+// empty or whose runs are short (choose_small_transpose,
+// short_runs_gather): each entry (an element, or a run contiguous on both
+// sides) read through a table of source offsets made at plan time, the
+// destination written run by run. A tile costs its whole 64 x 64 bytes
+// however few it moves, a run copy a call per few runs; the table costs
+// what the move holds.
+struct tiny_gather_run {
+    std::ptrdiff_t dst = 0; // bytes
+    std::int32_t count = 0; // entries, back to back in the destination
+};
+struct tiny_gather_program;
+using tiny_gather_fn = void (*)(const tiny_gather_program &program, const std::uint8_t *src, std::uint8_t *dst);
+struct tiny_gather_program {
+    tiny_gather_fn gather = nullptr; // for entry_bytes
+    std::ptrdiff_t entry_bytes = 0;  // 1 to 63
+    std::vector<std::int32_t> src_offsets; // bytes, per entry in the destination's order
+    std::vector<tiny_gather_run> runs;
+};
+// The gather for entries of 1 to 63 bytes (tiny_gather.cpp).
+tiny_gather_fn tiny_gather_for(std::size_t entry_bytes);
+
 // Split rows (R destination rows from groups of R) or joined rows (the
 // inverse), by one kernel or two composed through an L1 buffer.
 struct row_groups_program {
@@ -209,7 +232,7 @@ struct movement_program {
     std::ptrdiff_t src_offset = 0, dst_offset = 0; // bytes, fast paths only
     std::variant<element_walk_program, run_copy_program, transpose_program, row_groups_program,
                  packed_transpose_program, grouped_transpose_plan, window_transpose_program,
-                 blocked_transpose_program, tiny_transpose_program>
+                 blocked_transpose_program, tiny_transpose_program, tiny_gather_program>
         detail;
 };
 

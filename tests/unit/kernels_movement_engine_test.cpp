@@ -449,6 +449,91 @@ TEST_F(movement_engine, tiny_transposes_match_the_element_copy) {
     }
 }
 
+// Small transposes whose tiles would stand mostly empty take the tiny
+// gather at every level and match the element copy bit for bit: sides of 1
+// to 17, many outer positions (s8 [13,16,11] reversed: 16 partial tiles),
+// destination rows back to back (s8 [2,5,12] (0,2,1), a blocked format's
+// inner block), s8 moves past the tiny transpose's 4 tiles, padded strides
+// and offsets on either side; guards untouched. A whole tile keeps the
+// tiles (f32 [16,16]).
+TEST_F(movement_engine, tiny_gathers_match_the_element_copy) {
+    std::mt19937 rng(29);
+    const std::vector<move_case> sparse = {
+        {"reverse_13x16x11", {13, 16, 11}, {0, 1, 2}, {2, 1, 0}, {0, 0, 0}, {0, 0, 0}},
+        {"blocked_2x5x12", {2, 5, 12}, {0, 1, 2}, {0, 2, 1}, {0, 0, 0}, {0, 0, 0}},
+        {"swap_8x16x2", {8, 16, 2}, {0, 1, 2}, {0, 2, 1}, {0, 0, 0}, {0, 0, 0}},
+        {"rank6_odd", {2, 3, 2, 3, 2, 3}, {0, 1, 2, 3, 4, 5}, {1, 4, 2, 0, 5, 3}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+        {"rank4_s8_past_4_tiles", {13, 3, 7, 8}, {0, 1, 2, 3}, {3, 0, 2, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        {"side_of_1_and_17", {1, 17, 3}, {0, 1, 2}, {2, 1, 0}, {0, 0, 0}, {0, 0, 0}},
+        {"reverse_padded_offset", {5, 6, 7}, {0, 1, 2}, {2, 1, 0}, {0, 3, 1}, {1, 0, 2}, 5, 3},
+    };
+    for (cpu_isa isa : levels_here()) {
+        machine_facts machine = current_machine();
+        machine.isa = isa;
+        for (std::size_t e : {1, 2, 4, 8, 16})
+            for (const auto &c : sparse) {
+                dim_t volume = 1;
+                for (const dim_t d : c.dims) volume *= d;
+                if (static_cast<std::size_t>(volume) * e > 4096) continue;
+                SCOPED_TRACE(c.name + " at " + std::string(to_string(isa)) + ", " + std::to_string(e) + "-byte elements");
+                check_case(c, e, isa, rng);
+            }
+        const auto program_of = [&](const move_case &c, std::size_t e) {
+            dim_t extent = 0;
+            const dims_t ss = strides_in_order(c.dims, c.src_order, c.src_pad, extent);
+            const dims_t ds = strides_in_order(c.dims, c.dst_order, c.dst_pad, extent);
+            return plan_movement(make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset), 8 * e, machine);
+        };
+        for (const std::size_t c : {0, 1, 4, 6}) {
+            const movement_program p = program_of(sparse[c], 1);
+            const auto *g = std::get_if<tiny_gather_program>(&p.detail);
+            ASSERT_NE(g, nullptr) << sparse[c].name << " at " << to_string(isa) << ": " << describe(p);
+            dim_t volume = 1;
+            for (const dim_t d : sparse[c].dims) volume *= d;
+            EXPECT_EQ(g->src_offsets.size(), static_cast<std::size_t>(volume)) << sparse[c].name;
+            EXPECT_EQ(p.path, fast_path::transpose) << sparse[c].name;
+        }
+        // A dense destination is one run; a padded one, several.
+        EXPECT_EQ(std::get<tiny_gather_program>(program_of(sparse[0], 1).detail).runs.size(), 1U);
+        EXPECT_GT(std::get<tiny_gather_program>(program_of(sparse[6], 1).detail).runs.size(), 1U);
+        const move_case whole{"whole_16x16", {16, 16}, {0, 1}, {1, 0}, {0, 0}, {0, 0}};
+        EXPECT_FALSE(std::holds_alternative<tiny_gather_program>(program_of(whole, 4).detail)) << to_string(isa);
+    }
+}
+
+// Small moves whose runs (contiguous on both sides) are shorter than a
+// vector gather whole runs: entries of 1 to 31 bytes, powers of two and
+// not (two overlapping copies), padded strides and offsets; bit-exact at
+// every level, guards untouched. Runs of a vector or more keep the run copy.
+TEST_F(movement_engine, tiny_gathers_of_short_runs_match_the_element_copy) {
+    std::mt19937 rng(30);
+    const std::vector<move_case> runs = {
+        {"runs_of_5", {6, 7, 5}, {0, 1, 2}, {1, 0, 2}, {0, 0, 0}, {0, 0, 0}},
+        {"runs_of_3", {4, 3, 2, 3}, {0, 1, 2, 3}, {2, 0, 1, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+        {"runs_of_7_padded", {5, 4, 7}, {0, 1, 2}, {1, 0, 2}, {1, 0, 2}, {0, 3, 1}, 3, 5},
+        {"runs_of_2", {3, 5, 2, 2}, {0, 1, 2, 3}, {2, 1, 0, 3}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+    };
+    for (cpu_isa isa : levels_here()) {
+        machine_facts machine = current_machine();
+        machine.isa = isa;
+        for (std::size_t e : {1, 2, 4, 8, 16})
+            for (const auto &c : runs) {
+                SCOPED_TRACE(c.name + " at " + std::string(to_string(isa)) + ", " + std::to_string(e) + "-byte elements");
+                check_case(c, e, isa, rng);
+                dim_t extent = 0;
+                const dims_t ss = strides_in_order(c.dims, c.src_order, c.src_pad, extent);
+                const dims_t ds = strides_in_order(c.dims, c.dst_order, c.dst_pad, extent);
+                const movement_program p =
+                    plan_movement(make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset), 8 * e, machine);
+                const auto run_bytes = static_cast<std::size_t>(c.dims.back()) * e;
+                const auto *g = std::get_if<tiny_gather_program>(&p.detail);
+                EXPECT_EQ(g != nullptr, run_bytes < 32) << describe(p);
+                if (g) EXPECT_EQ(static_cast<std::size_t>(g->entry_bytes), run_bytes) << describe(p);
+                EXPECT_EQ(p.path, fast_path::run_copy) << describe(p);
+            }
+    }
+}
+
 // A one-unit transpose of whole tiles in the caches (the 4 KiB [32,32] f32
 // execute) is planned as one whole_tiles call where the level has the
 // kernel, and matches the element copy bit for bit: every element size,
