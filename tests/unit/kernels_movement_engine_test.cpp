@@ -79,6 +79,11 @@ struct move_case {
     std::vector<std::size_t> src_order, dst_order;
     dims_t src_pad, dst_pad;
     dim_t src_offset = 0, dst_offset = 0;
+    dim_t volume() const {
+        dim_t v = 1;
+        for (const dim_t d : dims) v *= d;
+        return v;
+    }
 };
 
 // Runs one case at one level for one element size and compares all bytes
@@ -105,6 +110,24 @@ void check_case(const move_case &c, std::size_t e, cpu_isa isa, std::mt19937 &rn
     EXPECT_TRUE(mismatch.first == dst.end())
         << c.name << ", " << e << "-byte elements, " << to_string(isa) << ", " << to_string(path)
         << ": first wrong byte at " << (mismatch.first - dst.begin()) << " of " << dst.size();
+}
+
+// Every case of at most 4 KiB, at each element size, checked at `isa`.
+void check_small_cases(const std::vector<move_case> &small, cpu_isa isa, std::mt19937 &rng) {
+    for (std::size_t e : {1, 2, 4, 8, 16})
+        for (const auto &c : small) {
+            if (static_cast<std::size_t>(c.volume()) * e > 4096) continue;
+            SCOPED_TRACE(c.name + " at " + std::string(to_string(isa)) + ", " + std::to_string(e) + "-byte elements");
+            check_case(c, e, isa, rng);
+        }
+}
+
+// The program `machine` plans for a case at `e`-byte elements.
+movement_program program_of(const move_case &c, std::size_t e, const machine_facts &machine) {
+    dim_t extent = 0;
+    const dims_t ss = strides_in_order(c.dims, c.src_order, c.src_pad, extent);
+    const dims_t ds = strides_in_order(c.dims, c.dst_order, c.dst_pad, extent);
+    return plan_movement(make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset), 8 * e, machine);
 }
 
 std::vector<move_case> cases() {
@@ -423,20 +446,10 @@ TEST_F(movement_engine, tiny_transposes_match_the_element_copy) {
     for (cpu_isa isa : levels_here()) {
         machine_facts machine = current_machine();
         machine.isa = isa;
-        for (std::size_t e : {1, 2, 4, 8, 16})
-            for (const auto &c : tiny) {
-                dim_t volume = 1;
-                for (const dim_t d : c.dims) volume *= d;
-                if (static_cast<std::size_t>(volume) * e > 4096) continue;
-                SCOPED_TRACE(c.name + " at " + std::string(to_string(isa)) + ", " + std::to_string(e) + "-byte elements");
-                check_case(c, e, isa, rng);
-            }
+        check_small_cases(tiny, isa, rng);
         for (const auto &[c, e, tiles] : {std::tuple{std::size_t{0}, std::size_t{2}, std::size_t{1}},
                                            std::tuple{std::size_t{5}, std::size_t{1}, std::size_t{1}}}) {
-            dim_t extent = 0;
-            const dims_t ss = strides_in_order(tiny[c].dims, tiny[c].src_order, tiny[c].src_pad, extent);
-            const dims_t ds = strides_in_order(tiny[c].dims, tiny[c].dst_order, tiny[c].dst_pad, extent);
-            const movement_program p = plan_movement(make_copy_plan(tiny[c].dims, ss, 0, ds, 0), 8 * e, machine);
+            const movement_program p = program_of(tiny[c], e, machine);
             const auto *t = std::get_if<tiny_transpose_program>(&p.detail);
             ASSERT_NE(t, nullptr) << tiny[c].name << " at " << to_string(isa) << ": " << describe(p);
             EXPECT_EQ(t->tiles.size(), tiles) << tiny[c].name << " at " << to_string(isa);
@@ -470,34 +483,19 @@ TEST_F(movement_engine, tiny_gathers_match_the_element_copy) {
     for (cpu_isa isa : levels_here()) {
         machine_facts machine = current_machine();
         machine.isa = isa;
-        for (std::size_t e : {1, 2, 4, 8, 16})
-            for (const auto &c : sparse) {
-                dim_t volume = 1;
-                for (const dim_t d : c.dims) volume *= d;
-                if (static_cast<std::size_t>(volume) * e > 4096) continue;
-                SCOPED_TRACE(c.name + " at " + std::string(to_string(isa)) + ", " + std::to_string(e) + "-byte elements");
-                check_case(c, e, isa, rng);
-            }
-        const auto program_of = [&](const move_case &c, std::size_t e) {
-            dim_t extent = 0;
-            const dims_t ss = strides_in_order(c.dims, c.src_order, c.src_pad, extent);
-            const dims_t ds = strides_in_order(c.dims, c.dst_order, c.dst_pad, extent);
-            return plan_movement(make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset), 8 * e, machine);
-        };
+        check_small_cases(sparse, isa, rng);
         for (const std::size_t c : {0, 1, 4, 6}) {
-            const movement_program p = program_of(sparse[c], 1);
+            const movement_program p = program_of(sparse[c], 1, machine);
             const auto *g = std::get_if<tiny_gather_program>(&p.detail);
             ASSERT_NE(g, nullptr) << sparse[c].name << " at " << to_string(isa) << ": " << describe(p);
-            dim_t volume = 1;
-            for (const dim_t d : sparse[c].dims) volume *= d;
-            EXPECT_EQ(g->src_offsets.size(), static_cast<std::size_t>(volume)) << sparse[c].name;
+            EXPECT_EQ(g->src_offsets.size(), static_cast<std::size_t>(sparse[c].volume())) << sparse[c].name;
             EXPECT_EQ(p.path, fast_path::transpose) << sparse[c].name;
         }
         // A dense destination is one run; a padded one, several.
-        EXPECT_EQ(std::get<tiny_gather_program>(program_of(sparse[0], 1).detail).runs.size(), 1U);
-        EXPECT_GT(std::get<tiny_gather_program>(program_of(sparse[6], 1).detail).runs.size(), 1U);
+        EXPECT_EQ(std::get<tiny_gather_program>(program_of(sparse[0], 1, machine).detail).runs.size(), 1U);
+        EXPECT_GT(std::get<tiny_gather_program>(program_of(sparse[6], 1, machine).detail).runs.size(), 1U);
         const move_case whole{"whole_16x16", {16, 16}, {0, 1}, {1, 0}, {0, 0}, {0, 0}};
-        EXPECT_FALSE(std::holds_alternative<tiny_gather_program>(program_of(whole, 4).detail)) << to_string(isa);
+        EXPECT_FALSE(std::holds_alternative<tiny_gather_program>(program_of(whole, 4, machine).detail)) << to_string(isa);
     }
 }
 
@@ -520,15 +518,13 @@ TEST_F(movement_engine, tiny_gathers_of_short_runs_match_the_element_copy) {
             for (const auto &c : runs) {
                 SCOPED_TRACE(c.name + " at " + std::string(to_string(isa)) + ", " + std::to_string(e) + "-byte elements");
                 check_case(c, e, isa, rng);
-                dim_t extent = 0;
-                const dims_t ss = strides_in_order(c.dims, c.src_order, c.src_pad, extent);
-                const dims_t ds = strides_in_order(c.dims, c.dst_order, c.dst_pad, extent);
-                const movement_program p =
-                    plan_movement(make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset), 8 * e, machine);
+                const movement_program p = program_of(c, e, machine);
                 const auto run_bytes = static_cast<std::size_t>(c.dims.back()) * e;
                 const auto *g = std::get_if<tiny_gather_program>(&p.detail);
                 EXPECT_EQ(g != nullptr, run_bytes < 32) << describe(p);
-                if (g) EXPECT_EQ(static_cast<std::size_t>(g->entry_bytes), run_bytes) << describe(p);
+                if (g) {
+                    EXPECT_EQ(static_cast<std::size_t>(g->entry_bytes), run_bytes) << describe(p);
+                }
                 EXPECT_EQ(p.path, fast_path::run_copy) << describe(p);
             }
     }
@@ -556,11 +552,7 @@ TEST_F(movement_engine, whole_small_transposes_match_the_element_copy) {
                         SCOPED_TRACE(std::string(to_string(isa)) + " e" + std::to_string(e) + " " + std::to_string(row_tiles) +
                                      "x" + std::to_string(col_tiles) + (padded ? " padded" : ""));
                         check_case(c, e, isa, rng);
-                        dim_t extent = 0;
-                        const dims_t ss = strides_in_order(c.dims, c.src_order, c.src_pad, extent);
-                        const dims_t ds = strides_in_order(c.dims, c.dst_order, c.dst_pad, extent);
-                        const movement_program p =
-                                plan_movement(make_copy_plan(c.dims, ss, c.src_offset, ds, c.dst_offset), 8 * e, machine);
+                        const movement_program p = program_of(c, e, machine);
                         const auto *tp = std::get_if<transpose_program>(&p.detail);
                         ASSERT_NE(tp, nullptr);
                         // Destination rows of one tile back to back (unpadded, one
@@ -574,10 +566,7 @@ TEST_F(movement_engine, whole_small_transposes_match_the_element_copy) {
             // Off whole tiles: the strip, partial tiles and all.
             const move_case odd{"odd_tiles", {2 * t + 1, t + 3}, {0, 1}, {1, 0}, {0, 1}, {0, 0}, 1, 0};
             check_case(odd, e, isa, rng);
-            dim_t extent = 0;
-            const dims_t ss = strides_in_order(odd.dims, odd.src_order, odd.src_pad, extent);
-            const dims_t ds = strides_in_order(odd.dims, odd.dst_order, odd.dst_pad, extent);
-            const movement_program p = plan_movement(make_copy_plan(odd.dims, ss, odd.src_offset, ds, 0), 8 * e, machine);
+            const movement_program p = program_of(odd, e, machine);
             if (const auto *tp = std::get_if<transpose_program>(&p.detail)) {
                 EXPECT_EQ(tp->whole, nullptr);
             }
