@@ -304,7 +304,11 @@ void micro_blocks_avx2_8x8_8(const byte *src, const std::ptrdiff_t *load, const 
             transpose_8x8_8(in, columns);
             for (int c = 0; c < 4; ++c) {
                 _mm_storel_epi64(reinterpret_cast<__m128i *>(to + stored[2 * c]), columns[c]);
-                _mm_storeh_pd(reinterpret_cast<double *>(to + stored[2 * c + 1]), _mm_castsi128_pd(columns[c]));
+                // The high half through an unaligned 64-bit store: the
+                // destination's 8 bytes need not be 8-byte aligned, which
+                // _mm_storeh_pd's double store assumes.
+                _mm_storel_epi64(reinterpret_cast<__m128i *>(to + stored[2 * c + 1]),
+                                 _mm_unpackhi_epi64(columns[c], columns[c]));
             }
         }
 }
