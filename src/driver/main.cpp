@@ -58,9 +58,12 @@ int main(int argc, char **argv) {
     // peak checking 100,000 single-transpose partitions (a 29 MiB file).
     // Perf mode keeps glibc's own, which reuses the buffers it times.
     if (opts.mode != driver::run_mode::perf) mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-    // The kernels' level, read now so that an unusable RESHAPER_MAX_CPU_ISA
-    // is said in every mode, not only where a kernel runs.
+    // The kernels' level and tuning, read now so that an unusable
+    // RESHAPER_MAX_CPU_ISA or RESHAPER_KERNEL_TUNING is said in every mode and
+    // on every CPU, not only where a kernel that follows it runs (the tuning
+    // is read by the AVX-512 level only).
     impl::active_cpu_isa();
+    impl::active_kernel_tuning();
     std::unique_ptr<tbb::global_control> thread_limit;
     if (opts.threads) {
         // oneDNN's CPU runtime here is OpenMP: it reads this before its first use.
