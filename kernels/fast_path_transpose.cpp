@@ -14,27 +14,10 @@
 #include <variant>
 
 #include "kernels/movement_units.hpp"
+#include "kernels/short_copy.hpp"
 
 namespace reshaper::impl {
 namespace {
-
-// Copies n bytes (1 to 64) as two fixed-size copies that overlap where n
-// is no power of two: inline moves, where a library call per row of a
-// partial tile cost more than its transpose (docs/performance.md).
-void copy_short(byte *dst, const byte *src, std::size_t n) {
-    const auto two = [&](auto width) {
-        constexpr std::size_t w = decltype(width)::value;
-        std::memcpy(dst, src, w);
-        std::memcpy(dst + n - w, src + n - w, w);
-    };
-    if (n == 64) std::memcpy(dst, src, 64);
-    else if (n >= 32) two(std::integral_constant<std::size_t, 32>{});
-    else if (n >= 16) two(std::integral_constant<std::size_t, 16>{});
-    else if (n >= 8) two(std::integral_constant<std::size_t, 8>{});
-    else if (n >= 4) two(std::integral_constant<std::size_t, 4>{});
-    else
-        for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
-}
 
 // A tile cut short by the tensor's edge (cols x rows elements, each at most
 // t): through two 64 x 64-byte buffers, so every SIMD level handles it

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "kernels/grouped_transpose.hpp"
+#include "kernels/short_copy.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -311,39 +312,6 @@ void micro_blocks_avx2_8x8_8(const byte *src, const std::ptrdiff_t *load, const 
                                  _mm_unpackhi_epi64(columns[c], columns[c]));
             }
         }
-}
-
-// Up to 63 bytes with ordinary stores: two overlapping stores of the
-// widest size that fits (a call of memcpy per piece measured far slower),
-// none outside [to, to + bytes).
-inline void copy_short(byte *to, const byte *from, std::size_t bytes) {
-    const auto two = [&](auto unit) {
-        using U = decltype(unit);
-        U head, tail;
-        std::memcpy(&head, from, sizeof(U));
-        std::memcpy(&tail, from + bytes - sizeof(U), sizeof(U));
-        std::memcpy(to, &head, sizeof(U));
-        std::memcpy(to + bytes - sizeof(U), &tail, sizeof(U));
-    };
-    if (bytes >= 32) {
-        const __m256i head = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(from));
-        const __m256i tail = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(from + bytes - 32));
-        _mm256_storeu_si256(reinterpret_cast<__m256i *>(to), head);
-        _mm256_storeu_si256(reinterpret_cast<__m256i *>(to + bytes - 32), tail);
-    } else if (bytes >= 16) {
-        const __m128i head = _mm_loadu_si128(reinterpret_cast<const __m128i *>(from));
-        const __m128i tail = _mm_loadu_si128(reinterpret_cast<const __m128i *>(from + bytes - 16));
-        _mm_storeu_si128(reinterpret_cast<__m128i *>(to), head);
-        _mm_storeu_si128(reinterpret_cast<__m128i *>(to + bytes - 16), tail);
-    } else if (bytes >= 8) {
-        two(std::uint64_t{});
-    } else if (bytes >= 4) {
-        two(std::uint32_t{});
-    } else if (bytes >= 2) {
-        two(std::uint16_t{});
-    } else if (bytes == 1) {
-        *to = *from;
-    }
 }
 
 // Staged runs out to the destination: each run's whole lines streamed,

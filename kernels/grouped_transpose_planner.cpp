@@ -493,7 +493,6 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &gi
         // both blocks then sits in the longer axis), each axis at least L
         // elements.
         if (g.micro_lanes == 0) {
-            dim_t lanes = widest;
             const auto volume = [&](const std::vector<std::size_t> &dims) {
                 dim_t v = 1;
                 for (std::size_t d : dims) v *= plan.dims[d].size;
@@ -509,8 +508,11 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &gi
                 return dims;
             };
             // L-element steps covering `length` (the last one overlapping).
-            const auto step_count = [&](dim_t length) { return (length + lanes - 1) / lanes; };
+            const auto step_count = [](dim_t length, dim_t lanes) { return (length + lanes - 1) / lanes; };
+            // The pair of blocks chosen so far, the width L it was tried at,
+            // and its L x L blocks per element.
             std::vector<std::size_t> across, along;
+            dim_t lanes = 0;
             double best = 0;
             // 1-byte elements whose axes stop short of 16 (a dim of 3 and
             // one of 3 or 4 before the first the other block holds) take
@@ -524,12 +526,12 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &gi
                     const std::vector<std::size_t> b = whole_source ? prefix(g.destination_block, a) : g.destination_block;
                     const dim_t la = volume(a), lb = volume(b);
                     if (la < tried || lb < tried) continue;
-                    lanes = tried;
                     const double blocks_per_element =
-                        static_cast<double>(step_count(la) * step_count(lb)) / static_cast<double>(la * lb);
+                        static_cast<double>(step_count(la, tried) * step_count(lb, tried)) / static_cast<double>(la * lb);
                     if (across.empty() || blocks_per_element < best) {
                         across = a;
                         along = b;
+                        lanes = tried;
                         best = blocks_per_element;
                     }
                 }

@@ -8,34 +8,10 @@
 #include <cstring>
 
 #include "kernels/movement_program.hpp"
+#include "kernels/short_copy.hpp"
 
 namespace reshaper::impl {
 namespace {
-
-// Copies n (1..64) bytes without a library call: two copies of the largest
-// power of two within n, overlapping where n is none. A tiny move's runs all
-// have one length per side, so the branches take one path per execute.
-inline void copy_short_run(std::uint8_t *dst, const std::uint8_t *src, std::size_t n) {
-    const auto two = [&](auto word) {
-        constexpr std::size_t w = sizeof(word);
-        std::memcpy(&word, src, w);
-        std::memcpy(dst, &word, w);
-        std::memcpy(&word, src + n - w, w);
-        std::memcpy(dst + n - w, &word, w);
-    };
-    struct block32 {
-        std::uint64_t q[4];
-    };
-    struct block16 {
-        std::uint64_t q[2];
-    };
-    if (n >= 32) two(block32{});
-    else if (n >= 16) two(block16{});
-    else if (n >= 8) two(std::uint64_t{});
-    else if (n >= 4) two(std::uint32_t{});
-    else if (n >= 2) two(std::uint16_t{});
-    else *dst = *src;
-}
 
 template <tile_transpose_fn Tile, int E>
 [[gnu::flatten]] void tiny_tiles(const tiny_transpose_program &t, const std::uint8_t *src, std::uint8_t *dst) {
@@ -52,7 +28,7 @@ template <tile_transpose_fn Tile, int E>
             from = src + tile.src + col[0];
         } else {
             const auto row_bytes = static_cast<std::size_t>(tile.rows) * E;
-            for (int c = 0; c < tile.cols; ++c) copy_short_run(in + c * tile_bytes, src + tile.src + col[c], row_bytes);
+            for (int c = 0; c < tile.cols; ++c) copy_short(in + c * tile_bytes, src + tile.src + col[c], row_bytes);
         }
         if (tile.dst_pitch != 0) {
             Tile(from, tile.src_pitch != 0 ? tile.src_pitch : tile_bytes, dst + tile.dst + row[0], tile.dst_pitch, false);
@@ -60,7 +36,7 @@ template <tile_transpose_fn Tile, int E>
         }
         Tile(from, tile.src_pitch != 0 ? tile.src_pitch : tile_bytes, out, tile_bytes, false);
         const auto col_bytes = static_cast<std::size_t>(tile.cols) * E;
-        for (int r = 0; r < tile.rows; ++r) copy_short_run(dst + tile.dst + row[r], out + r * tile_bytes, col_bytes);
+        for (int r = 0; r < tile.rows; ++r) copy_short(dst + tile.dst + row[r], out + r * tile_bytes, col_bytes);
     }
 }
 

@@ -855,7 +855,9 @@ std::string describe(const movement_program &p) {
                " rows and " + std::to_string(y->src_col_offsets.size()) + " columns), " + std::string(to_string(p.isa)) +
                ", one thread";
     } else if (const auto *g = std::get_if<tiny_gather_program>(&p.detail)) {
-        return text + ": a tiny gather of " + std::to_string(g->src_offsets.size()) + " entries of " +
+        // Not under the path's name: whichever path the move was, a gather
+        // moves it, with no tiles.
+        return "a tiny gather of " + std::to_string(g->src_offsets.size()) + " entries of " +
                bytes_text(static_cast<std::size_t>(g->entry_bytes)) + " through a table of source offsets (" +
                std::to_string(g->runs.size()) +
                (g->runs.size() == 1 ? " destination run), one thread" : " destination runs), one thread");

@@ -1,25 +1,14 @@
 // The tiny gather's executor (tiny_gather_program, movement_program.hpp):
 // one copy per table entry, its size a constant: an entry of a power of two
 // of bytes is one load and one store, any other two of the largest power of
-// two within it, overlapping (as copy_short_run).
+// two within it, overlapping (as copy_short, kernels/short_copy.hpp).
 #include <cstring>
 
 #include "kernels/movement_program.hpp"
+#include "kernels/short_copy.hpp"
 
 namespace reshaper::impl {
 namespace {
-
-template <std::size_t P>
-struct block {
-    std::uint8_t bytes[P];
-};
-
-template <std::size_t P>
-inline void copy_block(std::uint8_t *to, const std::uint8_t *from) {
-    block<P> b;
-    std::memcpy(&b, from, P);
-    std::memcpy(to, &b, P);
-}
 
 template <std::size_t P, bool Exact>
 void tiny_gather(const tiny_gather_program &g, const std::uint8_t *src, std::uint8_t *dst) {
@@ -36,8 +25,8 @@ void tiny_gather(const tiny_gather_program &g, const std::uint8_t *src, std::uin
 #pragma GCC unroll 4
         for (; offset != last; ++offset, to += n) {
             const std::uint8_t *from = src + *offset;
-            copy_block<P>(to, from);
-            if constexpr (!Exact) copy_block<P>(to + n - P, from + n - P);
+            copy_fixed<P>(to, from);
+            if constexpr (!Exact) copy_fixed<P>(to + n - P, from + n - P);
         }
     }
 }
