@@ -120,7 +120,7 @@ TEST(run_grid, kernels_copy_exactly_their_runs) {
 }
 
 // The split heads' grid ([S,H,64] -> [H,S,64]: runs of one 64-byte vector,
-// back to back along the destination), which the AVX-512 level copies in
+// back to back along the destination), which the AVX2 and AVX-512 levels copy in
 // blocks of steps along: along counts below, at and past a whole number of
 // blocks, source runs off any alignment, nothing outside the runs written.
 TEST(run_grid, kernels_copy_runs_back_to_back_along_the_destination) {
