@@ -119,20 +119,24 @@ TEST(run_grid, kernels_copy_exactly_their_runs) {
     }
 }
 
-// The split heads' grid ([S,H,64] -> [H,S,64]: runs of one 64-byte vector,
-// back to back along the destination), which the AVX2 and AVX-512 levels copy in
-// blocks of steps along: along counts below, at and past a whole number of
-// blocks, source runs off any alignment, nothing outside the runs written.
+// The split heads' grid ([S,H,D] -> [H,S,D] with D of 64, 128 or 256
+// bytes: runs back to back along the destination), which the AVX2 and
+// AVX-512 levels copy in blocks of steps along: along counts below, at and
+// past a whole number of blocks (8, 4 or 2 steps at AVX2, 4 at AVX-512),
+// source runs off any alignment, nothing outside the runs written.
 TEST(run_grid, kernels_copy_runs_back_to_back_along_the_destination) {
     std::mt19937 rng(12);
     std::vector<run_grid_fn> kernels{&copy_run_grid_scalar};
     for (cpu_isa isa : levels_here()) kernels.push_back(run_grid_kernel(isa));
-    constexpr std::size_t run = 64, across = 3;
-    for (std::size_t along : {1u, 3u, 4u, 5u, 8u, 11u}) {
-        const std::ptrdiff_t src_across = run + 3, src_along = src_across * static_cast<std::ptrdiff_t>(across) + 7;
-        const std::ptrdiff_t dst_along = run, dst_across = static_cast<std::ptrdiff_t>(run * along + 9);
-        expect_grid_copied(kernels, rng, run, along, across, src_along, src_across, dst_along, dst_across);
-    }
+    constexpr std::size_t across = 3;
+    for (std::size_t run : {64u, 128u, 256u})
+        for (std::size_t along : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 11u, 16u, 17u}) {
+            const auto src_across = static_cast<std::ptrdiff_t>(run + 3);
+            const std::ptrdiff_t src_along = src_across * static_cast<std::ptrdiff_t>(across) + 7;
+            const auto dst_along = static_cast<std::ptrdiff_t>(run);
+            const auto dst_across = static_cast<std::ptrdiff_t>(run * along + 9);
+            expect_grid_copied(kernels, rng, run, along, across, src_along, src_across, dst_along, dst_across);
+        }
 }
 
 // Runs that are no multiple of a vector, back to back across the
