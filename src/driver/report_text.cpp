@@ -65,7 +65,7 @@ public:
         }
         return *this;
     }
-    text_appender &tensors(const std::vector<impl::tensor_id> &ids, const impl::graph &g) {
+    text_appender &tensors(const impl::tensor_ids &ids, const impl::graph &g) {
         for (std::size_t i = 0; i < ids.size(); ++i) {
             if (i) text_.push_back(' ');
             tensor(g.tensor(ids[i]));
