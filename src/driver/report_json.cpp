@@ -98,7 +98,7 @@ void append_tensor(std::string &out, const impl::logical_tensor &lt) {
     out += impl::to_string(lt.dtype);
     if (lt.layout == impl::layout_type::opaque && !lt.format.empty()) {
         out += "\",\"format\":"sv;
-        append_string(out, lt.format);
+        append_string(out, lt.format.get());
         out += ",\"id\":"sv;
     } else {
         out += "\",\"id\":"sv;

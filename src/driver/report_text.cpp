@@ -56,7 +56,7 @@ public:
         *this << lt.id << ':' << impl::to_string(lt.dtype);
         if (lt.rank_known) dims(lt.shape);
         else *this << "[unknown rank]";
-        if (lt.layout == impl::layout_type::opaque) *this << '{' << lt.format << '}';
+        if (lt.layout == impl::layout_type::opaque) *this << '{' << lt.format.get() << '}';
         else if (lt.layout == impl::layout_type::any) *this << "{any}";
         else if (!lt.strides.empty()) {
             *this << '{';
