@@ -54,7 +54,7 @@ std::string describe_tensor(const impl::logical_tensor &lt) {
     std::string text = std::string(impl::to_string(lt.dtype)) + " " + impl::dims_to_string(lt.shape) +
                        " " + std::string(impl::to_string(lt.layout));
     if (!lt.strides.empty()) text += " strides " + impl::dims_to_string(lt.strides);
-    if (!lt.format.empty()) text += " " + lt.format;
+    if (!lt.format.get().empty()) text += " " + lt.format.get();
     return text + " " + std::string(impl::to_string(lt.property));
 }
 

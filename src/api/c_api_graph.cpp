@@ -304,7 +304,7 @@ RESHAPER_API reshaper_status_t reshaper_partition_get_op_ids(const_reshaper_part
 namespace {
 
 std::vector<reshaper_logical_tensor_t> boundary(const reshaper_partition &p,
-                                                const std::vector<impl::tensor_id> &ids) {
+                                                const impl::tensor_ids &ids) {
     std::vector<reshaper_logical_tensor_t> lts;
     for (impl::tensor_id id : ids) lts.push_back(api::to_c(p.graph->tensor(id)));
     return lts;

@@ -87,7 +87,7 @@ reshaper_logical_tensor_t to_c(const impl::logical_tensor &lt) {
                                                         std::to_string(RESHAPER_MAX_NDIMS) + ")");
     if (lt.format.size() >= RESHAPER_MAX_FORMAT_LEN)
         impl::fail(impl::rule::c_api_representable,
-                   name + " has format tag '" + lt.format + "', longer than RESHAPER_MAX_FORMAT_LEN allows");
+                   name + " has format tag '" + lt.format.get() + "', longer than RESHAPER_MAX_FORMAT_LEN allows");
 
     reshaper_logical_tensor_t c{};
     c.id = lt.id;
@@ -104,7 +104,7 @@ reshaper_logical_tensor_t to_c(const impl::logical_tensor &lt) {
     }
     c.layout_type = static_cast<reshaper_layout_type_t>(lt.layout);
     c.property_type = static_cast<reshaper_property_type_t>(lt.property);
-    std::memcpy(c.format, lt.format.c_str(), lt.format.size() + 1);
+    std::memcpy(c.format, lt.format.get().c_str(), lt.format.get().size() + 1);
     return c;
 }
 
@@ -158,7 +158,7 @@ void assign_impl(const reshaper_logical_tensor_t &c, const impl::graph *g, impl:
     lt.layout = to_impl(c.layout_type);
     const bool no_strides = std::all_of(c.strides, c.strides + c.ndims,
                                         [](std::int64_t s) { return s == RESHAPER_UNKNOWN_DIM; });
-    if (has_strides(lt.layout) && !no_strides) lt.strides.assign(c.strides, c.strides + c.ndims);
+    if (has_strides(lt.layout) && !no_strides) lt.strides.set().assign(c.strides, c.strides + c.ndims);
     else lt.strides.clear();
     lt.property = to_impl(c.property_type);
     lt.format = c.format;

@@ -73,7 +73,7 @@ public:
         // agree (same_strided_layout), but the output's strides are handed
         // on as given, and a framework may choose its next kernel by them.
         add(static_cast<std::int64_t>(lt.dtype)).add(lt.shape).add(lt.strides);
-        add(static_cast<std::int64_t>(lt.layout)).add(lt.format).add(static_cast<std::int64_t>(lt.property));
+        add(static_cast<std::int64_t>(lt.layout)).add(lt.format.get()).add(static_cast<std::int64_t>(lt.property));
         add(static_cast<std::int64_t>(lt.values.has_value()));
         if (lt.values) {
             add(static_cast<std::int64_t>(lt.values->count));

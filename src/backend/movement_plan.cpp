@@ -117,10 +117,10 @@ std::string strides_differ(const dims_t &shape, const dims_t &out_strides, const
 std::string why_not_alias(const logical_tensor &input, const dims_t &in_strides,
                           const logical_tensor &output, const dims_t &out_strides, bool out_any) {
     if (input.layout == layout_type::opaque)
-        return "the input is in blocked format " + input.format +
+        return "the input is in blocked format " + input.format.get() +
                "; only an output of the same dims in the same format (or layout any) views it";
     if (output.layout == layout_type::opaque)
-        return "the output is in blocked format " + output.format +
+        return "the output is in blocked format " + output.format.get() +
                ", which is no strided view of the strided input";
     const std::string reason = explain_view_failure(input.shape, in_strides, output.shape);
     if (!reason.empty()) return reason;
@@ -327,10 +327,10 @@ std::string why_chain_not_alias(const logical_tensor &input, bool through_tempor
                std::to_string(segments.size() - 1) + " dense temporar" +
                (segments.size() == 2 ? "y" : "ies");
     if (through_temporary)
-        return "the input is in blocked format " + input.format +
+        return "the input is in blocked format " + input.format.get() +
                " with padding, which no strided view reads: it is reordered into a dense temporary first";
     if (output.layout == layout_type::opaque)
-        return "the output is in blocked format " + output.format +
+        return "the output is in blocked format " + output.format.get() +
                ", which is no strided view of the input";
     const std::string through = "the chain reads the input as " + dims_to_string(g) +
                                 " strides " + dims_to_string(g_strides) + "; ";
@@ -463,7 +463,7 @@ movement_plan plan_chain_movement(const logical_tensor &input, const std::vector
 
 std::string describe(const movement_plan &plan) {
     if (plan.alias) {
-        if (plan.output.layout == layout_type::opaque) return "view in format " + plan.output.format;
+        if (plan.output.layout == layout_type::opaque) return "view in format " + plan.output.format.get();
         return "view strides " + dims_to_string(plan.output.strides);
     }
     if (plan.steps.empty()) return "nothing to move (zero volume)";

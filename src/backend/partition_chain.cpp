@@ -57,14 +57,14 @@ resolved_chain resolve_chain(const graph &g, const partition &p,
              "partition " + std::to_string(p.id) + " is not a chain of data-movement ops");
     // A caller's tensor that is no boundary tensor of the partition (a typo
     // in an id, say) would otherwise be silently ignored.
-    const auto check_given = [&](const std::vector<logical_tensor> &given, const std::vector<tensor_id> &ids,
+    const auto check_given = [&](const std::vector<logical_tensor> &given, const tensor_ids &ids,
                                  const char *side) {
         for (const logical_tensor &lt : given)
             if (std::find(ids.begin(), ids.end(), lt.id) == ids.end())
                 fail(rule::boundary_tensor,
                      std::string(side) + " tensor " + std::to_string(lt.id) + " given to compile is not an " +
                          side + " of partition " + std::to_string(p.id) + " (its " + side + "s: " +
-                         dims_to_string(ids) + ")");
+                         dims_to_string(dims_t(ids.begin(), ids.end())) + ")");
     };
     check_given(inputs, p.inputs, "input");
     check_given(outputs, p.outputs, "output");

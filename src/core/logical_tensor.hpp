@@ -11,6 +11,7 @@
 #include "core/checked_math.hpp"
 #include "core/data_type.hpp"
 #include "core/heap_optional.hpp"
+#include "core/rarely_set.hpp"
 
 namespace reshaper::impl {
 
@@ -45,7 +46,8 @@ std::vector<std::int64_t> values_as_int64(const tensor_values &v);
 // the graph's: the fields are ordered to leave no padding, shapes and strides
 // up to rank 6 live inside it (dims_t) and the rarely given values on the
 // heap (192 bytes plus a heap block per shape and stride list before; 168
-// now, heap blocks only above rank 6).
+// with dims_t; 96 now that strides and format, which most tensors leave
+// empty, are held on the heap only when given: core/rarely_set.hpp).
 struct logical_tensor {
     tensor_id id = -1;
     data_type dtype = data_type::undef;
@@ -60,8 +62,8 @@ struct logical_tensor {
     dims_t shape;
     // Element strides; meaningful only for layout strided. Empty means dense
     // row-major (see effective_strides).
-    dims_t strides;
-    std::string format; // oneDNN format tag, for layout opaque
+    rarely_set<dims_t> strides;
+    rarely_set<std::string> format; // oneDNN format tag, for layout opaque
     heap_optional<tensor_values> values;
 
     bool operator==(const logical_tensor &) const = default;

@@ -98,7 +98,7 @@ void append_tensor(std::string &out, const impl::logical_tensor &lt) {
     out += impl::to_string(lt.dtype);
     if (lt.layout == impl::layout_type::opaque && !lt.format.empty()) {
         out += "\",\"format\":"sv;
-        append_string(out, lt.format);
+        append_string(out, lt.format.get());
         out += ",\"id\":"sv;
     } else {
         out += "\",\"id\":"sv;
@@ -118,7 +118,7 @@ void append_tensor(std::string &out, const impl::logical_tensor &lt) {
 }
 
 // Boundary tensors as the compiled partition has them when there is one.
-void append_tensors(std::string &out, const std::vector<impl::tensor_id> &ids, const impl::graph &g) {
+void append_tensors(std::string &out, const impl::tensor_ids &ids, const impl::graph &g) {
     out += '[';
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (i) out += ',';

@@ -56,7 +56,7 @@ public:
         *this << lt.id << ':' << impl::to_string(lt.dtype);
         if (lt.rank_known) dims(lt.shape);
         else *this << "[unknown rank]";
-        if (lt.layout == impl::layout_type::opaque) *this << '{' << lt.format << '}';
+        if (lt.layout == impl::layout_type::opaque) *this << '{' << lt.format.get() << '}';
         else if (lt.layout == impl::layout_type::any) *this << "{any}";
         else if (!lt.strides.empty()) {
             *this << '{';
@@ -65,7 +65,7 @@ public:
         }
         return *this;
     }
-    text_appender &tensors(const std::vector<impl::tensor_id> &ids, const impl::graph &g) {
+    text_appender &tensors(const impl::tensor_ids &ids, const impl::graph &g) {
         for (std::size_t i = 0; i < ids.size(); ++i) {
             if (i) text_.push_back(' ');
             tensor(g.tensor(ids[i]));

@@ -109,7 +109,7 @@ logical_tensor read_tensor(json_view j, const context &place) {
     }
     lt.strides = read_strides(fields.stride, lt, ctx);
     if (const auto &f = fields.format; f && lt.layout == layout_type::opaque)
-        lt.format = as_string(*f, "format", ctx);
+        lt.format = std::string(as_string(*f, "format", ctx));
 
     if (const auto &f = fields.values) {
         if (!lt.shape_known())
@@ -131,7 +131,7 @@ ojson tensor_to_ojson(const logical_tensor &lt) {
     if (!lt.rank_known) j["ndims"] = -1; // oneDNN's unknown ndims: [] is no scalar here
     dims_t strides;
     if (lt.layout == layout_type::strided)
-        strides = lt.strides.empty() ? dense_strides(lt.shape).value_or(dims_t{}) : lt.strides;
+        strides = lt.strides.empty() ? dense_strides(lt.shape).value_or(dims_t{}) : lt.strides.get();
     j["stride"] = strides;
     j["layout_type"] = std::string(to_string(lt.layout));
     j["property_type"] = std::string(to_string(lt.property));

@@ -41,7 +41,7 @@ void tensor_table::add(logical_tensor lt, const context &place) {
         disagree("property_type", std::string(to_string(seen_lt.property)),
                  std::string(to_string(lt.property)));
     if (seen_lt.layout == layout_type::opaque && lt.layout == layout_type::opaque && seen_lt.format != lt.format)
-        disagree("format", in_quotes(seen_lt.format), in_quotes(lt.format));
+        disagree("format", in_quotes(seen_lt.format.get()), in_quotes(lt.format.get()));
     if (auto merged = merge_known_dims(seen_lt.shape, lt.shape)) {
         // One shape, so one layout: the strides must address the same
         // memory (an empty list is dense row-major, comparable once
@@ -49,8 +49,8 @@ void tensor_table::add(logical_tensor lt, const context &place) {
         if (seen_lt.layout == layout_type::strided && lt.layout == layout_type::strided &&
             seen_lt.strides != lt.strides) {
             const auto dense = dense_strides(*merged);
-            const dims_t a = seen_lt.strides.empty() && dense ? *dense : seen_lt.strides;
-            const dims_t b = lt.strides.empty() && dense ? *dense : lt.strides;
+            const dims_t a = seen_lt.strides.empty() && dense ? *dense : seen_lt.strides.get();
+            const dims_t b = lt.strides.empty() && dense ? *dense : lt.strides.get();
             if (!a.empty() && !b.empty() && !same_strided_layout(*merged, a, b))
                 disagree("stride", dims_to_string(a) + " for shape " + dims_to_string(*merged),
                          dims_to_string(b));

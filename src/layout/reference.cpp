@@ -180,7 +180,7 @@ tensor_values reference_chain(const tensor_values &input, const dims_t &input_di
             from.dtype = values.type;
             for (std::size_t axis : step.permutation) {
                 from.shape.push_back(dims.at(axis));
-                from.strides.push_back(strides.at(axis));
+                from.strides.set().push_back(strides.at(axis));
             }
             logical_tensor to;
             to.dtype = values.type;

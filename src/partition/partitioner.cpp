@@ -117,7 +117,7 @@ std::vector<partition> get_partitions(const graph &g, const graph_topology &topo
         const auto member = [&](std::size_t op_index) { return part_of_op[op_index] == i; };
         const bool long_chain = p.op_indices.size() > 16;
         std::unordered_set<tensor_id> seen_in, seen_out;
-        const auto first_time = [&](std::unordered_set<tensor_id> &seen, const std::vector<tensor_id> &listed,
+        const auto first_time = [&](std::unordered_set<tensor_id> &seen, const tensor_ids &listed,
                                     tensor_id t) {
             if (long_chain) return seen.insert(t).second;
             return std::find(listed.begin(), listed.end(), t) == listed.end();

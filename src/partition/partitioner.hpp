@@ -28,12 +28,17 @@ public:
 
 enum class partition_policy { fusion, debug };
 
+using partition_ops = absl::InlinedVector<std::size_t, 2>;
+
 struct partition {
     std::size_t id = 0;
     bool supported = false;
-    std::vector<std::size_t> op_indices; // into graph::ops, producers first
-    std::vector<tensor_id> inputs;       // boundary tensors, in op input order
-    std::vector<tensor_id> outputs;
+    // Lists held inside the record up to two entries (most partitions of a
+    // large file are one op with one input and one output): three heap
+    // blocks per partition otherwise, 100,000 partitions' worth at once.
+    partition_ops op_indices; // into graph::ops, producers first
+    tensor_ids inputs;        // boundary tensors, in op input order
+    tensor_ids outputs;
     std::string reason;                  // why unsupported
 };
 

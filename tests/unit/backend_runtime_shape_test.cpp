@@ -197,7 +197,7 @@ TEST(backend_runtime_shape_compile, shape_input_inside_a_chain) {
     g.ops.push_back(dynamic_reshape(1, "middle", 1, 2, 3));
     g.ops.push_back(static_reshape(2, 3, 4, {6, 4}));
     const partition p = whole_graph(g);
-    ASSERT_EQ(p.inputs, (std::vector<tensor_id>{0, 2}));
+    ASSERT_EQ(p.inputs, (tensor_ids{0, 2}));
     const auto cp = compile(g, p, {g.tensor(0), g.tensor(2)}, {any_lt(4, data_type::f32, {6, 4})}, cpu_engine());
     EXPECT_EQ(cp->lowering(), lowering_kind::kernel);
     EXPECT_EQ(cp->lowering_details().rfind("1 strided copy", 0), 0u) << cp->lowering_details();

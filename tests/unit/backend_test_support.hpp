@@ -70,8 +70,9 @@ inline partition whole_graph(const graph &g, std::size_t id = 0) {
     p.id = id;
     p.supported = true;
     for (std::size_t k = 0; k < g.ops.size(); ++k) p.op_indices.push_back(k);
-    p.inputs = graph_inputs(g);
-    p.outputs = graph_outputs(g);
+    const std::vector<tensor_id> inputs = graph_inputs(g), outputs = graph_outputs(g);
+    p.inputs.assign(inputs.begin(), inputs.end());
+    p.outputs.assign(outputs.begin(), outputs.end());
     return p;
 }
 

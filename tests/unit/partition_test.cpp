@@ -106,8 +106,8 @@ TEST(Partitioner, ChainOfReshapesBecomesOnePartitionBetweenOtherOps) {
     EXPECT_FALSE(ps[0].supported);
     EXPECT_EQ(ps[0].reason, "op kind ReLU is not handled by this backend");
     EXPECT_TRUE(ps[1].supported);
-    EXPECT_EQ(ps[1].inputs, std::vector<tensor_id>{a});
-    EXPECT_EQ(ps[1].outputs, std::vector<tensor_id>{r3});
+    EXPECT_EQ(ps[1].inputs, tensor_ids{a});
+    EXPECT_EQ(ps[1].outputs, tensor_ids{r3});
 }
 
 TEST(Partitioner, DebugPolicyGivesOneOpPerPartition) {
@@ -130,7 +130,7 @@ TEST(Partitioner, BranchStopsFusion) {
     const auto ps = partitions_of(b.g, partition_policy::fusion);
     expect_valid_cover(b.g, ps);
     EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0}, {1}, {2}}));
-    EXPECT_EQ(ps[0].outputs, std::vector<tensor_id>{r1});
+    EXPECT_EQ(ps[0].outputs, tensor_ids{r1});
 }
 
 TEST(Partitioner, GraphOutputInTheMiddleOfAChainIsAnOutputOfTheFusedPartition) {
@@ -143,8 +143,8 @@ TEST(Partitioner, GraphOutputInTheMiddleOfAChainIsAnOutputOfTheFusedPartition) {
     b.g.output_ports = std::vector<tensor_id>{r1, r2};
     const auto ps = partitions_of(b.g, partition_policy::fusion);
     EXPECT_EQ(op_ids(b.g, ps), (std::vector<std::vector<std::int64_t>>{{0, 1}}));
-    EXPECT_EQ(ps[0].inputs, (std::vector<tensor_id>{x}));
-    EXPECT_EQ(ps[0].outputs, (std::vector<tensor_id>{r1, r2}));
+    EXPECT_EQ(ps[0].inputs, (tensor_ids{x}));
+    EXPECT_EQ(ps[0].outputs, (tensor_ids{r1, r2}));
 }
 
 TEST(Partitioner, ChainThroughAnUnsupportedOpIsTwoPartitions) {
@@ -182,8 +182,8 @@ TEST(Partitioner, SideInputsOfAChainAreBoundaryInputs) {
     b.g.ops.push_back(dynamic_reshape(1, "dyn", r1, shape, out));
     const auto ps = partitions_of(b.g, partition_policy::fusion);
     ASSERT_EQ(ps.size(), 1u);
-    EXPECT_EQ(ps[0].inputs, (std::vector<tensor_id>{x, shape}));
-    EXPECT_EQ(ps[0].outputs, std::vector<tensor_id>{out});
+    EXPECT_EQ(ps[0].inputs, (tensor_ids{x, shape}));
+    EXPECT_EQ(ps[0].outputs, tensor_ids{out});
 }
 
 TEST(Partitioner, DataInputIsTheFirstOpsFirstInputWhereverItIsListed) {
