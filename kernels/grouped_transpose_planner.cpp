@@ -299,9 +299,32 @@ copy_plan split_long_dims(const copy_plan &plan, std::size_t element_bytes) {
     return split;
 }
 
+namespace {
+// `blocks` (found on `plan`), or where their tiles stay under the floor in
+// a large move because no run could grow by its whole next dim (bf16 rank
+// 12 of 4s: a dim of 16 past 2 KiB tiles would make 32 KiB ones), the
+// blocks of split_long_dims(plan), whose runs grow by part of that dim,
+// where their tiles are larger (docs/performance.md, "High rank on the
+// Zen 3 EPYC, hr6"). Streamed moves only: moves stored directly keep
+// their short runs in small tiles, whose lines stay in L1 beside the next
+// tile's (the destination prefetch; measured on an Intel Xeon).
+grouped_blocks_choice with_tile_floor(const copy_plan &plan, std::size_t element_bytes, bool streamed,
+                                      grouped_blocks blocks) {
+    if (streamed && static_cast<std::size_t>(plan.volume) * element_bytes >= large_grouped_move_bytes &&
+        static_cast<std::size_t>(blocks.tile) * element_bytes < min_grouped_tile_bytes) {
+        copy_plan split = split_long_dims(plan, element_bytes);
+        if (split.dims.size() != plan.dims.size())
+            if (std::optional<grouped_blocks> finer = choose_grouped_blocks(split, element_bytes, streamed);
+                finer && finer->tile > blocks.tile)
+                return {std::move(split), std::move(finer)};
+    }
+    return {plan, std::move(blocks)};
+}
+} // namespace
+
 grouped_blocks_choice choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes, bool streamed) {
     if (std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes, streamed))
-        return {plan, std::move(blocks)};
+        return with_tile_floor(plan, element_bytes, streamed, std::move(*blocks));
     copy_plan split = split_long_dims(plan, element_bytes);
     std::optional<grouped_blocks> blocks = choose_grouped_blocks(split, element_bytes, streamed);
     return {std::move(split), std::move(blocks)};
@@ -319,11 +342,16 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &gi
     // (docs/performance.md, "The grouped transpose's shared inner dim").
     const std::optional<widened_copy> widened = widen_shared_inner_dim(original, original_element_bytes);
     std::optional<grouped_blocks> blocks;
-    if (widened) blocks = choose_grouped_blocks(widened->plan, widened->element_bytes, streamed);
+    grouped_blocks_choice wide_choice;
+    if (widened)
+        if (std::optional<grouped_blocks> b = choose_grouped_blocks(widened->plan, widened->element_bytes, streamed)) {
+            wide_choice = with_tile_floor(widened->plan, widened->element_bytes, streamed, std::move(*b));
+            blocks = wide_choice.blocks;
+        }
     const bool wide = blocks.has_value();
     if (!wide) blocks = chosen.blocks;
     if (!blocks) return std::nullopt;
-    const copy_plan &plan = wide ? widened->plan : original;
+    const copy_plan &plan = wide ? wide_choice.plan : original;
     const std::size_t element_bytes = wide ? widened->element_bytes : original_element_bytes;
     const auto e = static_cast<dim_t>(element_bytes);
     const std::size_t n = plan.dims.size();

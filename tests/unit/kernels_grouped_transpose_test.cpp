@@ -954,3 +954,41 @@ TEST_F(grouped_transpose, long_kept_dims_split_into_blocks) {
         }
     EXPECT_GE(split, 15); // 19 of the 35: the others have blocks without it
 }
+
+// Tiles under the floor in a large move whose runs cannot grow by a whole
+// next dim take the split plan, whose runs grow by part of it: bf16 rank
+// 12 of 4s (the high-rank sweep's case 17), whose destination runs of 64
+// elements continue into a dim of 16 (a 32 KiB tile), made 1024-element
+// tiles (2 KiB) whole and 8192-element ones (16 KiB) split. Smaller
+// moves (rank 10 of 4s, 2 MiB, streamed here) that take the split plan
+// move as the reference does at every level.
+TEST_F(grouped_transpose, small_tiles_in_large_moves_grow_by_part_of_a_dim) {
+    const permutation p = numpy_permutation(dims_t(12, 4), {2, 10, 9, 1, 6, 8, 0, 3, 4, 11, 7, 5});
+    const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+    const auto whole = choose_grouped_blocks(plan, 2, true);
+    ASSERT_TRUE(whole.has_value());
+    EXPECT_EQ(whole->tile, 1024);
+    const auto g = grouped_plan(plan, 2, cpu_isa::avx2);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->element_bytes, 2u);
+    EXPECT_EQ(g->tile, 8192);
+    EXPECT_EQ(g->source_run, 128);
+    EXPECT_EQ(g->destination_run, 256);
+    std::mt19937 rng(53);
+    int found = 0;
+    for (int draw = 0; draw < 400 && found < 3; ++draw) {
+        const std::vector<std::size_t> perm = random_axis_order(10, rng);
+        const permutation q = numpy_permutation(dims_t(10, 4), perm);
+        const copy_plan big = make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0);
+        for (std::size_t e : {2, 4}) {
+            const auto unsplit = choose_grouped_blocks(big, e, true);
+            const auto h = grouped_plan(big, e);
+            if (!unsplit || !h || h->element_bytes != e || h->tile <= unsplit->tile) continue;
+            ++found;
+            for (cpu_isa isa : levels_here())
+                expect_grouped_matches_reference(e, q.dims, q.src_strides, 0, big.volume, q.dst_strides, 0, big.volume,
+                                                 isa, rng, text(dims_t(10, 4), perm));
+        }
+    }
+    EXPECT_GT(found, 0);
+}
