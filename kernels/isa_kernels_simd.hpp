@@ -287,10 +287,22 @@ inline void transpose_quarters_in_lines(const std::uint8_t *src, std::ptrdiff_t 
 // `fewest` tiles the caller takes at any pitch. Below 2, no joins (0).
 inline constexpr int l1_sets = 64;
 inline constexpr int source_lines_per_l1_set = 8;
-inline int line_store_tiles(std::ptrdiff_t src_pitch, int tile_rows, int W, int fewest) {
+// L1 sets that rows src_pitch apart fall in (all of them where rows lie
+// off a line multiple apart).
+inline int l1_sets_of_rows(std::ptrdiff_t src_pitch) {
     int sets = l1_sets;
     if (src_pitch % tile_bytes == 0)
         for (std::ptrdiff_t lines = src_pitch / tile_bytes; lines % 2 == 0 && sets > 1; lines /= 2) sets /= 2;
+    return sets;
+}
+// The in-cache tiles of two-lane vectors copy a tile's source into L1
+// first where its rows put more lines than this in each L1 set they fall
+// in (half the ways: at 4 a set, staging measured slower, at 8 and 16
+// rows of the tile read from L2 over and over measured 1.5-2x slower;
+// docs/performance.md).
+inline constexpr int staged_source_lines_per_set = 4;
+inline int line_store_tiles(std::ptrdiff_t src_pitch, int tile_rows, int W, int fewest) {
+    const int sets = l1_sets_of_rows(src_pitch);
     int K = W;
     while (K > fewest && (K * tile_rows + sets - 1) / sets > source_lines_per_l1_set) K /= 2;
     if (K < fewest) K = fewest;
@@ -527,6 +539,28 @@ __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::
                                0, 0);
     constexpr int blocks = parts * parts * W;
     const int per_block = Prefetch && ahead ? (ahead->per_call + blocks - 1) / blocks : 0;
+    // Two-lane vectors (AVX2) in the caches: a tile's T source rows are
+    // read 64 / Ops::bytes times or more (per register block or lane block),
+    // so their lines should stay in L1. Rows a multiple of 1-4 KiB apart
+    // put all T lines in a few of L1's 8-way sets (NCHW as NHWC at 32 x 32
+    // and 64 x 64 planes), and every pass read them from L2 again (perf
+    // annotate: the samples on the source loads). There each tile's source
+    // is first copied, each line once and in order, into an L1 buffer of
+    // back-to-back lines, and transposed from there (docs/performance.md).
+    if constexpr (Ops::lanes == 2 && !Prefetch && E <= 8)
+        if (!stream && T / l1_sets_of_rows(src_pitch) > staged_source_lines_per_set) {
+            alignas(64) std::uint8_t staged[T * tile_bytes];
+            for (int w = 0; w < W; ++w) {
+                const std::uint8_t *from = src + w * T * src_pitch;
+                std::uint8_t *into = staged;
+                for (int r = 0; r < T; ++r, from += src_pitch, into += tile_bytes) {
+                    asm("" : "+r"(from));
+                    for (int p = 0; p < parts; ++p) Ops::store(into + p * Ops::bytes, Ops::load(from + p * Ops::bytes));
+                }
+                transpose_tiles<Ops, E, 1, false>(staged, tile_bytes, dst + w * tile_bytes, dst_pitch, false, nullptr);
+            }
+            return;
+        }
     // Ordinary stores need no runs of whole lines: each register block of
     // AVX2's 4- and 8-byte elements is stored as soon as it is made
     // (transpose_block_into), in the same order of lines (a destination

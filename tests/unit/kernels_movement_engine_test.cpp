@@ -615,6 +615,68 @@ TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
             }
 }
 
+// Source rows 1, 2 and 4 KiB apart put a tile's lines in a few of L1's
+// sets; the two-lane (AVX2) in-cache tiles then copy each tile's source
+// into an L1 buffer first (staged_source_lines_per_set). The wide and the
+// single tiles at every level and reach with ordinary stores, rows 3 KiB
+// and 3 KiB + 100 bytes apart (not staged) beside them, destination rows
+// near and 4 KiB apart: every element in place, no gap byte written.
+TEST_F(movement_engine, tiles_with_source_rows_in_few_l1_sets_transpose_at_every_level) {
+    std::mt19937 rng(17);
+    constexpr std::ptrdiff_t max_src_pitch = 4096, max_dst_pitch = 4096;
+    std::vector<std::uint8_t> src(max_src_pitch * 64 * max_wide_tiles + 128);
+    for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+    alignas(64) static std::uint8_t got[64 * max_dst_pitch + 64];
+    for (const std::ptrdiff_t src_pitch : {std::ptrdiff_t{1024}, std::ptrdiff_t{2048}, std::ptrdiff_t{3072},
+                                           std::ptrdiff_t{3172}, max_src_pitch})
+        for (const std::ptrdiff_t dst_pitch : {std::ptrdiff_t{(max_wide_tiles + 1) * 64}, max_dst_pitch})
+            for (cpu_isa isa : levels_here())
+                for (int reach = 0; reach < row_reaches; ++reach)
+                    for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e)
+                        for (bool single : {false, true}) {
+                            const int e = 1 << log2e, t = 64 / e;
+                            const int w = single ? 1 : kernels_for(isa).walk[reach][log2e].wide;
+                            if (single && reach > 0) continue; // one kernel for every reach
+                            const std::size_t used = static_cast<std::size_t>(t * dst_pitch + 64);
+                            std::memset(got, 0xA5, used);
+                            if (single)
+                                kernels_for(isa).tile[log2e](src.data(), src_pitch, got, dst_pitch, false);
+                            else
+                                kernels_for(isa).wide_tile[reach][log2e](src.data(), src_pitch, got, dst_pitch, false,
+                                                                         nullptr);
+                            for (int c = 0; c < t; ++c) {
+                                for (int r = 0; r < w * t; ++r)
+                                    ASSERT_EQ(0, std::memcmp(got + c * dst_pitch + r * e,
+                                                             src.data() + r * src_pitch + c * e, e))
+                                        << to_string(isa) << " " << e << "-byte elements, " << w
+                                        << " tiles, row " << c << " element " << r << ", source rows " << src_pitch
+                                        << " bytes apart, destination rows " << dst_pitch;
+                                for (std::ptrdiff_t g = w * 64; g < dst_pitch; ++g)
+                                    ASSERT_EQ(got[c * dst_pitch + g], 0xA5)
+                                        << to_string(isa) << " " << e << " gap byte " << g;
+                            }
+                            for (std::size_t g = static_cast<std::size_t>(t * dst_pitch); g < used; ++g)
+                                ASSERT_EQ(got[g], 0xA5) << to_string(isa) << " " << e << " byte past the tile " << g;
+                        }
+}
+
+// NCHW as NHWC with planes of 1, 2 and 4 KiB (source rows that many bytes
+// apart: the staged in-cache tiles), whole and with partial edge tiles,
+// at every level and element size, against the element copy.
+TEST_F(movement_engine, transposes_with_source_rows_in_few_l1_sets_match_the_element_copy) {
+    std::mt19937 rng(18);
+    for (cpu_isa isa : levels_here())
+        for (std::size_t e : {1, 2, 4, 8})
+            for (const dim_t plane_bytes : {1024, 2048, 4096})
+                for (const dim_t channels : {64, 96, 200}) {
+                    const dim_t hw = plane_bytes / static_cast<dim_t>(e);
+                    const move_case c{"nchw_as_nhwc_" + std::to_string(channels) + "x" + std::to_string(hw),
+                                      {channels, hw}, {0, 1}, {1, 0}, {0, 0}, {0, 0}};
+                    SCOPED_TRACE(c.name);
+                    check_case(c, e, isa, rng);
+                }
+}
+
 // The wide tiles of walks that prefetch the next step issue at least their
 // call's share of its lines (line_prefetch::per_call) at every level, reach
 // and size, streamed, however they spread them (a register block's share
