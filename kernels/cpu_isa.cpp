@@ -158,22 +158,6 @@ std::vector<listed_cache> sysfs_data_caches() {
     return caches;
 }
 
-// The largest level's cache; none listed: level 0.
-listed_cache sysfs_last_level_cache() {
-    const std::vector<listed_cache> caches = sysfs_data_caches();
-    return caches.empty() ? listed_cache{} : caches.back();
-}
-
-// The level below the largest one; 0 when fewer than two are listed.
-std::size_t sysfs_core_cache_bytes() {
-    const std::vector<listed_cache> caches = sysfs_data_caches();
-    if (caches.size() < 2) return 0;
-    const int below = caches.back().level - 1;
-    for (auto c = caches.rbegin(); c != caches.rend(); ++c)
-        if (c->level == below) return c->bytes;
-    return 0;
-}
-
 // sysconf's names of the level 2 and 3 cache sizes, where it has them.
 #if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
 constexpr int sysconf_level2 = _SC_LEVEL2_CACHE_SIZE, sysconf_level3 = _SC_LEVEL3_CACHE_SIZE;
@@ -190,6 +174,9 @@ std::size_t listed_else(std::size_t from_sysfs, int sysconf_name, std::size_t fa
     return fallback;
 }
 
+// Transposes stream from half the copies' threshold (cache_thresholds).
+std::size_t transpose_threshold_of(std::size_t copy_streaming_bytes) { return copy_streaming_bytes / 2; }
+
 // 0: none; else the threshold a test asked for.
 std::atomic<std::size_t> streaming_threshold_override{0};
 std::atomic<std::size_t> last_level_walk_threshold_override{0};
@@ -201,31 +188,51 @@ std::size_t cache_share_bytes(std::size_t listed_bytes, std::size_t sharing_cpus
     return std::min(listed_bytes, sharing_cpus * max_cache_bytes_per_cpu);
 }
 
-std::size_t listed_last_level_cache_bytes() {
-    static const std::size_t bytes = listed_else(sysfs_last_level_cache().bytes, sysconf_level3, std::size_t{8} << 20);
-    return bytes;
+cache_thresholds thresholds_for(const cache_facts &facts) {
+    cache_thresholds t;
+    t.last_level_bytes = cache_share_bytes(facts.last_level_bytes, facts.last_level_sharing_cpus);
+    t.copy_streaming_bytes = t.last_level_bytes / 3;
+    t.transpose_streaming_bytes = transpose_threshold_of(t.copy_streaming_bytes);
+    t.last_level_walk_bytes = 8 * facts.core_bytes;
+    return t;
 }
 
-std::size_t last_level_cache_bytes() {
-    static const std::size_t bytes = [] {
-        const listed_cache c = sysfs_last_level_cache();
-        return listed_else(cache_share_bytes(c.bytes, c.sharing_cpus), sysconf_level3, std::size_t{8} << 20);
+const cache_facts &machine_cache_facts() {
+    static const cache_facts facts = [] {
+        const std::vector<listed_cache> caches = sysfs_data_caches();
+        cache_facts f;
+        if (!caches.empty()) {
+            f.last_level_bytes = caches.back().bytes;
+            f.last_level_sharing_cpus = caches.back().sharing_cpus;
+            const int below = caches.back().level - 1;
+            for (auto c = caches.rbegin(); c != caches.rend() && f.core_bytes == 0; ++c)
+                if (c->level == below) f.core_bytes = c->bytes;
+        }
+        f.last_level_bytes = listed_else(f.last_level_bytes, sysconf_level3, std::size_t{8} << 20);
+        f.core_bytes = listed_else(f.core_bytes, sysconf_level2, std::size_t{1} << 20);
+        return f;
     }();
-    return bytes;
+    return facts;
 }
 
-std::size_t core_cache_bytes() {
-    static const std::size_t bytes = listed_else(sysfs_core_cache_bytes(), sysconf_level2, std::size_t{1} << 20);
-    return bytes;
+const cache_thresholds &machine_cache_thresholds() {
+    static const cache_thresholds thresholds = thresholds_for(machine_cache_facts());
+    return thresholds;
 }
+
+std::size_t last_level_cache_bytes() { return machine_cache_thresholds().last_level_bytes; }
+
+std::size_t listed_last_level_cache_bytes() { return machine_cache_facts().last_level_bytes; }
+
+std::size_t core_cache_bytes() { return machine_cache_facts().core_bytes; }
 
 std::size_t streaming_threshold_bytes() {
     if (const std::size_t forced = streaming_threshold_override.load(std::memory_order_relaxed); forced > 0)
         return forced;
-    return last_level_cache_bytes() / 3;
+    return machine_cache_thresholds().copy_streaming_bytes;
 }
 
-std::size_t transpose_streaming_threshold_bytes() { return streaming_threshold_bytes() / 2; }
+std::size_t transpose_streaming_threshold_bytes() { return transpose_threshold_of(streaming_threshold_bytes()); }
 
 void override_streaming_threshold_for_testing(std::optional<std::size_t> bytes) {
     streaming_threshold_override.store(bytes ? std::max<std::size_t>(*bytes, 1) : 0, std::memory_order_relaxed);
@@ -234,7 +241,7 @@ void override_streaming_threshold_for_testing(std::optional<std::size_t> bytes) 
 std::size_t last_level_walk_threshold_bytes() {
     if (const std::size_t forced = last_level_walk_threshold_override.load(std::memory_order_relaxed); forced > 0)
         return forced;
-    return 8 * core_cache_bytes();
+    return machine_cache_thresholds().last_level_walk_bytes;
 }
 
 void override_last_level_walk_threshold_for_testing(std::optional<std::size_t> bytes) {

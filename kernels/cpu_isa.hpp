@@ -52,21 +52,39 @@ std::string_view to_string(kernel_tuning tuning);
 // one-line warning on stderr.
 kernel_tuning active_kernel_tuning();
 
-// Bytes of the last-level cache the calling core shares, read once from the
-// machine: the highest cache level sysfs lists for cpu0 (what one core
-// shares: 32 MiB on a Zen 3 EPYC, where sysconf(_SC_LEVEL3_CACHE_SIZE)
-// says 256, the whole socket's) as cache_share_bytes counts it, else
-// sysconf's level 3, else 8 MiB.
-std::size_t last_level_cache_bytes();
-// The same cache as listed, whole: what sizes a move that it cannot hold
-// (scripts/bench_report.py's DRAM-sized moves, from reshaper-run's report).
-std::size_t listed_last_level_cache_bytes();
+// What a machine says of its caches, as sysfs lists them for cpu0: the
+// highest level (its bytes, whole, and the CPUs listed as sharing it; 0:
+// not listed) and the largest data cache below it, the core's own (its L2).
+struct cache_facts {
+    std::size_t last_level_bytes = 0;
+    std::size_t last_level_sharing_cpus = 0;
+    std::size_t core_bytes = 0;
+};
 
-// Bytes of the largest data cache below the last level that the calling
-// core has (its L2: 2 MiB on an Intel Xeon VM, 512 KiB on a Zen 3 EPYC),
-// read once from sysfs, else sysconf's level 2, else 1 MiB. Moves past it
-// come from the last-level cache.
-std::size_t core_cache_bytes();
+// The sizes the kernels decide by, all from those facts (thresholds_for).
+struct cache_thresholds {
+    // The last-level cache counted on: cache_share_bytes of the listed one.
+    std::size_t last_level_bytes = 0;
+    // Copies (contiguous runs) of at least this many bytes of destination
+    // are written with streaming stores: a third of the last-level cache.
+    // Smaller outputs stay in the cache for the op that reads them next,
+    // where streaming stores would send them to DRAM; a move plus a read of
+    // its output measured faster with ordinary stores up to there, and
+    // slower from there on (docs/performance.md, "Streaming stores and the
+    // last-level cache" and the bullet on the cache counted).
+    std::size_t copy_streaming_bytes = 0;
+    // Transposes (tiles, split and joined rows, packed tiles) stream from
+    // half that, a sixth of the cache: their ordinary stores each read a
+    // line for ownership, which streaming ones skip (same measurements).
+    std::size_t transpose_streaming_bytes = 0;
+    // Transposes not streamed walk with prefetches of the next step's
+    // source and destination lines (row_reach in_last_level) from 8 times
+    // the core's cache, where their lines come from the last-level cache.
+    // Below, the caches' own prefetchers kept up and the walk's only cost
+    // (docs/performance.md, "Why the kernels are tuned as they are").
+    std::size_t last_level_walk_bytes = 0;
+};
+cache_thresholds thresholds_for(const cache_facts &facts);
 
 // A last-level cache listed for few CPUs counts at most this much for each:
 // a hypervisor may list its host's whole cache to a guest of 2 CPUs (480
@@ -80,23 +98,30 @@ inline constexpr std::size_t max_cache_bytes_per_cpu = std::size_t{128} << 20;
 // listed), as the bytes the streaming thresholds count on.
 std::size_t cache_share_bytes(std::size_t listed_bytes, std::size_t sharing_cpus);
 
-// Copies (contiguous runs) of at least this many bytes of destination are
-// written with streaming stores: a third of the last-level cache. Smaller
-// outputs stay in the cache for the op that reads them next, where
-// streaming stores would send them to DRAM; a move plus a read of its
-// output measured faster with ordinary stores up to there
-// (docs/performance.md, "Streaming stores and the last-level cache").
+// This machine's facts, read once: sysfs for cpu0, else sysconf's levels
+// 3 and 2 (sharing not listed), else 8 MiB and 1 MiB. sysfs first: on a
+// Zen 3 EPYC it lists the 32 MiB one core shares, where
+// sysconf(_SC_LEVEL3_CACHE_SIZE) says 256, the whole socket's.
+const cache_facts &machine_cache_facts();
+// thresholds_for(machine_cache_facts()), computed once.
+const cache_thresholds &machine_cache_thresholds();
+
+// This machine's last-level cache as counted, and as listed, whole (what
+// sizes a move that it cannot hold: scripts/bench_report.py's DRAM-sized
+// moves, from reshaper-run's report).
+std::size_t last_level_cache_bytes();
+std::size_t listed_last_level_cache_bytes();
+// This machine's core cache (2 MiB on an Intel Xeon VM, 512 KiB on a Zen 3
+// EPYC). Moves past it come from the last-level cache.
+std::size_t core_cache_bytes();
+
+// This machine's copy_streaming_bytes, or a test's override.
 std::size_t streaming_threshold_bytes();
-// Transposes (tiles, split and joined rows, packed tiles) stream from half
-// that, a sixth of the cache: their ordinary stores each read a line
-// for ownership, which streaming ones skip (same measurement).
+// Half of streaming_threshold_bytes(): this machine's
+// transpose_streaming_bytes, or half a test's override.
 std::size_t transpose_streaming_threshold_bytes();
 
-// Transposes not streamed walk with prefetches of the next step's source
-// and destination lines (row_reach in_last_level) from this many bytes:
-// 8 times core_cache_bytes(), where their lines come from the last-level
-// cache. Below, the caches' own prefetchers kept up and the walk's only
-// cost (docs/performance.md, "Why the kernels are tuned as they are").
+// This machine's last_level_walk_bytes, or a test's override.
 std::size_t last_level_walk_threshold_bytes();
 // Tests: last_level_walk_threshold_bytes() returns `bytes` instead, until
 // called with nothing. Not while kernels run on other threads.

@@ -376,6 +376,52 @@ TEST(streaming_threshold, a_cache_listed_for_few_cpus_counts_as_their_share) {
     EXPECT_EQ(cache_share_bytes(480 * mib, 0), 480 * mib); // sharing not listed: as listed
 }
 
+// What the thresholds come to on the machines the kernels were measured on
+// and the ones they are judged on, from the facts sysfs lists for cpu0
+// there (docs/performance.md, the bullet on the cache counted).
+TEST(streaming_threshold, thresholds_from_the_cache_facts_of_known_machines) {
+    constexpr std::size_t kib = std::size_t{1} << 10, mib = std::size_t{1} << 20;
+    struct known {
+        const char *machine;
+        cache_facts facts;
+        std::size_t counted;
+    };
+    const known machines[] = {
+        // A Zen 3 EPYC (7003): 32 MiB per CCX of 8 cores, 16 CPUs with SMT.
+        {"Zen 3 EPYC", {32 * mib, 16, 512 * kib}, 32 * mib},
+        // This session's Zen 3 VM: the same 32 MiB listed for its 2 CPUs
+        // (cpuid 0x8000001D says 2 share it too).
+        {"Zen 3 EPYC VM", {32 * mib, 2, 512 * kib}, 32 * mib},
+        // A Zen 4 EPYC (9004, AVX-512): 32 MiB per CCD of 8 cores, L2 1 MiB.
+        {"Zen 4 EPYC", {32 * mib, 16, 1024 * kib}, 32 * mib},
+        // The Intel Xeon VM: its host's 480 MiB listed for 2 CPUs.
+        {"Intel Xeon VM", {480 * mib, 2, 2048 * kib}, 2 * max_cache_bytes_per_cpu},
+        // Sharing not listed (sysconf's figure): as listed.
+        {"sysconf only", {256 * mib, 0, 512 * kib}, 256 * mib},
+    };
+    for (const known &m : machines) {
+        SCOPED_TRACE(m.machine);
+        const cache_thresholds t = thresholds_for(m.facts);
+        EXPECT_EQ(t.last_level_bytes, m.counted);
+        EXPECT_EQ(t.copy_streaming_bytes, m.counted / 3);
+        EXPECT_EQ(t.transpose_streaming_bytes, m.counted / 6);
+        EXPECT_EQ(t.last_level_walk_bytes, 8 * m.facts.core_bytes);
+    }
+    // The Zen 3 and 4 EPYCs: copies stream from 10.7 MiB of output,
+    // transposes from 5.3 MiB, where a move plus the next op's read measured
+    // faster streamed on the Zen 3 VM (transposes from 6-8 MiB, copies from
+    // 8-12); the Intel VM: 85 and 42 MiB (its transposes from 32-64 MiB).
+    EXPECT_EQ(thresholds_for({32 * mib, 16, 512 * kib}).copy_streaming_bytes, 11184810u);
+    EXPECT_EQ(thresholds_for({32 * mib, 16, 512 * kib}).transpose_streaming_bytes, 5592405u);
+    EXPECT_EQ(thresholds_for({480 * mib, 2, 2048 * kib}).transpose_streaming_bytes, 44739242u);
+    // This machine's thresholds are those of its own facts.
+    const cache_thresholds here = thresholds_for(machine_cache_facts());
+    EXPECT_EQ(last_level_cache_bytes(), here.last_level_bytes);
+    EXPECT_EQ(streaming_threshold_bytes(), here.copy_streaming_bytes);
+    EXPECT_EQ(transpose_streaming_threshold_bytes(), here.transpose_streaming_bytes);
+    EXPECT_EQ(last_level_walk_threshold_bytes(), here.last_level_walk_bytes);
+}
+
 TEST_F(movement_engine, random_permutations_match_the_element_copy) {
     std::mt19937 rng(5);
     for (int trial = 0; trial < 200; ++trial) {
