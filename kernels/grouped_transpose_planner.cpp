@@ -300,11 +300,20 @@ copy_plan split_long_dims(const copy_plan &plan, std::size_t element_bytes) {
 }
 
 grouped_blocks_choice choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes, bool streamed) {
-    if (std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes, streamed))
-        return {plan, std::move(blocks)};
+    std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes, streamed);
+    // Tiles of a large streamed move left under the floor where the next
+    // dim is a coalesced one too long to join (bf16 rank 12 of 4s with a
+    // dim of 16: 2 KiB tiles, 16384 of them) grow on the split plan where
+    // it makes them larger. (Moves stored directly keep short runs that end
+    // inside lines on purpose: choose_grouped_blocks.)
+    const bool short_tiles = blocks && streamed &&
+                             static_cast<std::size_t>(plan.volume) * element_bytes >= large_grouped_move_bytes &&
+                             static_cast<std::size_t>(blocks->tile) * element_bytes < min_grouped_tile_bytes;
+    if (blocks && !short_tiles) return {plan, std::move(blocks)};
     copy_plan split = split_long_dims(plan, element_bytes);
-    std::optional<grouped_blocks> blocks = choose_grouped_blocks(split, element_bytes, streamed);
-    return {std::move(split), std::move(blocks)};
+    std::optional<grouped_blocks> split_blocks = choose_grouped_blocks(split, element_bytes, streamed);
+    if (blocks && (!split_blocks || split_blocks->tile <= blocks->tile)) return {plan, std::move(blocks)};
+    return {std::move(split), std::move(split_blocks)};
 }
 
 std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &given, std::size_t original_element_bytes,
@@ -648,7 +657,14 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
                             dim_t transpose_columns) {
     const auto line = static_cast<dim_t>(min_grouped_run_bytes);
     const auto e = static_cast<dim_t>(element_bytes);
-    if (transpose_rows * e >= line || transpose_columns * e >= line) return false;
+    // High-rank plans (many small dims left after coalescing) whose
+    // transposed sides reach a line only through a coalesced dim (a dim of
+    // 16 or 9 where two dims kept their order): the tiled and window
+    // transposes' tiles stay mostly empty there up to a few lines, where
+    // the grouped transpose fills its blocks (docs/performance.md, "High
+    // rank, highrank5").
+    const dim_t reach = plan.dims.size() >= min_high_rank_dims ? max_high_rank_side_lines * line : line;
+    if (transpose_rows * e >= reach || transpose_columns * e >= reach) return false;
     // Below a page the plan's tables cost more than the element walk saves.
     if (plan.volume * e < static_cast<dim_t>(min_grouped_bytes)) return false;
     // Whether blocks exist does not depend on streaming (only how far runs grow).
