@@ -250,8 +250,9 @@ grouped_blocks_choice choose_grouped_blocks_or_split(const copy_plan &plan, std:
 
 // Whether the fast-path choice takes the grouped transpose for a plan the
 // tiled transpose would move with tiles short on both sides (its rows and
-// columns each under a line) or could not move at all: blocks exist and
-// the move is at least min_grouped_bytes.
+// columns each under a line, or a few lines for high-rank plans: below) or
+// could not move at all: blocks exist and the move is at least
+// min_grouped_bytes.
 bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, dim_t transpose_rows,
                             dim_t transpose_columns);
 
@@ -267,6 +268,11 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
 std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &plan, std::size_t element_bytes, cpu_isa isa,
                                                              std::size_t streaming_bytes);
 
+// Plans of at least min_high_rank_dims dims (after coalescing) take the
+// grouped transpose while both transposed sides stay under
+// max_high_rank_side_lines lines (others: under one line).
+inline constexpr std::size_t min_high_rank_dims = 8;
+inline constexpr dim_t max_high_rank_side_lines = 4;
 // The fast-path choice leaves moves smaller than this to the element walk.
 inline constexpr std::size_t min_grouped_bytes = 4096;
 // Bytes each block's runs reach at least (or the whole dim set).

@@ -53,42 +53,65 @@ __m256i gather32(const byte *base, const std::int32_t *gather) {
     }
 }
 
+// With `stream`, each run's whole lines are streamed and its partial first
+// and last lines (runs that do not start or end on a line: dims of 3) take
+// ordinary stores, which stay off the streamed lines (a line both cached
+// and streamed measured far slower). Stored with ordinary stores, as they
+// were unless both ends fell on lines, the runs of a DRAM-sized move read
+// every destination line first: f32 rank 15 of 3s spent two thirds of its
+// gathers on those stores (docs/performance.md, "The grouped transpose's
+// gathers streamed").
 template <std::size_t N>
 void gather_runs_avx2(const byte *buffer, const std::int32_t *gather, dim_t run, const std::int32_t *run_base,
                       const std::ptrdiff_t *run_offset, dim_t runs, byte *dst, bool stream) {
     constexpr dim_t per_vector = 32 / static_cast<dim_t>(N);
-    const dim_t vectors = run / per_vector;
-    const auto run_bytes = static_cast<std::ptrdiff_t>(run * static_cast<dim_t>(N));
+    constexpr auto n = static_cast<std::ptrdiff_t>(N);
+    const auto element = [&](const byte *base, byte *to, dim_t j) {
+        std::memcpy(to + j * n, base + static_cast<std::ptrdiff_t>(gather[j]) * n, N);
+    };
     for (dim_t r = 0; r < runs; ++r) {
-        const byte *base = buffer + static_cast<std::ptrdiff_t>(run_base[r]) * static_cast<std::ptrdiff_t>(N);
+        const byte *base = buffer + static_cast<std::ptrdiff_t>(run_base[r]) * n;
         byte *to = dst + run_offset[r];
-        // Streamed where the run is whole lines starting on a line.
-        const bool streamed = stream && run_bytes % 64 == 0 && reinterpret_cast<std::uintptr_t>(to) % 64 == 0;
         dim_t j = 0;
-        if (streamed) {
-            for (dim_t v = 0; v < vectors; ++v, j += per_vector)
-                _mm256_stream_si256(reinterpret_cast<__m256i *>(to + j * static_cast<dim_t>(N)), gather32<N>(base, gather + j));
-        } else {
-            for (dim_t v = 0; v < vectors; ++v, j += per_vector)
-                _mm256_storeu_si256(reinterpret_cast<__m256i *>(to + j * static_cast<dim_t>(N)), gather32<N>(base, gather + j));
+        if (stream) {
+            // Elements up to the first line (element-aligned: the run's
+            // bytes are), then whole lines, two vectors each.
+            const auto at = reinterpret_cast<std::uintptr_t>(to);
+            const dim_t head = std::min<dim_t>(run, static_cast<dim_t>(((64 - at % 64) % 64) / N));
+            for (; j < head; ++j) element(base, to, j);
+            const bool on_line = (at + static_cast<std::uintptr_t>(head) * N) % 64 == 0; // else misaligned elements
+            for (; on_line && j + 2 * per_vector <= run; j += 2 * per_vector) {
+                _mm256_stream_si256(reinterpret_cast<__m256i *>(to + j * n), gather32<N>(base, gather + j));
+                _mm256_stream_si256(reinterpret_cast<__m256i *>(to + (j + per_vector) * n),
+                                    gather32<N>(base, gather + j + per_vector));
+            }
         }
-        for (; j < run; ++j)
-            std::memcpy(to + j * static_cast<dim_t>(N), base + static_cast<std::ptrdiff_t>(gather[j]) * static_cast<std::ptrdiff_t>(N), N);
+        for (; j + per_vector <= run; j += per_vector)
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(to + j * n), gather32<N>(base, gather + j));
+        for (; j < run; ++j) element(base, to, j);
     }
 }
 
-// 16-byte elements: one vector load and store each.
+// 16-byte elements: one vector load and store each (streamed as above).
 void gather_runs_avx2_16(const byte *buffer, const std::int32_t *gather, dim_t run, const std::int32_t *run_base,
                          const std::ptrdiff_t *run_offset, dim_t runs, byte *dst, bool stream) {
     for (dim_t r = 0; r < runs; ++r) {
         const byte *base = buffer + static_cast<std::ptrdiff_t>(run_base[r]) * 16;
         byte *to = dst + run_offset[r];
-        const bool streamed = stream && run % 4 == 0 && reinterpret_cast<std::uintptr_t>(to) % 64 == 0;
-        for (dim_t j = 0; j < run; ++j) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(base + static_cast<std::ptrdiff_t>(gather[j]) * 16));
-            if (streamed) _mm_stream_si128(reinterpret_cast<__m128i *>(to + j * 16), v);
-            else _mm_storeu_si128(reinterpret_cast<__m128i *>(to + j * 16), v);
+        const auto element = [&](dim_t j) {
+            return _mm_loadu_si128(reinterpret_cast<const __m128i *>(base + static_cast<std::ptrdiff_t>(gather[j]) * 16));
+        };
+        dim_t j = 0;
+        if (stream) {
+            const auto at = reinterpret_cast<std::uintptr_t>(to);
+            const dim_t head = std::min<dim_t>(run, static_cast<dim_t>(((64 - at % 64) % 64) / 16));
+            for (; j < head; ++j) _mm_storeu_si128(reinterpret_cast<__m128i *>(to + j * 16), element(j));
+            // Whole lines (a 16-byte-aligned run reaches one after at most 3 elements).
+            if (at % 16 == 0)
+                for (; j + 4 <= run; j += 4)
+                    for (dim_t k = 0; k < 4; ++k) _mm_stream_si128(reinterpret_cast<__m128i *>(to + (j + k) * 16), element(j + k));
         }
+        for (; j < run; ++j) _mm_storeu_si128(reinterpret_cast<__m128i *>(to + j * 16), element(j));
     }
 }
 

@@ -676,7 +676,14 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
                             dim_t transpose_columns) {
     const auto line = static_cast<dim_t>(min_grouped_run_bytes);
     const auto e = static_cast<dim_t>(element_bytes);
-    if (transpose_rows * e >= line || transpose_columns * e >= line) return false;
+    // High-rank plans (many small dims left after coalescing) whose
+    // transposed sides reach a line only through a coalesced dim (a dim of
+    // 16 or 9 where two dims kept their order): the tiled and window
+    // transposes' tiles stay mostly empty there up to a few lines, where
+    // the grouped transpose fills its blocks (docs/performance.md, "High
+    // rank, highrank5").
+    const dim_t reach = plan.dims.size() >= min_high_rank_dims ? max_high_rank_side_lines * line : line;
+    if (transpose_rows * e >= reach || transpose_columns * e >= reach) return false;
     // Below a page the plan's tables cost more than the element walk saves.
     if (plan.volume * e < static_cast<dim_t>(min_grouped_bytes)) return false;
     // Whether blocks exist does not depend on streaming (only how far runs grow).

@@ -992,3 +992,67 @@ TEST_F(grouped_transpose, small_tiles_in_large_moves_grow_by_part_of_a_dim) {
     }
     EXPECT_GT(found, 0);
 }
+
+// High-rank plans whose transposed sides reach a line only through a
+// coalesced dim (a 16 or a 9 where two dims kept their order) take the
+// grouped transpose while both sides stay under max_high_rank_side_lines
+// lines (the tiled and window transposes had taken them, at 0.14-0.37 of
+// a streaming copy); plans of fewer dims keep the tiles.
+TEST_F(grouped_transpose, high_rank_plans_with_a_coalesced_side_take_it) {
+    auto path = [](const dims_t &dims, const std::vector<std::size_t> &perm, std::size_t e) {
+        const permutation p = numpy_permutation(dims, perm);
+        return choose_fast_path(make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0), e);
+    };
+    // Innermost destination dim a 16 of f32 (64 bytes): the window transpose.
+    EXPECT_EQ(path(dims_t(12, 4), {10, 1, 9, 2, 11, 7, 3, 6, 8, 0, 4, 5}, 4), fast_path::grouped_transpose);
+    // Both sides a 9 of c64 (72 bytes): the tiled transpose.
+    EXPECT_EQ(path(dims_t(14, 3), {3, 2, 4, 7, 12, 13, 11, 5, 6, 8, 10, 9, 0, 1}, 8), fast_path::grouped_transpose);
+    // c64 with a 16 (128 bytes) innermost in the destination.
+    EXPECT_EQ(path({4, 4, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4}, {7, 4, 11, 6, 3, 9, 8, 10, 5, 2, 0, 1}, 8),
+              fast_path::grouped_transpose);
+    // Few dims: a side of a line or more keeps the tiles (the window
+    // transpose's here).
+    EXPECT_EQ(path({4, 4, 16, 16}, {3, 0, 2, 1}, 4), fast_path::window_transpose);
+    std::mt19937 rng(61);
+    // Rank 10 of 4s, 8 dims after coalescing (the window transpose and
+    // the tiled one had taken these), moved bit for bit at every level.
+    for (const std::vector<std::size_t> &perm : {std::vector<std::size_t>{3, 6, 4, 5, 9, 8, 0, 7, 1, 2},
+                                                 std::vector<std::size_t>{3, 4, 6, 5, 1, 0, 2, 8, 9, 7}}) {
+        const permutation p = numpy_permutation(dims_t(10, 4), perm);
+        const copy_plan plan = make_copy_plan(p.dims, p.src_strides, 0, p.dst_strides, 0);
+        EXPECT_GE(plan.dims.size(), min_high_rank_dims);
+        ASSERT_EQ(choose_fast_path(plan, 4), fast_path::grouped_transpose) << text(dims_t(10, 4), perm);
+        for (cpu_isa isa : levels_here())
+            expect_grouped_matches_reference(4, p.dims, p.src_strides, 0, plan.volume, p.dst_strides, 0, plan.volume, isa,
+                                             rng, text(dims_t(10, 4), perm));
+    }
+}
+
+// Streamed gathers (no micro blocks: dims of 3 whose blocks share their
+// inner dims) stream the whole lines of destination runs that start or end
+// inside lines, and store the partial ones: every element size, every
+// level, bit for bit; with an offset that puts the runs at other bytes of
+// their lines.
+TEST_F(grouped_transpose, streamed_gathers_of_runs_that_end_inside_lines_match_the_reference) {
+    std::mt19937 rng(62);
+    for (std::size_t e : {1, 2, 4, 8, 16}) {
+        bool found = false;
+        for (int draw = 0; draw < 60 && !found; ++draw) {
+            const std::vector<std::size_t> perm = random_axis_order(12, rng);
+            const permutation q = numpy_permutation(dims_t(12, 3), perm);
+            for (const dim_t offset : {dim_t{0}, dim_t{5}}) {
+                const copy_plan plan = make_copy_plan(q.dims, q.src_strides, offset, q.dst_strides, offset);
+                const auto g = grouped_plan(plan, e);
+                if (!g || !g->stream || g->micro_kernel || g->destination_run * static_cast<dim_t>(g->element_bytes) % 64 == 0)
+                    break;
+                found = true;
+                for (cpu_isa isa : levels_here())
+                    expect_grouped_matches_reference(e, q.dims, q.src_strides, offset, plan.volume + offset, q.dst_strides,
+                                                     offset, plan.volume + offset + 7, isa, rng,
+                                                     text(dims_t(12, 3), perm) + " offset " + std::to_string(offset));
+            }
+        }
+        EXPECT_TRUE(found) << e;
+    }
+}
+
