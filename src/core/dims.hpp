@@ -20,7 +20,9 @@
 // 20 sites; false positives: it copies the inline slots as one block, the
 // unused ones included, which nothing reads).
 #pragma GCC diagnostic push
+#ifndef __clang__ // clang has no such group (and says so at every include)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <absl/container/inlined_vector.h>
 #pragma GCC diagnostic pop

@@ -9,12 +9,14 @@
 // that an unset and an empty value are one state (they compare equal).
 // Writes go through assignment, clear() or set() (which gives the held
 // value to change in place); reads through the conversion, get() and the
-// few const members below. Copies copy the value; moves move the pointer.
+// few const members below.
 #pragma once
 
 #include <cstddef>
-#include <memory>
+#include <initializer_list>
 #include <utility>
+
+#include "core/heap_optional.hpp"
 
 namespace reshaper::impl {
 
@@ -24,13 +26,9 @@ public:
     rarely_set() = default;
     rarely_set(const T &v) { assign(T(v)); }
     rarely_set(T &&v) { assign(std::move(v)); }
-    rarely_set(const rarely_set &o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
-    rarely_set(rarely_set &&) noexcept = default;
-    rarely_set &operator=(const rarely_set &o) {
-        if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
-        return *this;
-    }
-    rarely_set &operator=(rarely_set &&) noexcept = default;
+    // A brace list as the value (`.strides = {1}` in a designated
+    // initializer), as the plain member took it.
+    rarely_set(std::initializer_list<typename T::value_type> list) { assign(T(list)); }
     rarely_set &operator=(const T &v) {
         assign(T(v));
         return *this;
@@ -39,19 +37,23 @@ public:
         assign(std::move(v));
         return *this;
     }
+    rarely_set &operator=(std::initializer_list<typename T::value_type> list) {
+        assign(T(list));
+        return *this;
+    }
 
-    const T &get() const { return p_ ? *p_ : empty_value(); }
+    const T &get() const { return held_ ? *held_ : empty_value(); }
     operator const T &() const { return get(); }
     // The held value to change in place (made empty when unset).
     T &set() {
-        if (!p_) p_ = std::make_unique<T>();
-        return *p_;
+        if (!held_) held_.emplace();
+        return *held_;
     }
-    void clear() { p_.reset(); }
+    void clear() { held_.reset(); }
 
-    bool empty() const { return !p_ || p_->empty(); }
-    std::size_t size() const { return p_ ? p_->size() : 0; }
-    decltype(auto) operator[](std::size_t i) const { return (*p_)[i]; }
+    bool empty() const { return !held_ || held_->empty(); }
+    std::size_t size() const { return held_ ? held_->size() : 0; }
+    decltype(auto) operator[](std::size_t i) const { return (*held_)[i]; }
     auto begin() const { return get().begin(); }
     auto end() const { return get().end(); }
 
@@ -59,17 +61,19 @@ public:
     friend bool operator==(const rarely_set &a, const T &b) { return a.get() == b; }
 
 private:
+    // An empty value is not held, so that unset and empty are one state.
     void assign(T &&v) {
-        if (v.empty()) p_.reset();
-        else if (p_) *p_ = std::move(v);
-        else p_ = std::make_unique<T>(std::move(v));
+        if (v.empty()) held_.reset();
+        else if (held_) *held_ = std::move(v);
+        else held_.emplace(std::move(v));
     }
     static const T &empty_value() {
         static const T empty{};
         return empty;
     }
 
-    std::unique_ptr<T> p_;
+    // Copies copy the value, moves move the pointer (heap_optional's own).
+    heap_optional<T> held_;
 };
 
 } // namespace reshaper::impl

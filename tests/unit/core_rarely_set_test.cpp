@@ -39,6 +39,19 @@ TEST(RarelySet, HoldsWhatIsSetAndForgetsAnEmptyValue) {
     EXPECT_TRUE(s.empty());
 }
 
+TEST(RarelySet, TakesABraceListAsItsValue) {
+    // As a designated initializer and an assignment give it.
+    const logical_tensor one{.dtype = data_type::f32, .shape = {1}, .strides = {1}};
+    EXPECT_EQ(one.strides, dims_t{1});
+    rarely_set<dims_t> s = {4, 1};
+    EXPECT_EQ(s, (dims_t{4, 1}));
+    s = {};
+    EXPECT_TRUE(s.empty());
+    EXPECT_EQ(s, rarely_set<dims_t>());
+    s = {2};
+    EXPECT_EQ(s, dims_t{2});
+}
+
 TEST(RarelySet, CopiesAreIndependentAndMovesEmptyTheSource) {
     rarely_set<std::string> a = std::string("nChw16c");
     rarely_set<std::string> b = a;
