@@ -41,7 +41,7 @@ TEST(RarelySet, HoldsWhatIsSetAndForgetsAnEmptyValue) {
 
 TEST(RarelySet, TakesABraceListAsItsValue) {
     // As a designated initializer and an assignment give it.
-    const logical_tensor one{.dtype = data_type::f32, .shape = {1}, .strides = {1}};
+    const logical_tensor one{.dtype = data_type::f32, .shape = {1}, .strides = {1}, .format = {}, .values = {}};
     EXPECT_EQ(one.strides, dims_t{1});
     rarely_set<dims_t> s = {4, 1};
     EXPECT_EQ(s, (dims_t{4, 1}));
