@@ -87,6 +87,7 @@ gather_runs_fn grouped_gather_kernel(cpu_isa isa, int log2e) {
     case 2: return &gather_runs_portable<4>;
     case 3: return &gather_runs_portable<8>;
     case 4: return &gather_runs_portable<16>;
+    case 5: return &gather_runs_portable<32>;
     }
     return nullptr;
 }

@@ -221,7 +221,8 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
 
 // The copy with its dim of unit stride on both sides (the source's and
 // the destination's innermost, shared) folded into the element: elements
-// `element_bytes` times that dim's size (2, 4, 8 or 16 bytes), the other
+// `element_bytes` times that dim's size (2, 4, 8, 16 or 32 bytes: 32-byte
+// ones, c64 and f64 with a shared 4, take the gathers alone), the other
 // dims' strides divided by it. Nothing where there is no such dim, the
 // wider element is no size class, or a stride or offset does not divide.
 struct widened_copy {
@@ -257,7 +258,7 @@ bool grouped_transpose_pays(const copy_plan &plan, std::size_t element_bytes, di
                             dim_t transpose_columns);
 
 // The grouped transpose of `plan` for elements of `element_bytes` (1, 2,
-// 4, 8 or 16; the plan moves wider ones where widen_shared_inner_dim
+// 4, 8 or 16; the plan moves wider ones, up to 32, where widen_shared_inner_dim
 // applies and its blocks exist: its element_bytes and tables are then the
 // wider element's) at SIMD level `isa` (at most detected_cpu_isa()), streaming
 // its stores where the move is at least `streaming_bytes` (the machine's

@@ -176,7 +176,7 @@ void plan_shared_lanes(grouped_transpose_plan &g, const std::vector<fine_dim> &f
 // The blocks of a grouped transpose (see the header), or nothing.
 std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes, bool streamed) {
     if (plan.volume <= 1 || plan.dims.empty() || !(element_bytes == 1 || element_bytes == 2 || element_bytes == 4 ||
-                                                   element_bytes == 8 || element_bytes == 16))
+                                                   element_bytes == 8 || element_bytes == 16 || element_bytes == 32))
         return std::nullopt;
     for (const copy_dim &d : plan.dims)
         if (d.dst_stride <= 0 || d.src_stride < 0) return std::nullopt;
@@ -251,7 +251,7 @@ std::optional<widened_copy> widen_shared_inner_dim(const copy_plan &plan, std::s
     if (shared == plan.dims.size()) return std::nullopt;
     const dim_t size = plan.dims[shared].size;
     const std::size_t bytes = element_bytes * static_cast<std::size_t>(size);
-    if (!(bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16)) return std::nullopt;
+    if (!(bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16 || bytes == 32)) return std::nullopt;
     if (plan.src_offset % size != 0 || plan.dst_offset % size != 0) return std::nullopt;
     widened_copy w;
     w.element_bytes = bytes;

@@ -33,6 +33,13 @@ constexpr std::size_t small_transpose_bytes = 4096;
 // channel shuffles of 4 x 6 planes of 49 bytes, whose calls take 4-6 runs).
 constexpr std::size_t vector_run_bytes = 32;
 constexpr dim_t min_runs_per_call = 4;
+// High-rank plans (min_high_rank_dims dims or more) leave runs under a
+// line to the run copy only where its calls take this many: c64 rank 12 of
+// 4s with the innermost 4 kept (32-byte runs) ran at 0.14-0.26 of a
+// streaming copy with 2, 4 and 16 runs a call, at 0.37-0.77 as the grouped
+// transpose's 32-byte elements (docs/performance.md, "High rank,
+// highrank5").
+constexpr dim_t min_high_rank_runs_per_call = 64;
 // Split and joined rows pay where each call moves long rows: shorter ones
 // (the blocks of ABcd16a16b, 16 columns) keep their tiles.
 constexpr dim_t min_split_columns = 64;
@@ -61,7 +68,8 @@ int source_contiguous_dim(const copy_plan &plan) {
 }
 
 // Whether a run copy's runs (the innermost dim, shared) are at least
-// vector_run_bytes and its calls cover at least min_runs_per_call of them:
+// vector_run_bytes and its calls cover at least min_runs_per_call of them
+// (min_high_rank_runs_per_call for high-rank plans' runs under a line):
 // the source's or the destination's innermost outer dim is that long (the
 // dims plan_run_copy walks along and across).
 bool vector_runs_in_long_calls(const copy_plan &plan, std::size_t element_bytes) {
@@ -74,7 +82,10 @@ bool vector_runs_in_long_calls(const copy_plan &plan, std::size_t element_bytes)
     });
     const auto by_destination = std::min_element(
         plan.dims.begin(), outer_end, [](const copy_dim &a, const copy_dim &b) { return a.dst_stride < b.dst_stride; });
-    return std::max(by_source->size, by_destination->size) >= min_runs_per_call;
+    const bool short_high_rank = plan.dims.size() >= min_high_rank_dims &&
+                                 static_cast<std::size_t>(plan.dims.back().size) * element_bytes < min_grouped_run_bytes;
+    return std::max(by_source->size, by_destination->size) >=
+           (short_high_rank ? min_high_rank_runs_per_call : min_runs_per_call);
 }
 
 // Units of `unit_bytes` shared between threads when the move is large
