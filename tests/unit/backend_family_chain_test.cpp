@@ -204,10 +204,11 @@ TEST(FamilyChains, RandomChainsOfEveryOpMatchTheIndexReference) {
             std::vector<std::size_t> order(in_dims.size());
             std::iota(order.begin(), order.end(), std::size_t{0});
             std::shuffle(order.begin(), order.end(), rng);
-            in.strides.set().assign(in_dims.size(), 0);
+            dims_t &strides = in.strides.set();
+            strides.assign(in_dims.size(), 0);
             dim_t next = 1;
             for (std::size_t k = order.size(); k-- > 0;) {
-                in.strides[order[k]] = next;
+                strides[order[k]] = next;
                 next *= in_dims[order[k]];
             }
         }
