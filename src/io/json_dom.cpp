@@ -249,6 +249,16 @@ public:
         key_at_ = tree_.pool_.size();
         key_size_ = k.size();
         tree_.pool_.append(k);
+        // A key that repeats has its sketch bit set already: only then is
+        // the object searched as it closes (key_repeats). Sketched here, as
+        // each key is read, and not by walking the members again at the
+        // close (a twentieth of checking a large graph file, perf).
+        if (!open_.empty()) {
+            open_container &object = open_.back();
+            const std::uint64_t bit = key_sketch(k);
+            object.maybe_repeats |= (object.key_sketches & bit) != 0;
+            object.key_sketches |= bit;
+        }
         return true;
     }
     bool StartObject() { return open(json_tree::kind::object); }
@@ -268,7 +278,21 @@ private:
         std::size_t index;
         std::size_t pool_mark;
         bool streamed;
+        // An object's keys: their key_sketch bits, and whether one was set
+        // twice (a key may repeat).
+        bool maybe_repeats = false;
+        std::uint64_t key_sketches = 0;
     };
+
+    // One bit of 64 for a key, from its length and end letters: a graph
+    // file's objects, whose keys differ in those, set no bit twice.
+    static std::uint64_t key_sketch(std::string_view k) {
+        const unsigned mix = k.empty() ? 0u
+                                       : static_cast<unsigned>(k.size()) * 7u +
+                                             static_cast<unsigned char>(k.front()) * 3u +
+                                             static_cast<unsigned char>(k.back());
+        return std::uint64_t{1} << (mix % 64);
+    }
 
     bool refuse(std::string why) {
         failure_ = std::move(why);
@@ -361,7 +385,7 @@ private:
         open_.pop_back();
         json_tree::node &n = tree_.nodes_[done.index];
         n.end = tree_.nodes_.size();
-        if (n.type == json_tree::kind::object) n.flag = key_repeats(done.index);
+        if (n.type == json_tree::kind::object) n.flag = done.maybe_repeats && key_repeats(done.index);
         return added(done.index, done.pool_mark);
     }
 
@@ -369,16 +393,9 @@ private:
         const json_view members(tree_, object);
         constexpr std::size_t scan_limit = 16;
         if (tree_.nodes_[object].children <= scan_limit) {
-            // A key is compared with the earlier ones only when its length
-            // and end letters were seen before: graph files' objects, whose
-            // keys differ in those, compare none.
-            const auto sketch = [](std::string_view k) {
-                const unsigned mix = k.empty() ? 0u
-                                               : static_cast<unsigned>(k.size()) * 7u +
-                                                     static_cast<unsigned char>(k.front()) * 3u +
-                                                     static_cast<unsigned char>(k.back());
-                return std::uint64_t{1} << (mix % 64);
-            };
+            // A key is compared with the earlier ones only when its sketch
+            // was seen before.
+            const auto sketch = key_sketch;
             std::uint64_t seen = 0;
             std::array<std::string_view, scan_limit> keys;
             std::size_t n = 0;
