@@ -40,8 +40,61 @@ struct check_outcome {
     }
 };
 
+// Each form of partition compiled once (backend/renamed_partition.hpp):
+// the first partition of a form compiles, the others take its plan under
+// their own ids. Shared by the threads that run partitions side by side.
+class compiled_forms {
+public:
+    struct form {
+        std::shared_ptr<const impl::compiled_partition> compiled;
+        std::vector<tensor_id> touched; // its ids, partition_form_key's order
+        std::shared_ptr<const compiled_summary::plan_words> words; // for the JSON report, when asked
+
+        // What each output must hold, as an order of the data input's
+        // elements (impl::reference_order), made by the form's first check
+        // and gathered for each partition of the form: the reference walk
+        // itself, a few thousand instructions a call, was a tenth of
+        // checking 100,000 small partitions.
+        const std::vector<std::vector<std::size_t>> &reference_orders(const impl::compiled_partition &cp,
+                                                                     const impl::dims_t &data_dims) const {
+            std::call_once(orders_made_, [&] {
+                for (const auto &steps : cp.output_steps())
+                    orders_.push_back(impl::reference_order(data_dims, steps));
+            });
+            return orders_;
+        }
+
+    private:
+        mutable std::once_flag orders_made_;
+        mutable std::vector<std::vector<std::size_t>> orders_;
+    };
+    // Verbose lines and dumped files say what each compile did: then every
+    // partition compiles.
+    static bool wanted(const options &opts) {
+        const char *dump = std::getenv("RESHAPER_GRAPH_DUMP");
+        return opts.mode != run_mode::perf && impl::verbose_level() == 0 && !(dump && *dump);
+    }
+    // Every partition looks its form up, and nearly all find it: the
+    // threads share the lookup (an exclusive lock made them queue for it,
+    // and sleep in the kernel when they met).
+    std::shared_ptr<const form> find(const std::string &key) const {
+        std::shared_lock lock(mutex_);
+        const auto it = forms_.find(key);
+        return it == forms_.end() ? nullptr : it->second;
+    }
+    void add(std::string key, std::shared_ptr<const form> f) {
+        std::unique_lock lock(mutex_);
+        forms_.emplace(std::move(key), std::move(f));
+    }
+
+private:
+    mutable std::shared_mutex mutex_;
+    std::unordered_map<std::string, std::shared_ptr<const form>> forms_;
+};
+
+// `form`: the partition's shared form, when forms are shared.
 void check_partition(const graph_run &run, partition_run &pr, const impl::compiled_partition &cp,
-                     const options &opts, partition_result &result) {
+                     const compiled_forms::form *form, const options &opts, partition_result &result) {
     const std::vector<host_tensor> inputs = make_inputs(run.graph, pr.part, cp.inputs());
     const std::vector<host_tensor> pristine = inputs;
     // What each output must hold: the data input's elements, read in
@@ -49,8 +102,13 @@ void check_partition(const graph_run &run, partition_run &pr, const impl::compil
     const host_tensor &data = inputs.at(data_position(run.graph, pr.part));
     const impl::tensor_values read = data.row_major();
     std::vector<impl::tensor_values> wants;
-    for (const auto &steps : cp.output_steps())
-        wants.push_back(impl::reference_chain(read, data.desc().shape, steps));
+    if (form) {
+        for (const auto &order : form->reference_orders(cp, data.desc().shape))
+            wants.push_back(impl::reference_gather(read, order));
+    } else {
+        for (const auto &steps : cp.output_steps())
+            wants.push_back(impl::reference_chain(read, data.desc().shape, steps));
+    }
     check_outcome outcome;
 
     std::vector<host_tensor> outputs = make_outputs(cp);
@@ -89,40 +147,6 @@ void check_partition(const graph_run &run, partition_run &pr, const impl::compil
     else pr.check_detail = outcome.detail;
     result.passed = outcome.passed;
 }
-
-// Each form of partition compiled once (backend/renamed_partition.hpp):
-// the first partition of a form compiles, the others take its plan under
-// their own ids. Shared by the threads that run partitions side by side.
-class compiled_forms {
-public:
-    struct form {
-        std::shared_ptr<const impl::compiled_partition> compiled;
-        std::vector<tensor_id> touched; // its ids, partition_form_key's order
-        std::shared_ptr<const compiled_summary::plan_words> words; // for the JSON report, when asked
-    };
-    // Verbose lines and dumped files say what each compile did: then every
-    // partition compiles.
-    static bool wanted(const options &opts) {
-        const char *dump = std::getenv("RESHAPER_GRAPH_DUMP");
-        return opts.mode != run_mode::perf && impl::verbose_level() == 0 && !(dump && *dump);
-    }
-    // Every partition looks its form up, and nearly all find it: the
-    // threads share the lookup (an exclusive lock made them queue for it,
-    // and sleep in the kernel when they met).
-    std::shared_ptr<const form> find(const std::string &key) const {
-        std::shared_lock lock(mutex_);
-        const auto it = forms_.find(key);
-        return it == forms_.end() ? nullptr : it->second;
-    }
-    void add(std::string key, std::shared_ptr<const form> f) {
-        std::unique_lock lock(mutex_);
-        forms_.emplace(std::move(key), std::move(f));
-    }
-
-private:
-    mutable std::shared_mutex mutex_;
-    std::unordered_map<std::string, std::shared_ptr<const form>> forms_;
-};
 
 // Compiles one supported partition with `eng`, writes the compiled output
 // descriptions into the graph (what they were into result.replaced, when
@@ -183,15 +207,17 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
             json_string_text(summary.lowering != impl::lowering_kind::alias ? compiled->why_not_alias()
                                                                             : std::string())});
     }
+    std::shared_ptr<const compiled_forms::form> form = same_form; // the partition's, when forms are shared
     if (forms && !same_form) {
         auto f = std::make_shared<compiled_forms::form>();
         f->compiled = compiled;
         f->touched = std::move(touched);
         f->words = summary.words;
+        form = f;
         forms->add(std::move(form_key), std::move(f));
     }
     pr.compiled = std::move(summary);
-    if (opts.mode == run_mode::check) check_partition(run, pr, *compiled, opts, result);
+    if (opts.mode == run_mode::check) check_partition(run, pr, *compiled, form.get(), opts, result);
     else if (opts.mode == run_mode::perf) time_partition(pr, *compiled, run.graph, opts);
     return true;
 }

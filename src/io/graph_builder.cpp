@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,19 +13,45 @@
 namespace reshaper::impl::graph_io {
 namespace {
 
+// The members read_op reads, each its last value (as json_view::find gives
+// it), found in one pass over the object, as read_tensor finds a tensor's
+// (a find per field walked the members again for each).
+struct op_fields {
+    std::optional<json_view> id, name, kind, domain, version, attrs, inputs, outputs;
+
+    explicit op_fields(json_view j) {
+        for (json_view m : j.elements())
+            if (std::optional<json_view> *slot = slot_of(m.key())) *slot = m;
+    }
+
+private:
+    std::optional<json_view> *slot_of(std::string_view key) {
+        const auto is = [&key](std::string_view name) { return key == name; };
+        switch (key.size()) {
+        case 2: return is("id") ? &id : nullptr;
+        case 4: return is("name") ? &name : is("kind") ? &kind : nullptr;
+        case 5: return is("attrs") ? &attrs : nullptr;
+        case 6: return is("inputs") ? &inputs : is("domain") ? &domain : nullptr;
+        case 7: return is("outputs") ? &outputs : is("version") ? &version : nullptr;
+        default: return nullptr;
+        }
+    }
+};
+
 op read_op(json_view j, std::size_t index, tensor_table &tensors) {
     const context at_index{context::form::op_at_index, {}, static_cast<std::int64_t>(index)};
     if (!j.is_object()) at_index.fail(rule::field_type, "must be an object, got " + excerpt(j));
+    const op_fields fields(j);
     op o;
-    o.id = as_id(require_field(j, "id", at_index), "id", at_index);
+    o.id = as_id(require_field(fields.id, "id", at_index), "id", at_index);
     const context with_id{context::form::op_id, {}, o.id};
-    if (const auto f = find_field(j, "name")) o.name = as_string(*f, "name", with_id);
-    o.kind = as_string(require_field(j, "kind", with_id), "kind", with_id);
+    if (const auto &f = fields.name) o.name = as_string(*f, "name", with_id);
+    o.kind = as_string(require_field(fields.kind, "kind", with_id), "kind", with_id);
     const context ctx = context::of_op(o);
 
-    if (const auto f = find_field(j, "domain")) o.domain = as_string(*f, "domain", ctx);
-    if (const auto f = find_field(j, "version")) o.version = as_int(*f, "version", ctx);
-    if (const auto f = find_field(j, "attrs")) {
+    if (const auto &f = fields.domain) o.domain = as_string(*f, "domain", ctx);
+    if (const auto &f = fields.version) o.version = as_int(*f, "version", ctx);
+    if (const auto &f = fields.attrs) {
         if (!f->is_object()) wrong_json_type(*f, "attrs", "an object", ctx);
         o.attrs.reserve(f->size()); // exactly: the op keeps the array as long as the graph
         f->for_each_member([&](std::string_view key, json_view value) {
@@ -32,8 +59,9 @@ op read_op(json_view j, std::size_t index, tensor_table &tensors) {
         });
     }
 
-    const auto read_side = [&](const char *field, bool outputs, tensor_ids &ids) {
-        const json_view list = as_array(require_field(j, field, ctx), field, ctx);
+    const auto read_side = [&](const std::optional<json_view> &found, const char *field, bool outputs,
+                               tensor_ids &ids) {
+        const json_view list = as_array(require_field(found, field, ctx), field, ctx);
         ids.reserve(list.size());
         std::unordered_set<tensor_id> listed; // of a long list of outputs
         constexpr std::size_t scan_limit = 16;
@@ -52,8 +80,8 @@ op read_op(json_view j, std::size_t index, tensor_table &tensors) {
             tensors.add(std::move(lt), place);
         }
     };
-    read_side("inputs", false, o.inputs);
-    read_side("outputs", true, o.outputs);
+    read_side(fields.inputs, "inputs", false, o.inputs);
+    read_side(fields.outputs, "outputs", true, o.outputs);
     return o;
 }
 

@@ -11,6 +11,9 @@
 #include <locale.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -24,13 +27,110 @@
 // RapidJSON in a namespace of our own, so that no other copy linked into a
 // program meets ours. Its SIMD scans are left off: they read whole aligned
 // blocks past the text's end, and on a graph file's short strings they
-// measured no faster than the plain loop.
+// measured no faster than the plain loop (strings are scanned by
+// Transcoder<graph_utf8, graph_utf8> below, within the text).
 #define RAPIDJSON_NAMESPACE reshaper_rapidjson
 #define RAPIDJSON_NAMESPACE_BEGIN namespace reshaper_rapidjson {
 #define RAPIDJSON_NAMESPACE_END }
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 namespace rapidjson = reshaper_rapidjson;
+
+namespace reshaper_rapidjson {
+
+// A text read in place: RapidJSON's GenericInsituStringStream with the
+// text's end, so that a string's run of plain characters (below) is found
+// 16 bytes at a time where 16 bytes are left to read.
+struct insitu_text {
+    using Ch = char;
+    insitu_text(char *text, char *end) : src_(text), dst_(nullptr), head_(text), end_(end) {}
+    char Peek() const { return *src_; }
+    char Take() { return *src_++; }
+    std::size_t Tell() const { return static_cast<std::size_t>(src_ - head_); }
+    void Put(char c) { *dst_++ = c; }
+    char *PutBegin() { return dst_ = src_; }
+    std::size_t PutEnd(char *begin) const { return static_cast<std::size_t>(dst_ - begin); }
+    void Flush() {}
+    char *Push(std::size_t count) {
+        char *begin = dst_;
+        dst_ += count;
+        return begin;
+    }
+    void Pop(std::size_t count) { dst_ -= count; }
+    char *src_, *dst_, *head_;
+    const char *end_; // the terminating NUL
+};
+template <>
+struct StreamTraits<insitu_text> {
+    enum { copyOptimization = 1 };
+};
+
+// UTF-8 as RapidJSON reads it, with strings copied (or, read in place,
+// passed over) a run of plain characters at a time. RapidJSON's string
+// loop asks its Transcoder for one code unit per turn, after three tests
+// of its own, and its branch at a string's end missed on nearly every one
+// of a graph file's short strings (keys, names, dtypes): reading strings
+// was a tenth of checking a 100,000-op file (callgrind). The loop only
+// calls Transcode on a plain byte (not '"', '\\' or a control character),
+// and a run ends before the next byte that is not plain, so the loop meets
+// every quote, escape and control character (and its error offset) as
+// before. Validation (texts that are not all ASCII) stays RapidJSON's, a
+// code point at a time.
+struct graph_utf8 : UTF8<char> {};
+
+template <>
+struct Transcoder<graph_utf8, graph_utf8> {
+    static bool plain(char c) {
+        return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\';
+    }
+    template <typename InputStream, typename OutputStream>
+    RAPIDJSON_FORCEINLINE static bool Transcode(InputStream &is, OutputStream &os) {
+        do os.Put(is.Take());
+        while (plain(is.Peek()));
+        return true;
+    }
+    // Read in place with nothing decoded yet (a text read in place holds no
+    // escape: json_dom.cpp), reading and writing are at one place: the run
+    // is passed over, not copied onto itself.
+    RAPIDJSON_FORCEINLINE static bool Transcode(insitu_text &is, insitu_text &os) {
+        if (&is != &os || is.src_ != is.dst_) {
+            do os.Put(is.Take());
+            while (plain(is.Peek()));
+            return true;
+        }
+        char *p = is.src_ + 1;
+#if defined(__SSE2__)
+        const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), below = _mm_set1_epi8(0x1F);
+        for (; is.end_ - p >= 16; p += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+            const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, below), below); // v <= 0x1F
+            const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), control);
+            if (const int mask = _mm_movemask_epi8(stop)) {
+                p += __builtin_ctz(static_cast<unsigned>(mask));
+                is.src_ = is.dst_ = p;
+                return true;
+            }
+        }
+#endif
+        while (plain(*p)) ++p;
+        is.src_ = is.dst_ = p;
+        return true;
+    }
+    template <typename InputStream, typename OutputStream>
+    RAPIDJSON_FORCEINLINE static bool TranscodeUnsafe(InputStream &is, OutputStream &os) {
+        return Transcode(is, os);
+    }
+    template <typename InputStream, typename OutputStream>
+    RAPIDJSON_FORCEINLINE static bool Validate(InputStream &is, OutputStream &os) {
+        return UTF8<char>::Validate(is, os);
+    }
+};
+
+} // namespace reshaper_rapidjson
+
+namespace reshaper::impl {
+using graph_reader = rapidjson::GenericReader<rapidjson::graph_utf8, rapidjson::graph_utf8>;
+}
 
 namespace reshaper::impl {
 
@@ -149,6 +249,16 @@ public:
         key_at_ = tree_.pool_.size();
         key_size_ = k.size();
         tree_.pool_.append(k);
+        // A key that repeats has its sketch bit set already: only then is
+        // the object searched as it closes (key_repeats). Sketched here, as
+        // each key is read, and not by walking the members again at the
+        // close (a twentieth of checking a large graph file, perf).
+        if (!open_.empty()) {
+            open_container &object = open_.back();
+            const std::uint64_t bit = key_sketch(k);
+            object.maybe_repeats |= (object.key_sketches & bit) != 0;
+            object.key_sketches |= bit;
+        }
         return true;
     }
     bool StartObject() { return open(json_tree::kind::object); }
@@ -168,7 +278,21 @@ private:
         std::size_t index;
         std::size_t pool_mark;
         bool streamed;
+        // An object's keys: their key_sketch bits, and whether one was set
+        // twice (a key may repeat).
+        bool maybe_repeats = false;
+        std::uint64_t key_sketches = 0;
     };
+
+    // One bit of 64 for a key, from its length and end letters: a graph
+    // file's objects, whose keys differ in those, set no bit twice.
+    static std::uint64_t key_sketch(std::string_view k) {
+        const unsigned mix = k.empty() ? 0u
+                                       : static_cast<unsigned>(k.size()) * 7u +
+                                             static_cast<unsigned char>(k.front()) * 3u +
+                                             static_cast<unsigned char>(k.back());
+        return std::uint64_t{1} << (mix % 64);
+    }
 
     bool refuse(std::string why) {
         failure_ = std::move(why);
@@ -261,7 +385,7 @@ private:
         open_.pop_back();
         json_tree::node &n = tree_.nodes_[done.index];
         n.end = tree_.nodes_.size();
-        if (n.type == json_tree::kind::object) n.flag = key_repeats(done.index);
+        if (n.type == json_tree::kind::object) n.flag = done.maybe_repeats && key_repeats(done.index);
         return added(done.index, done.pool_mark);
     }
 
@@ -269,16 +393,9 @@ private:
         const json_view members(tree_, object);
         constexpr std::size_t scan_limit = 16;
         if (tree_.nodes_[object].children <= scan_limit) {
-            // A key is compared with the earlier ones only when its length
-            // and end letters were seen before: graph files' objects, whose
-            // keys differ in those, compare none.
-            const auto sketch = [](std::string_view k) {
-                const unsigned mix = k.empty() ? 0u
-                                               : static_cast<unsigned>(k.size()) * 7u +
-                                                     static_cast<unsigned char>(k.front()) * 3u +
-                                                     static_cast<unsigned char>(k.back());
-                return std::uint64_t{1} << (mix % 64);
-            };
+            // A key is compared with the earlier ones only when its sketch
+            // was seen before.
+            const auto sketch = key_sketch;
             std::uint64_t seen = 0;
             std::array<std::string_view, scan_limit> keys;
             std::size_t n = 0;
@@ -337,7 +454,7 @@ struct bounded_text {
 // deeper limit, which only a test asks for, so that no limit can exhaust
 // the thread's stack.
 template <unsigned flags, typename Stream>
-rapidjson::ParseResult read_text(rapidjson::Reader &reader, Stream &in, tree_builder &builder, bool ascii,
+rapidjson::ParseResult read_text(graph_reader &reader, Stream &in, tree_builder &builder, bool ascii,
                                  std::uint64_t max_depth) {
     constexpr unsigned base = flags | rapidjson::kParseNumbersAsStringsFlag;
     constexpr unsigned validate = rapidjson::kParseValidateEncodingFlag, iterative = rapidjson::kParseIterativeFlag;
@@ -422,7 +539,7 @@ std::string reader_words(rapidjson::ParseErrorCode code) {
 
 // `text` is the whole text (for the message); the reading starts `skipped`
 // bytes into it (after a byte order mark).
-[[noreturn]] void refused(std::string_view text, std::size_t skipped, const rapidjson::Reader &reader,
+[[noreturn]] void refused(std::string_view text, std::size_t skipped, const graph_reader &reader,
                           const tree_builder &builder, const parsed_text_release *gone = nullptr) {
     const std::size_t offset = skipped + reader.GetErrorOffset();
     if (reader.GetParseErrorCode() == rapidjson::kParseErrorTermination && !builder.failure().empty())
@@ -446,7 +563,7 @@ json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const 
         malformed(text, 0, "a text of 4 GiB or more"); // RapidJSON's lengths are 32-bit
     const std::size_t skipped = skipped_mark(text);
     tree_builder builder(max_depth, stream, std::memchr(text.data(), '\\', text.size()) != nullptr);
-    rapidjson::Reader reader;
+    graph_reader reader;
     bounded_text in{text.data() + skipped, text.data() + skipped, text.data() + text.size()};
     if (read_text<0>(reader, in, builder, all_ascii(text), max_depth).IsError()) refused(text, skipped, reader, builder);
     return builder.take();
@@ -466,8 +583,8 @@ json_tree parse_json_tree_in_place(std::string &text, std::uint64_t max_depth, c
     tree_builder builder(max_depth, stream, false);
     parsed_text_release release(text.data(), text.size());
     builder.release_as_read(&release);
-    rapidjson::Reader reader;
-    rapidjson::InsituStringStream in(text.data() + skipped);
+    graph_reader reader;
+    rapidjson::insitu_text in(text.data() + skipped, text.data() + text.size());
     if (read_text<rapidjson::kParseInsituFlag>(reader, in, builder, all_ascii(text), max_depth).IsError()) {
         std::replace(text.begin() + static_cast<std::ptrdiff_t>(release.released()), text.end(), '\0', '"');
         refused(text, skipped, reader, builder, &release);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "core/fail.hpp"
 #include "core/status.hpp"
@@ -195,6 +196,59 @@ tensor_values reference_chain(const tensor_values &input, const dims_t &input_di
         dims = step.output_dims;
     }
     return values;
+}
+
+std::vector<std::size_t> reference_order(const dims_t &input_dims, const std::vector<chain_step> &steps) {
+    tensor_values indices;
+    indices.type = data_type::s64;
+    indices.count = static_cast<std::size_t>(checked_volume(input_dims).value());
+    indices.bytes.resize(indices.count * sizeof(std::int64_t));
+    for (std::size_t i = 0; i < indices.count; ++i) {
+        const auto index = static_cast<std::int64_t>(i);
+        std::memcpy(indices.bytes.data() + i * sizeof index, &index, sizeof index);
+    }
+    const tensor_values moved = reference_chain(indices, input_dims, steps);
+    std::vector<std::size_t> order(moved.count);
+    for (std::size_t i = 0; i < moved.count; ++i) {
+        std::int64_t index = 0;
+        std::memcpy(&index, moved.bytes.data() + i * sizeof index, sizeof index);
+        order[i] = static_cast<std::size_t>(index);
+    }
+    return order;
+}
+
+tensor_values reference_gather(const tensor_values &input, const std::vector<std::size_t> &order) {
+    tensor_values out;
+    out.type = input.type;
+    out.count = order.size();
+    if (input.type == data_type::string) {
+        out.strings.reserve(order.size());
+        for (std::size_t from : order) out.strings.push_back(input.strings.at(from));
+        return out;
+    }
+    const std::size_t bits = element_bits(input.type);
+    if (is_packed(input.type)) {
+        out.bytes = input.bytes; // the last byte's spare bits, as reference_chain keeps them
+        for (std::size_t i = 0; i < order.size(); ++i)
+            store_packed(out.bytes.data(), bits, i, load_packed(input.bytes.data(), bits, order[i]));
+        return out;
+    }
+    out.bytes.resize(dense_bytes(input.type, out.count));
+    // A copy of a fixed size per element (a call of memcpy each was most of
+    // the gather's time).
+    const auto gather = [&](auto bytes) {
+        for (std::size_t i = 0; i < order.size(); ++i)
+            std::memcpy(out.bytes.data() + i * bytes, input.bytes.data() + order[i] * bytes, bytes);
+    };
+    switch (bits / 8) {
+    case 1: gather(std::integral_constant<std::size_t, 1>()); break;
+    case 2: gather(std::integral_constant<std::size_t, 2>()); break;
+    case 4: gather(std::integral_constant<std::size_t, 4>()); break;
+    case 8: gather(std::integral_constant<std::size_t, 8>()); break;
+    case 16: gather(std::integral_constant<std::size_t, 16>()); break;
+    default: gather(bits / 8);
+    }
+    return out;
 }
 
 } // namespace reshaper::impl

@@ -267,6 +267,19 @@ TEST(JsonReader, OneNonAsciiByteOrEscapeAnywhereIsSeen) {
         }
 }
 
+// A quote or control character at any place in a long ASCII string, read
+// in place (16 bytes a load where 16 are left, Transcoder<graph_utf8,
+// graph_utf8>) and not: each ends the string's run where it stands.
+TEST(JsonReader, AQuoteOrControlCharacterAnywhereEndsTheRun) {
+    const std::string letters(150, 'x');
+    for (const std::string odd : {"\t", "\n", "\x01", "\x1F", "\", \""})
+        for (std::size_t at = 0; at <= letters.size(); ++at) {
+            SCOPED_TRACE(at);
+            expect_alike("[\"" + letters.substr(0, at) + odd + letters.substr(at) + "\"]");
+            expect_alike("{\"" + letters.substr(0, at) + odd + letters.substr(at) + "\": 1}");
+        }
+}
+
 TEST(JsonReader, EverythingElseAlike) {
     const std::string texts[] = {
         "", " ", "{}", "[]", "{} x", "{}\n{}", "[1,]", "[1 2]", "{\"a\" 1}", "{\"a\":}", "{,}", "{\"a\":1,}",

@@ -216,3 +216,44 @@ TEST(ReferenceReshape, RejectsMismatchedDescriptors) {
     EXPECT_EQ(c6, status::invalid_arguments);
     EXPECT_NE(t6.find("layout any"), std::string::npos) << t6;
 }
+
+// reference_order: a [2,3] transposed ([3,2]: output (i,j) is input (j,i))
+// reads input elements 0 3 1 4 2 5; a reshape before and after moves none.
+TEST(ReferenceOrder, IsTheChainOverTheElementIndices) {
+    const std::vector<chain_step> transpose{{{3, 2}, {1, 0}}};
+    EXPECT_EQ(reference_order({2, 3}, transpose), (std::vector<std::size_t>{0, 3, 1, 4, 2, 5}));
+    const std::vector<chain_step> wrapped{{{2, 3}, {}}, {{3, 2}, {1, 0}}, {{6}, {}}};
+    EXPECT_EQ(reference_order({6}, wrapped), (std::vector<std::size_t>{0, 3, 1, 4, 2, 5}));
+    EXPECT_EQ(reference_order({2, 3}, {{{6}, {}}}), (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
+    EXPECT_TRUE(reference_order({0, 3}, transpose).empty());
+}
+
+// Gathering in the order gives what the chain gives, for every dtype class:
+// whole bytes of 1..16, packed nibbles and bit pairs (the last byte's spare
+// bits kept, as the chain keeps them), strings.
+TEST(ReferenceOrder, GatherEqualsTheChainForEveryDtypeClass) {
+    // [2,3,4] -> transpose (2,0,1) -> [4,2,3] -> reshape [8,3] -> transpose -> [3,8]
+    const dims_t dims{2, 3, 4};
+    const std::vector<chain_step> steps{{{4, 2, 3}, {2, 0, 1}}, {{8, 3}, {}}, {{3, 8}, {1, 0}}};
+    const std::vector<std::size_t> order = reference_order(dims, steps);
+    ASSERT_EQ(order.size(), 24u);
+    for (data_type t : {data_type::u8, data_type::bf16, data_type::f32, data_type::f64, data_type::c128,
+                        data_type::s4, data_type::s2, data_type::string}) {
+        tensor_values in;
+        in.type = t;
+        in.count = 24;
+        if (t == data_type::string) {
+            for (int e = 0; e < 24; ++e) in.strings.push_back("element " + std::to_string(e));
+        } else {
+            in.bytes.resize(dense_bytes(t, in.count));
+            for (std::size_t b = 0; b < in.bytes.size(); ++b) in.bytes[b] = static_cast<std::uint8_t>(b * 37 + 11);
+        }
+        const tensor_values chain = reference_chain(in, dims, steps);
+        EXPECT_TRUE(reference_gather(in, order) == chain) << to_string(t);
+    }
+    // 5 nibbles: the high nibble of the third byte is spare, and kept.
+    tensor_values odd{data_type::u4, 5, {0x10, 0x32, 0xE4}, {}};
+    const std::vector<chain_step> flip{{{5, 1}, {}}, {{1, 5}, {1, 0}}};
+    EXPECT_TRUE(reference_gather(odd, reference_order({5}, flip)) == reference_chain(odd, {5}, flip));
+    EXPECT_EQ(reference_gather(odd, {4, 3, 2, 1, 0}).bytes, (std::vector<std::uint8_t>{0x34, 0x12, 0xE0}));
+}
