@@ -780,6 +780,15 @@ void tile_partial_two_lanes(const std::uint8_t *src, std::ptrdiff_t src_pitch, s
     alignas(64) std::uint8_t out[T * tile_bytes];
     const auto load_bytes = static_cast<std::size_t>(dst_rows * E);
     const std::ptrdiff_t store_bytes = src_rows * E;
+    // Up to 2 source rows (a move's last columns: NHWC as NCHW at 7 x 7)
+    // copied element by element: fewer instructions than a whole tile's
+    // shuffles and its buffers, as the AVX-512 level measured; 4 (at 14 x
+    // 14) measured slower so for 1- and 2-byte elements (docs/performance.md).
+    if (src_rows <= 2) {
+        for (int c = 0; c < dst_rows; ++c)
+            for (int r = 0; r < src_rows; ++r) copy_fixed<E>(dst + c * dst_pitch + r * E, src + r * src_pitch + c * E);
+        return;
+    }
     // Destination rows per call of the line kernels; the last call's rows
     // go through `out`.
     constexpr int L = E <= 2 ? 16 / E : 32 / E;
