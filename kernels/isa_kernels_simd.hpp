@@ -475,7 +475,10 @@ inline void transpose_lane_block(const std::uint8_t *src, std::ptrdiff_t pitch, 
 // (transpose_lane_lines_from: source rows 0 .. 2G-1 from `src`, rows 2G ..
 // 4G-1 from `rest`, each `pitch` and `rest_pitch` apart; the partial tiles
 // take the second from a buffer.)
+// Always inlined, as it was before the partial tiles became its second
+// caller (see the top of this file).
 template <class Ops, int E, bool Direct = false>
+[[gnu::always_inline]]
 inline void transpose_lane_lines_from(const std::uint8_t *src, std::ptrdiff_t pitch, const std::uint8_t *rest,
                                       std::ptrdiff_t rest_pitch, std::uint8_t *dst, std::ptrdiff_t dst_pitch) {
     if constexpr (Direct) {
