@@ -834,9 +834,14 @@ void tile_partial_two_lanes(const std::uint8_t *src, std::ptrdiff_t src_pitch, s
 }
 #pragma GCC diagnostic pop
 
-template <class Ops, std::size_t... L>
-constexpr per_size_class<tile_partial_fn> partial_tiles_two_lanes(std::index_sequence<L...>) {
-    return {&tile_partial_two_lanes<Ops, 1 << L>...};
+// Only for the element sizes it measured faster on (s8 rows back to back
+// at 7 x 7, f32's single last column there); bf16 at 7 x 7 (17 source rows
+// through the buffers) measured a tenth slower than partial_tile's
+// portable buffers, for a cause not found, and 8- and 16-byte elements
+// were not measured: those keep partial_tile (docs/performance.md).
+template <class Ops>
+constexpr per_size_class<tile_partial_fn> partial_tiles_two_lanes() {
+    return {&tile_partial_two_lanes<Ops, 1>, no_kernel, &tile_partial_two_lanes<Ops, 4>, no_kernel, no_kernel};
 }
 
 // W half-height tiles side by side, for 32-byte registers: source rows w*T
