@@ -374,8 +374,10 @@ struct isa_kernels {
     per_reach<per_size_class<wide_tile_fn>> half_wide_tile;
     run_copy_fn copy;
     runs_copy_fn copy_runs;
-    // Where the level has masked loads and stores; no_kernel elsewhere: a
-    // whole tile in a buffer.
+    // Masked loads and stores where the level has them (AVX-512); at AVX2
+    // a whole tile in L1 buffers at the level's width, for the element
+    // sizes that measured faster so; no_kernel elsewhere: partial_tile's
+    // portable buffers.
     per_size_class<tile_partial_fn> tile_partial;
     // [i][size class]: rows of 16 << i bytes, at least 4 elements each
     // (16-byte rows: 1-, 2- and 4-byte elements; 32-byte rows: also 8-byte

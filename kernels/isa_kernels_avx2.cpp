@@ -24,7 +24,7 @@ constexpr isa_kernels table = {
                        half_wide_tiles_at<avx2_ops, in_last_level>(size_classes)},
     .copy = &run_copy<avx2_ops>,
     .copy_runs = &copy_runs<avx2_ops>,
-    .tile_partial = no_kernel_at_any_size<tile_partial_fn>, // no masked loads
+    .tile_partial = partial_tiles_two_lanes<avx2_ops>(),
     // 64-byte rows of 4- and 8-byte elements: two blocks of 8 (4) vectors
     // fit the 16 registers; 1- and 2-byte elements would hold 64 (32) and
     // keep the tile walk.

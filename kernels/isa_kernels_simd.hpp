@@ -26,6 +26,7 @@
 #include "kernels/isa_kernels.hpp"
 #include "kernels/isa_split_rows.hpp"
 #include "kernels/isa_tiny_tiles.hpp"
+#include "kernels/short_copy.hpp"
 
 namespace reshaper::impl {
 namespace {
@@ -346,13 +347,18 @@ inline void transpose_block_into(const std::uint8_t *src, std::ptrdiff_t pitch, 
 // Never inlined: inlined into the AVX2 level's 4-tile walk (once the
 // helpers above were always inlined) it measured a tenth slower, for no
 // cause the VM's counters could show (docs/performance.md).
+// (transpose_block_lines_from: source rows 0 .. B-1 from `src`, rows B ..
+// 2B-1 from `rest`, each `pitch` and `rest_pitch` apart; the partial tiles
+// take the second from a buffer.)
 template <class Ops, int E>
-[[gnu::noinline]] void transpose_block_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
-                                       std::ptrdiff_t dst_pitch) {
+[[gnu::noinline]] void transpose_block_lines_from(const std::uint8_t *src, std::ptrdiff_t pitch,
+                                                  const std::uint8_t *rest, std::ptrdiff_t rest_pitch,
+                                                  std::uint8_t *dst, std::ptrdiff_t dst_pitch) {
     constexpr int G = 16 / E, B = 2 * G;
     alignas(32) std::uint8_t first[B * Ops::bytes];
     transpose_block_into<Ops, E>(src, pitch, first, Ops::bytes);
-    const std::uint8_t *low = src + B * pitch, *high = low + G * pitch;
+    pitch = rest_pitch;
+    const std::uint8_t *low = rest, *high = low + G * pitch;
     asm("" : "+r"(low), "+r"(high), "+r"(dst));
     for (int l = 0; l < 2; ++l) {
         typename Ops::vec v[G];
@@ -364,6 +370,12 @@ template <class Ops, int E>
             Ops::store(dst + row * dst_pitch + Ops::bytes, v[j]);
         }
     }
+}
+template <class Ops, int E>
+[[gnu::always_inline]]
+inline void transpose_block_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                       std::ptrdiff_t dst_pitch) {
+    transpose_block_lines_from<Ops, E>(src, pitch, src + 2 * (16 / E) * pitch, pitch, dst, dst_pitch);
 }
 
 // The register blocks of transpose_block_into for W tiles side by side,
@@ -460,25 +472,37 @@ inline void transpose_lane_block(const std::uint8_t *src, std::ptrdiff_t pitch, 
 // less than 2 KiB apart (or off a multiple of it) the G lines spread over
 // several sets and stay in L1 between the halves, and the buffer's store
 // and reload of every first half is only work.
+// (transpose_lane_lines_from: source rows 0 .. 2G-1 from `src`, rows 2G ..
+// 4G-1 from `rest`, each `pitch` and `rest_pitch` apart; the partial tiles
+// take the second from a buffer.)
+// Always inlined, as it was before the partial tiles became its second
+// caller (see the top of this file).
 template <class Ops, int E, bool Direct = false>
-inline void transpose_lane_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
-                                      std::ptrdiff_t dst_pitch) {
-    constexpr int G = 16 / E;
+[[gnu::always_inline]]
+inline void transpose_lane_lines_from(const std::uint8_t *src, std::ptrdiff_t pitch, const std::uint8_t *rest,
+                                      std::ptrdiff_t rest_pitch, std::uint8_t *dst, std::ptrdiff_t dst_pitch) {
     if constexpr (Direct) {
         std::uint8_t *second = dst + Ops::bytes;
         asm("" : "+r"(dst), "+r"(second));
         transpose_lane_block<Ops, E>(src, pitch, [&](int j, typename Ops::vec v) { Ops::store(dst + j * dst_pitch, v); });
-        transpose_lane_block<Ops, E>(src + 2 * G * pitch, pitch,
+        transpose_lane_block<Ops, E>(rest, rest_pitch,
                                      [&](int j, typename Ops::vec v) { Ops::store(second + j * dst_pitch, v); });
         return;
     }
+    constexpr int G = 16 / E;
     alignas(32) std::uint8_t first[G * Ops::bytes];
     transpose_lane_block<Ops, E>(src, pitch, [&](int j, typename Ops::vec v) { Ops::store(first + j * Ops::bytes, v); });
     asm("" : "+r"(dst));
-    transpose_lane_block<Ops, E>(src + 2 * G * pitch, pitch, [&](int j, typename Ops::vec v) {
+    transpose_lane_block<Ops, E>(rest, rest_pitch, [&](int j, typename Ops::vec v) {
         Ops::store(dst + j * dst_pitch, Ops::load(first + j * Ops::bytes));
         Ops::store(dst + j * dst_pitch + Ops::bytes, v);
     });
+}
+template <class Ops, int E, bool Direct = false>
+[[gnu::always_inline]]
+inline void transpose_lane_lines_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                      std::ptrdiff_t dst_pitch) {
+    transpose_lane_lines_from<Ops, E, Direct>(src, pitch, src + 2 * (16 / E) * pitch, pitch, dst, dst_pitch);
 }
 
 // Stores B destination rows from out[w][p][c] (row c gets the W * P
@@ -725,6 +749,99 @@ template <class Ops, int E>
 void one_tile(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst, std::ptrdiff_t dst_pitch,
               bool stream) {
     transpose_tiles<Ops, E, 1, false>(src, src_pitch, dst, dst_pitch, stream, nullptr);
+}
+
+// A tile cut short by the tensor's edge (tile_partial_fn) at a level of
+// two-lane vectors (AVX2, no masked loads): the valid part of each source
+// row copied into a whole tile in L1, transposed by the whole-tile kernel
+// into a second one, and the valid part of each destination row copied
+// out, all at this level's width (the portable buffers of partial_tile
+// took 16-byte copies through the stack: perf annotate of s8 NHWC as NCHW
+// at 7 x 7, whose tiles are all partial).
+// Destination rows back to back (the tile's columns are whole rows: NHWC
+// as NCHW with fewer than T positions, s8 at 7 x 7) and all T of them:
+// rows 0 .. T/2 - 1 read in place where they are all there, and all but
+// the last group of lines stored straight into the destination, each row
+// whole in row order (transpose_lane_lines_from, transpose_block_lines_from),
+// so that each row's tail past its own bytes is overwritten by the rows
+// after it; the last group, whose tail would pass the tile's end, through
+// the buffer, its rows stored whole while they stay within the tile.
+// (The rows of `in` past src_rows are never written: they feed only
+// destination bytes that are not stored or are overwritten, which GCC
+// cannot see.)
+#pragma GCC diagnostic push
+#ifndef __clang__ // clang has no such group
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+template <class Ops, int E>
+void tile_partial_two_lanes(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
+                            std::ptrdiff_t dst_pitch, int src_rows, int dst_rows, bool stream) {
+    static_assert(Ops::lanes == 2);
+    constexpr int T = 64 / E;
+    constexpr std::ptrdiff_t line = tile_bytes;
+    alignas(64) std::uint8_t in[T * tile_bytes];
+    alignas(64) std::uint8_t out[T * tile_bytes];
+    const auto load_bytes = static_cast<std::size_t>(dst_rows * E);
+    const std::ptrdiff_t store_bytes = src_rows * E;
+    // Up to 2 source rows (a move's last columns: NHWC as NCHW at 7 x 7)
+    // copied element by element: fewer instructions than a whole tile's
+    // shuffles and its buffers, as the AVX-512 level measured; 4 (at 14 x
+    // 14) measured slower so for 1- and 2-byte elements (docs/performance.md).
+    if (src_rows <= 2) {
+        for (int c = 0; c < dst_rows; ++c)
+            for (int r = 0; r < src_rows; ++r) copy_fixed<E>(dst + c * dst_pitch + r * E, src + r * src_pitch + c * E);
+        return;
+    }
+    // Destination rows per call of the line kernels; the last call's rows
+    // go through `out`.
+    constexpr int L = E <= 2 ? 16 / E : 32 / E;
+    if (E <= 8 && !stream && dst_rows == T && dst_pitch == store_bytes && (L + 1) * store_bytes >= line) {
+        const bool in_place = src_rows >= T / 2;
+        for (int r = in_place ? T / 2 : 0; r < src_rows; ++r) copy_fixed<line>(in + r * line, src + r * src_pitch);
+        const std::uint8_t *first = in_place ? src : in, *rest = in + T / 2 * line;
+        const std::ptrdiff_t first_pitch = in_place ? src_pitch : line;
+        for (int g = 0; g < T / L; ++g) {
+            const bool last = g == T / L - 1;
+            std::uint8_t *to = last ? out : dst + g * L * dst_pitch;
+            const std::ptrdiff_t to_pitch = last ? line : dst_pitch;
+            if constexpr (E > 8)
+                (void)to;
+            else if constexpr (E <= 2)
+                transpose_lane_lines_from<Ops, E>(first + g * 16, first_pitch, rest + g * 16, line, to, to_pitch);
+            else
+                transpose_block_lines_from<Ops, E>(first + g * Ops::bytes, first_pitch, rest + g * Ops::bytes, line,
+                                                   to, to_pitch);
+        }
+        for (int c = T - L; c < T; ++c) {
+            std::uint8_t *to = dst + c * dst_pitch;
+            if (c * store_bytes + line <= T * store_bytes)
+                copy_fixed<line>(to, out + (c - (T - L)) * line);
+            else
+                copy_short(to, out + (c - (T - L)) * line, static_cast<std::size_t>(store_bytes));
+        }
+        return;
+    }
+    for (int r = 0; r < src_rows; ++r) copy_short(in + r * line, src + r * src_pitch, load_bytes);
+    transpose_tiles<Ops, E, 1, false>(in, line, out, line, false, nullptr);
+    for (int c = 0; c < dst_rows; ++c) {
+        std::uint8_t *to = dst + c * dst_pitch;
+        if (stream && src_rows == T && reinterpret_cast<std::uintptr_t>(to) % tile_bytes == 0)
+            for (int p = 0; p < line / Ops::bytes; ++p)
+                Ops::stream(to + p * Ops::bytes, Ops::load(out + c * line + p * Ops::bytes));
+        else
+            copy_short(to, out + c * line, static_cast<std::size_t>(store_bytes));
+    }
+}
+#pragma GCC diagnostic pop
+
+// Only for the element sizes it measured faster on (s8 rows back to back
+// at 7 x 7, f32's single last column there); bf16 at 7 x 7 (17 source rows
+// through the buffers) measured a tenth slower than partial_tile's
+// portable buffers, for a cause not found, and 8- and 16-byte elements
+// were not measured: those keep partial_tile (docs/performance.md).
+template <class Ops>
+constexpr per_size_class<tile_partial_fn> partial_tiles_two_lanes() {
+    return {&tile_partial_two_lanes<Ops, 1>, no_kernel, &tile_partial_two_lanes<Ops, 4>, no_kernel, no_kernel};
 }
 
 // W half-height tiles side by side, for 32-byte registers: source rows w*T

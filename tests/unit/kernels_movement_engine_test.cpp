@@ -467,6 +467,53 @@ TEST_F(movement_engine, tile_kernels_agree_with_the_scalar_level) {
         }
 }
 
+// Every level's partial-tile kernel (where it has one) at every element
+// size and every count of source and destination rows up to a tile:
+// destination rows back to back (the tile's columns whole rows, where the
+// AVX2 kernel stores rows whole, each overwriting the tail of the one
+// before, straight into the destination) and further apart, streamed
+// whole rows too. Each element lands where the transpose puts it; no byte
+// between or past the destination rows is written, and the source is read
+// from a buffer that ends with its last element.
+TEST_F(movement_engine, partial_tile_kernels_match_the_transpose) {
+    std::mt19937 rng(27);
+    for (cpu_isa isa : levels_here())
+        for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e) {
+            const auto kernel = kernels_for(isa).tile_partial[log2e];
+            if (kernel == nullptr) continue;
+            const int e = 1 << log2e, t = 64 / e;
+            for (int src_rows = 1; src_rows <= t; ++src_rows)
+                for (int dst_rows = 1; dst_rows <= t; ++dst_rows)
+                    for (const int gap : {0, 3, 64}) {
+                        if (src_rows == t && dst_rows == t) continue; // a whole tile
+                        const std::ptrdiff_t src_pitch = dst_rows * e + 5, dst_pitch = src_rows * e + gap * e;
+                        std::vector<std::uint8_t> src(static_cast<std::size_t>((src_rows - 1) * src_pitch + dst_rows * e));
+                        for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+                        const std::size_t used = static_cast<std::size_t>(dst_rows * dst_pitch) + 128;
+                        for (const bool stream : {false, true}) {
+                            if (stream && (src_rows != t || gap == 3)) continue;
+                            line_aligned_bytes out(used + 64, 0xA5);
+                            std::uint8_t *got = out.data();
+                            kernel(src.data(), src_pitch, got, dst_pitch, src_rows, dst_rows, stream);
+                            if (stream) store_fence();
+                            for (int c = 0; c < dst_rows; ++c)
+                                for (int r = 0; r < src_rows; ++r)
+                                    ASSERT_EQ(0, std::memcmp(got + c * dst_pitch + r * e,
+                                                             src.data() + r * src_pitch + c * e, static_cast<std::size_t>(e)))
+                                        << to_string(isa) << " " << e << "-byte elements, " << src_rows << " x "
+                                        << dst_rows << ", gap " << gap << ": row " << c << ", element " << r;
+                            for (std::size_t b = 0; b < used + 64; ++b) {
+                                const auto row = static_cast<std::ptrdiff_t>(b) / dst_pitch;
+                                const auto at = static_cast<std::ptrdiff_t>(b) % dst_pitch;
+                                if (row < dst_rows && at < src_rows * e) continue;
+                                ASSERT_EQ(got[b], 0xA5) << to_string(isa) << " " << e << "-byte elements, " << src_rows
+                                                        << " x " << dst_rows << ", gap " << gap << ": byte " << b;
+                            }
+                        }
+                    }
+        }
+}
+
 // Transposes of at most 4 KiB with sides of 2 or 3, many small dims or odd
 // sizes, some padded and misaligned, match the element copy at every level
 // and element size, guards untouched; a bf16 [2,16,32] reversal (a side of
