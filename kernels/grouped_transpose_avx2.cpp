@@ -92,53 +92,44 @@ void gather_runs_avx2(const byte *buffer, const std::int32_t *gather, dim_t run,
     }
 }
 
-// 16-byte elements: one vector load and store each (streamed as above).
-void gather_runs_avx2_16(const byte *buffer, const std::int32_t *gather, dim_t run, const std::int32_t *run_base,
-                         const std::ptrdiff_t *run_offset, dim_t runs, byte *dst, bool stream) {
-    for (dim_t r = 0; r < runs; ++r) {
-        const byte *base = buffer + static_cast<std::ptrdiff_t>(run_base[r]) * 16;
-        byte *to = dst + run_offset[r];
-        const auto element = [&](dim_t j) {
-            return _mm_loadu_si128(reinterpret_cast<const __m128i *>(base + static_cast<std::ptrdiff_t>(gather[j]) * 16));
-        };
-        dim_t j = 0;
-        if (stream) {
-            const auto at = reinterpret_cast<std::uintptr_t>(to);
-            const dim_t head = std::min<dim_t>(run, static_cast<dim_t>(((64 - at % 64) % 64) / 16));
-            for (; j < head; ++j) _mm_storeu_si128(reinterpret_cast<__m128i *>(to + j * 16), element(j));
-            // Whole lines (a 16-byte-aligned run reaches one after at most 3 elements).
-            if (at % 16 == 0)
-                for (; j + 4 <= run; j += 4)
-                    for (dim_t k = 0; k < 4; ++k) _mm_stream_si128(reinterpret_cast<__m128i *>(to + (j + k) * 16), element(j + k));
-        }
-        for (; j < run; ++j) _mm_storeu_si128(reinterpret_cast<__m128i *>(to + j * 16), element(j));
-    }
-}
+// 16- and 32-byte elements (c128; c64 and f64 with a shared inner dim of
+// 4, widened, no transposes): one vector load and store each. Streamed
+// runs store ordinarily up to their first line and stream the whole lines
+// from there (a vector-aligned run reaches one after at most 3 elements).
+template <std::size_t Bytes>
+struct whole_element_vector;
+template <>
+struct whole_element_vector<16> {
+    static __m128i load(const byte *p) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)); }
+    static void store(byte *p, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i *>(p), v); }
+    static void stream(byte *p, __m128i v) { _mm_stream_si128(reinterpret_cast<__m128i *>(p), v); }
+};
+template <>
+struct whole_element_vector<32> {
+    static __m256i load(const byte *p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)); }
+    static void store(byte *p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), v); }
+    static void stream(byte *p, __m256i v) { _mm256_stream_si256(reinterpret_cast<__m256i *>(p), v); }
+};
 
-// 32-byte elements (c64 and f64 with a shared inner dim of 4: widened, no
-// transposes): one vector load and store each, streamed in pairs that make
-// whole lines.
-void gather_runs_avx2_32(const byte *buffer, const std::int32_t *gather, dim_t run, const std::int32_t *run_base,
-                         const std::ptrdiff_t *run_offset, dim_t runs, byte *dst, bool stream) {
+template <std::size_t Bytes>
+void gather_runs_avx2_whole(const byte *buffer, const std::int32_t *gather, dim_t run, const std::int32_t *run_base,
+                            const std::ptrdiff_t *run_offset, dim_t runs, byte *dst, bool stream) {
+    using vector = whole_element_vector<Bytes>;
+    constexpr auto n = static_cast<dim_t>(Bytes);
+    constexpr dim_t per_line = 64 / n;
     for (dim_t r = 0; r < runs; ++r) {
-        const byte *base = buffer + static_cast<std::ptrdiff_t>(run_base[r]) * 32;
+        const byte *base = buffer + static_cast<std::ptrdiff_t>(run_base[r]) * n;
         byte *to = dst + run_offset[r];
-        const auto element = [&](dim_t j) {
-            return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + static_cast<std::ptrdiff_t>(gather[j]) * 32));
-        };
+        const auto element = [&](dim_t j) { return vector::load(base + static_cast<std::ptrdiff_t>(gather[j]) * n); };
         dim_t j = 0;
         const auto at = reinterpret_cast<std::uintptr_t>(to);
-        if (stream && at % 32 == 0) {
-            if (at % 64 != 0 && j < run) {
-                _mm256_storeu_si256(reinterpret_cast<__m256i *>(to), element(0));
-                ++j;
-            }
-            for (; j + 2 <= run; j += 2) {
-                _mm256_stream_si256(reinterpret_cast<__m256i *>(to + j * 32), element(j));
-                _mm256_stream_si256(reinterpret_cast<__m256i *>(to + j * 32 + 32), element(j + 1));
-            }
+        if (stream && at % Bytes == 0) {
+            const dim_t head = std::min<dim_t>(run, static_cast<dim_t>((64 - at % 64) % 64) / n);
+            for (; j < head; ++j) vector::store(to + j * n, element(j));
+            for (; j + per_line <= run; j += per_line)
+                for (dim_t k = 0; k < per_line; ++k) vector::stream(to + (j + k) * n, element(j + k));
         }
-        for (; j < run; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i *>(to + j * 32), element(j));
+        for (; j < run; ++j) vector::store(to + j * n, element(j));
     }
 }
 
@@ -441,8 +432,8 @@ gather_runs_fn avx2_grouped_gather_kernel(int log2e) {
     case 1: return &gather_runs_avx2<2>;
     case 2: return &gather_runs_avx2<4>;
     case 3: return &gather_runs_avx2<8>;
-    case 4: return &gather_runs_avx2_16;
-    case 5: return &gather_runs_avx2_32;
+    case 4: return &gather_runs_avx2_whole<16>;
+    case 5: return &gather_runs_avx2_whole<32>;
     }
     return nullptr;
 }

@@ -13,15 +13,12 @@
 namespace reshaper::impl::graph_io {
 namespace {
 
-// The members read_op reads, each its last value (as json_view::find gives
-// it), found in one pass over the object, as read_tensor finds a tensor's
-// (a find per field walked the members again for each).
+// The members read_op reads (json_view::take_members).
 struct op_fields {
     std::optional<json_view> id, name, kind, domain, version, attrs, inputs, outputs;
 
     explicit op_fields(json_view j) {
-        for (json_view m : j.elements())
-            if (std::optional<json_view> *slot = slot_of(m.key())) *slot = m;
+        j.take_members([this](std::string_view key) { return slot_of(key); });
     }
 
 private:

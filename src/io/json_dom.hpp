@@ -134,6 +134,16 @@ public:
     std::optional<json_view> find(std::string_view key) const;
     // The member's key, for a member of an object.
     std::string_view key() const { return {tree_->pool_.data() + at().key_at, at().key_size}; }
+    // One pass over an object's members: each whose key slot_of(key) gives
+    // a slot for (a std::optional<json_view> *; nullptr for keys not asked
+    // for) is put there, a repeated key's last value as find gives it. For
+    // readers of several fields, where a find per field walked the members
+    // again for each.
+    template <typename SlotOf>
+    void take_members(SlotOf &&slot_of) const {
+        for (json_view m : elements())
+            if (std::optional<json_view> *slot = slot_of(m.key())) *slot = m;
+    }
     // Each member of an object once, in order: f(key, value).
     template <typename F>
     void for_each_member(F &&f) const {

@@ -39,16 +39,13 @@ dims_t read_strides(std::optional<json_view> field, const logical_tensor &lt, co
     return strides;
 }
 
-// The members read_tensor reads, each its last value (as json_view::find
-// gives it), found in one pass over the object: a find per field walked
-// every member again for each field, absent ones (most files give no
-// ndims, format or values) to the end.
+// The members read_tensor reads (json_view::take_members; most files give
+// no ndims, format or values).
 struct tensor_fields {
     std::optional<json_view> id, dtype, shape, ndims, layout_type, property_type, stride, format, values;
 
     explicit tensor_fields(json_view j) {
-        for (json_view m : j.elements())
-            if (std::optional<json_view> *slot = slot_of(m.key())) *slot = m;
+        j.take_members([this](std::string_view key) { return slot_of(key); });
     }
 
 private:

@@ -173,6 +173,19 @@ std::string plain_sample_graph() {
     return g;
 }
 
+// `odd` at every place in a string of 150 ASCII letters, as an array's
+// element (and, `as_key_too`, as an object's key): read alike in place and
+// not.
+void expect_alike_at_every_place(const std::string &odd, bool as_key_too) {
+    const std::string letters(150, 'x');
+    for (std::size_t at = 0; at <= letters.size(); ++at) {
+        SCOPED_TRACE(at);
+        const std::string text = letters.substr(0, at) + odd + letters.substr(at);
+        expect_alike("[\"" + text + "\"]");
+        if (as_key_too) expect_alike("{\"" + text + "\": 1}");
+    }
+}
+
 } // namespace
 
 TEST(JsonReader, TakesGraphFilesAsTheOracleReadsThem) {
@@ -259,25 +272,15 @@ TEST(JsonReader, StringsReadAsTheOracleReadsThem) {
 // An ill-formed byte or a lone surrogate escape at any place in a string
 // of ASCII letters is refused, in place and not.
 TEST(JsonReader, OneNonAsciiByteOrEscapeAnywhereIsSeen) {
-    const std::string letters(150, 'x');
     for (const std::string odd : {"\xED\xA0\x80", "\xFF", "\xC3\xA9", "\\ud83d", "\\u0041"})
-        for (std::size_t at = 0; at <= letters.size(); ++at) {
-            SCOPED_TRACE(at);
-            expect_alike("[\"" + letters.substr(0, at) + odd + letters.substr(at) + "\"]");
-        }
+        expect_alike_at_every_place(odd, false);
 }
 
 // A quote or control character at any place in a long ASCII string, read
 // in place (16 bytes a load where 16 are left, Transcoder<graph_utf8,
 // graph_utf8>) and not: each ends the string's run where it stands.
 TEST(JsonReader, AQuoteOrControlCharacterAnywhereEndsTheRun) {
-    const std::string letters(150, 'x');
-    for (const std::string odd : {"\t", "\n", "\x01", "\x1F", "\", \""})
-        for (std::size_t at = 0; at <= letters.size(); ++at) {
-            SCOPED_TRACE(at);
-            expect_alike("[\"" + letters.substr(0, at) + odd + letters.substr(at) + "\"]");
-            expect_alike("{\"" + letters.substr(0, at) + odd + letters.substr(at) + "\": 1}");
-        }
+    for (const std::string odd : {"\t", "\n", "\x01", "\x1F", "\", \""}) expect_alike_at_every_place(odd, true);
 }
 
 TEST(JsonReader, EverythingElseAlike) {
