@@ -13,32 +13,19 @@
 namespace reshaper::impl::graph_io {
 namespace {
 
-// The members read_op reads (json_view::take_members).
+// The members read_op reads.
 struct op_fields {
     std::optional<json_view> id, name, kind, domain, version, attrs, inputs, outputs;
-
-    explicit op_fields(json_view j) {
-        j.take_members([this](std::string_view key) { return slot_of(key); });
-    }
-
-private:
-    std::optional<json_view> *slot_of(std::string_view key) {
-        const auto is = [&key](std::string_view name) { return key == name; };
-        switch (key.size()) {
-        case 2: return is("id") ? &id : nullptr;
-        case 4: return is("name") ? &name : is("kind") ? &kind : nullptr;
-        case 5: return is("attrs") ? &attrs : nullptr;
-        case 6: return is("inputs") ? &inputs : is("domain") ? &domain : nullptr;
-        case 7: return is("outputs") ? &outputs : is("version") ? &version : nullptr;
-        default: return nullptr;
-        }
-    }
 };
+constexpr json_view::member_slot<op_fields> op_members[] = {
+        {"id", &op_fields::id},         {"name", &op_fields::name},     {"kind", &op_fields::kind},
+        {"attrs", &op_fields::attrs},   {"inputs", &op_fields::inputs}, {"outputs", &op_fields::outputs},
+        {"domain", &op_fields::domain}, {"version", &op_fields::version}};
 
 op read_op(json_view j, std::size_t index, tensor_table &tensors) {
     const context at_index{context::form::op_at_index, {}, static_cast<std::int64_t>(index)};
     if (!j.is_object()) at_index.fail(rule::field_type, "must be an object, got " + excerpt(j));
-    const op_fields fields(j);
+    const auto fields = j.take_members(op_members);
     op o;
     o.id = as_id(require_field(fields.id, "id", at_index), "id", at_index);
     const context with_id{context::form::op_id, {}, o.id};

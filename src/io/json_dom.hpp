@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -134,15 +135,25 @@ public:
     std::optional<json_view> find(std::string_view key) const;
     // The member's key, for a member of an object.
     std::string_view key() const { return {tree_->pool_.data() + at().key_at, at().key_size}; }
-    // One pass over an object's members: each whose key slot_of(key) gives
-    // a slot for (a std::optional<json_view> *; nullptr for keys not asked
-    // for) is put there, a repeated key's last value as find gives it. For
-    // readers of several fields, where a find per field walked the members
-    // again for each.
-    template <typename SlotOf>
-    void take_members(SlotOf &&slot_of) const {
-        for (json_view m : elements())
-            if (std::optional<json_view> *slot = slot_of(m.key())) *slot = m;
+    // The members a reader of several fields asks for, found in one pass
+    // over an object's members (a find per field walked them again for
+    // each): `slots` names each key and the member of Fields it goes to;
+    // keys not named are passed over, and a repeated key gives its last
+    // value, as find does.
+    template <typename Fields>
+    using member_slot = std::pair<std::string_view, std::optional<json_view> Fields::*>;
+    template <typename Fields, std::size_t N>
+    Fields take_members(const member_slot<Fields> (&slots)[N]) const {
+        Fields fields;
+        for (json_view m : elements()) {
+            const std::string_view key = m.key();
+            for (const auto &[name, slot] : slots)
+                if (key == name) {
+                    fields.*slot = m;
+                    break;
+                }
+        }
+        return fields;
     }
     // Each member of an object once, in order: f(key, value).
     template <typename F>

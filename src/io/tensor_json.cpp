@@ -39,35 +39,23 @@ dims_t read_strides(std::optional<json_view> field, const logical_tensor &lt, co
     return strides;
 }
 
-// The members read_tensor reads (json_view::take_members; most files give
-// no ndims, format or values).
+// The members read_tensor reads (most files give no ndims, format or values).
 struct tensor_fields {
     std::optional<json_view> id, dtype, shape, ndims, layout_type, property_type, stride, format, values;
-
-    explicit tensor_fields(json_view j) {
-        j.take_members([this](std::string_view key) { return slot_of(key); });
-    }
-
-private:
-    std::optional<json_view> *slot_of(std::string_view key) {
-        const auto is = [&key](std::string_view name) { return key == name; };
-        switch (key.size()) {
-        case 2: return is("id") ? &id : nullptr;
-        case 5: return is("dtype") ? &dtype : is("shape") ? &shape : is("ndims") ? &ndims : nullptr;
-        case 6: return is("stride") ? &stride : is("format") ? &format : is("values") ? &values : nullptr;
-        case 11: return is("layout_type") ? &layout_type : nullptr;
-        case 13: return is("property_type") ? &property_type : nullptr;
-        default: return nullptr;
-        }
-    }
 };
+constexpr json_view::member_slot<tensor_fields> tensor_members[] = {
+        {"id", &tensor_fields::id},         {"dtype", &tensor_fields::dtype},
+        {"shape", &tensor_fields::shape},   {"stride", &tensor_fields::stride},
+        {"layout_type", &tensor_fields::layout_type}, {"property_type", &tensor_fields::property_type},
+        {"ndims", &tensor_fields::ndims},   {"format", &tensor_fields::format},
+        {"values", &tensor_fields::values}};
 
 } // namespace
 
 logical_tensor read_tensor(json_view j, const context &place) {
     if (!j.is_object())
         place.fail(rule::field_type, "a logical tensor must be an object, got " + excerpt(j));
-    const tensor_fields fields(j);
+    const auto fields = j.take_members(tensor_members);
     logical_tensor lt;
     lt.id = as_id(require_field(fields.id, "id", place), "id", place);
     const context ctx = place.tensor(lt.id);

@@ -297,6 +297,28 @@ TEST(JsonReader, EverythingElseAlike) {
     }
 }
 
+// take_members finds, in one pass, each member its table names as the
+// oracle reads it (a repeated key: its last value), leaves the others
+// unset and passes over the keys it does not name.
+TEST(JsonReader, TakeMembersFindsEachNamedMemberAsTheOracleDoes) {
+    struct fields {
+        std::optional<json_view> a, bb, ccc;
+    };
+    constexpr json_view::member_slot<fields> slots[] = {{"a", &fields::a}, {"bb", &fields::bb}, {"ccc", &fields::ccc}};
+    for (const std::string text : {R"({"a":1,"bb":"two","x":3})", R"({"bb":1,"a":2,"bb":[3,4],"a":{"ccc":5}})",
+                                   R"({})", R"({"ccc":null,"b":1,"aa":2,"ccc":-0.5})", R"({"A":1,"bb ":2})"}) {
+        const json_tree tree = parse_json_tree(text, depth);
+        const ojson want = *oracle(text);
+        const fields got = tree.root().take_members(slots);
+        for (const auto &[name, slot] : slots) {
+            const std::string where = text + " " + std::string(name);
+            const auto member = want.find(std::string(name));
+            ASSERT_EQ((got.*slot).has_value(), member != want.end()) << where;
+            if (member != want.end()) expect_same_value(*(got.*slot), *member, where);
+        }
+    }
+}
+
 TEST(JsonReader, NestingAtTheLimit) {
     for (std::uint64_t levels : {depth - 1, depth, depth + 1, depth * 4}) {
         SCOPED_TRACE(levels);
