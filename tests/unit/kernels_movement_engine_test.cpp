@@ -667,6 +667,29 @@ TEST_F(movement_engine, whole_small_transposes_match_the_element_copy) {
     }
 }
 
+// w tiles of e-byte elements side by side, transposed into `got` (filled
+// with 0xA5 first, `used` bytes): destination row c, element r = source
+// row r, element c, for every one of the w * 64 / e source rows, and no
+// byte of the destination rows' gaps or past the last row written.
+::testing::AssertionResult tiles_transposed(const std::uint8_t *got, std::ptrdiff_t dst_pitch, const std::uint8_t *src,
+                                            std::ptrdiff_t src_pitch, int e, int w, std::size_t used) {
+    const int t = 64 / e;
+    const auto where = [&] {
+        return ::testing::AssertionFailure() << e << "-byte elements, " << w << " tiles, source rows " << src_pitch
+                                             << " bytes apart, destination rows " << dst_pitch << ": ";
+    };
+    for (int c = 0; c < t; ++c) {
+        for (int r = 0; r < w * t; ++r)
+            if (std::memcmp(got + c * dst_pitch + r * e, src + r * src_pitch + c * e, e) != 0)
+                return where() << "row " << c << " element " << r << " differs";
+        for (std::ptrdiff_t g = w * 64; g < dst_pitch; ++g)
+            if (got[c * dst_pitch + g] != 0xA5) return where() << "gap byte " << g << " of row " << c << " written";
+    }
+    for (std::size_t g = static_cast<std::size_t>(t * dst_pitch); g < used; ++g)
+        if (got[g] != 0xA5) return where() << "byte " << g << " past the tile written";
+    return ::testing::AssertionSuccess();
+}
+
 // The wide tiles (walk[.][.].wide tiles side by side) at every level and
 // reach, plain and streamed: destination row c, element r = source row r, element c,
 // for every one of the w * t source rows, and no byte of the destination
@@ -695,16 +718,8 @@ TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
                 std::memset(got, 0xA5, used);
                 kernels_for(isa).wide_tile[reach][log2e](src.data(), src_pitch, got, dst_pitch, stream, nullptr);
                 if (stream) store_fence();
-                for (int c = 0; c < t; ++c) {
-                    for (int r = 0; r < w * t; ++r)
-                        ASSERT_EQ(0, std::memcmp(got + c * dst_pitch + r * e, src.data() + r * src_pitch + c * e, e))
-                            << to_string(isa) << " " << e << "-byte elements, row " << c << " element " << r
-                            << ", rows " << dst_pitch << " bytes apart";
-                    for (std::ptrdiff_t g = w * 64; g < dst_pitch; ++g)
-                        ASSERT_EQ(got[c * dst_pitch + g], 0xA5) << to_string(isa) << " " << e << " gap byte " << g;
-                }
-                for (std::size_t g = static_cast<std::size_t>(t * dst_pitch); g < used; ++g)
-                    ASSERT_EQ(got[g], 0xA5) << to_string(isa) << " " << e << " byte past the tile " << g;
+                ASSERT_TRUE(tiles_transposed(got, dst_pitch, src.data(), src_pitch, e, w, used))
+                    << to_string(isa) << (stream ? ", streamed" : "");
             }
 }
 
@@ -737,19 +752,8 @@ TEST_F(movement_engine, tiles_with_source_rows_in_few_l1_sets_transpose_at_every
                             else
                                 kernels_for(isa).wide_tile[reach][log2e](src.data(), src_pitch, got, dst_pitch, false,
                                                                          nullptr);
-                            for (int c = 0; c < t; ++c) {
-                                for (int r = 0; r < w * t; ++r)
-                                    ASSERT_EQ(0, std::memcmp(got + c * dst_pitch + r * e,
-                                                             src.data() + r * src_pitch + c * e, e))
-                                        << to_string(isa) << " " << e << "-byte elements, " << w
-                                        << " tiles, row " << c << " element " << r << ", source rows " << src_pitch
-                                        << " bytes apart, destination rows " << dst_pitch;
-                                for (std::ptrdiff_t g = w * 64; g < dst_pitch; ++g)
-                                    ASSERT_EQ(got[c * dst_pitch + g], 0xA5)
-                                        << to_string(isa) << " " << e << " gap byte " << g;
-                            }
-                            for (std::size_t g = static_cast<std::size_t>(t * dst_pitch); g < used; ++g)
-                                ASSERT_EQ(got[g], 0xA5) << to_string(isa) << " " << e << " byte past the tile " << g;
+                            ASSERT_TRUE(tiles_transposed(got, dst_pitch, src.data(), src_pitch, e, w, used))
+                                << to_string(isa);
                         }
 }
 
