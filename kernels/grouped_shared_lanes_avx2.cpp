@@ -58,8 +58,14 @@ inline void swap_units(__m256i &a, __m256i &b) {
     } else if constexpr (U == 4) {
         lo = _mm256_blend_epi32(a, _mm256_slli_epi64(b, 32), 0xAA);
         hi = _mm256_blend_epi32(_mm256_srli_epi64(a, 32), b, 0xAA);
+    } else if constexpr (U == 2) { // within each 128-bit half (two 128-bit blocks side by side)
+        lo = _mm256_blend_epi16(a, _mm256_slli_epi32(b, 16), 0xAA);
+        hi = _mm256_blend_epi16(_mm256_srli_epi32(a, 16), b, 0xAA);
     } else {
-        static_assert(U == 4, "256-bit vectors hold elements of 4 bytes or more here");
+        static_assert(U == 1);
+        const __m256i odd = _mm256_set1_epi16(static_cast<short>(0xFF00));
+        lo = _mm256_blendv_epi8(a, _mm256_slli_epi16(b, 8), odd);
+        hi = _mm256_blendv_epi8(_mm256_srli_epi16(a, 8), b, odd);
     }
     a = lo;
     b = hi;
@@ -115,7 +121,32 @@ void shared_lanes_avx2(const byte *src, const std::ptrdiff_t *load, const std::p
         from[r] = load[r];
         to[r] = store[r];
     }
-    for (dim_t i = 0; i < blocks; ++i) {
+    dim_t i = 0;
+    if constexpr (sizeof(Vector) == 16) {
+        // Two blocks at a time, one in each half of 256-bit vectors (every
+        // step but the loads and stores works within halves): half the
+        // instructions, which bound the 1- and 2-byte blocks as much as
+        // their memory traffic (docs/performance.md, "High rank,
+        // highrank7").
+        const __m256i pre_pair = _mm256_broadcastsi128_si256(pre_index);
+        const __m256i post_pair = _mm256_broadcastsi128_si256(post_index);
+        for (; i + 1 < blocks; i += 2) {
+            const byte *base = src + block_source[i], *base_high = src + block_source[i + 1];
+            byte *out = dst + block_offset[i], *out_high = dst + block_offset[i + 1];
+            __m256i v[R];
+            for (int r = 0; r < R; ++r)
+                v[r] = _mm256_loadu2_m128i(reinterpret_cast<const __m128i *>(base_high + from[r]),
+                                           reinterpret_cast<const __m128i *>(base + from[r]));
+            if (pre)
+                for (int r = 0; r < R; ++r) v[r] = _mm256_shuffle_epi8(v[r], pre_pair);
+            swap_stages<__m256i, N, W, K>(v, std::make_integer_sequence<int, K>{});
+            if (post)
+                for (int r = 0; r < R; ++r) v[r] = _mm256_shuffle_epi8(v[r], post_pair);
+            for (int r = 0; r < R; ++r)
+                _mm256_storeu2_m128i(reinterpret_cast<__m128i *>(out_high + to[r]), reinterpret_cast<__m128i *>(out + to[r]), v[r]);
+        }
+    }
+    for (; i < blocks; ++i) {
         const byte *base = src + block_source[i];
         byte *out = dst + block_offset[i];
         Vector v[R];

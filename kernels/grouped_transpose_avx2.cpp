@@ -258,7 +258,75 @@ inline void store_vector<__m128i>(std::uint8_t *to, __m128i v, bool stream) {
     out[1] = _mm256_permute2x128_si256(in[0], in[1], 0x31);
 }
 
-template <typename Vector, int L, std::size_t N, void (*Transpose)(const Vector *, Vector *)>
+// 16 x 16 1-byte elements twice, one block in each 128-bit half of the
+// vectors (transpose_16x16_8's interleaves work within halves).
+[[gnu::always_inline]] inline void transpose_16x16_8_halves(const __m256i *r, __m256i *out) {
+    __m256i t[16], u[16], v[16];
+    for (int i = 0; i < 8; ++i) {
+        t[2 * i] = _mm256_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int j = 0; j < 4; ++j) {
+        u[4 * j + 0] = _mm256_unpacklo_epi16(t[4 * j], t[4 * j + 2]);
+        u[4 * j + 1] = _mm256_unpackhi_epi16(t[4 * j], t[4 * j + 2]);
+        u[4 * j + 2] = _mm256_unpacklo_epi16(t[4 * j + 1], t[4 * j + 3]);
+        u[4 * j + 3] = _mm256_unpackhi_epi16(t[4 * j + 1], t[4 * j + 3]);
+    }
+    for (int h = 0; h < 2; ++h)
+        for (int c = 0; c < 4; ++c) {
+            v[8 * h + 2 * c] = _mm256_unpacklo_epi32(u[8 * h + c], u[8 * h + 4 + c]);
+            v[8 * h + 2 * c + 1] = _mm256_unpackhi_epi32(u[8 * h + c], u[8 * h + 4 + c]);
+        }
+    for (int m = 0; m < 8; ++m) {
+        out[2 * m] = _mm256_unpacklo_epi64(v[m], v[8 + m]);
+        out[2 * m + 1] = _mm256_unpackhi_epi64(v[m], v[8 + m]);
+    }
+}
+
+// The 128-bit blocks (1- and 2-byte elements) two at a time where the
+// level has the transpose within halves: each vector loaded as the two
+// blocks' halves, one transpose of 256-bit vectors, each half stored to
+// its block. Half the transposes' instructions, which bound these blocks
+// as much as their memory traffic (docs/performance.md, "High rank,
+// highrank7"). Units are (block, across step) pairs in the single loop's
+// order, paired in turn.
+template <int L, std::size_t N, void (*Pair)(const __m256i *, __m256i *)>
+[[gnu::always_inline]] inline dim_t micro_pairs_avx2(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
+                                                    const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset,
+                                                    dim_t blocks, const dim_t *across, dim_t across_steps, byte *dst) {
+    const dim_t units = blocks * across_steps;
+    dim_t i = 0, k = 0; // the first unit of the pair
+    dim_t u = 0;
+    for (; u + 1 < units; u += 2) {
+        dim_t i1 = i, k1 = k + 1;
+        if (k1 == across_steps) {
+            k1 = 0;
+            ++i1;
+        }
+        const byte *low = src + block_source[i] + across[k] * static_cast<dim_t>(N);
+        const byte *high = src + block_source[i1] + across[k1] * static_cast<dim_t>(N);
+        byte *to_low = dst + block_offset[i], *to_high = dst + block_offset[i1];
+        const std::ptrdiff_t *stored_low = store + across[k], *stored_high = store + across[k1];
+        __m256i in[L], out[L];
+        for (int b = 0; b < L; ++b)
+            in[b] = _mm256_loadu2_m128i(reinterpret_cast<const __m128i *>(high + load[b]),
+                                        reinterpret_cast<const __m128i *>(low + load[b]));
+        Pair(in, out);
+        for (int a = 0; a < L; ++a)
+            _mm256_storeu2_m128i(reinterpret_cast<__m128i *>(to_high + stored_high[a]),
+                                 reinterpret_cast<__m128i *>(to_low + stored_low[a]), out[a]);
+        i = i1;
+        k = k1 + 1;
+        if (k == across_steps) {
+            k = 0;
+            ++i;
+        }
+    }
+    return u; // units left from here: at most one
+}
+
+template <typename Vector, int L, std::size_t N, void (*Transpose)(const Vector *, Vector *),
+          void (*Pair)(const __m256i *, __m256i *) = nullptr>
 void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::ptrdiff_t *store,
                        const std::ptrdiff_t *block_source, const std::ptrdiff_t *block_offset, dim_t blocks,
                        const dim_t *across, dim_t across_steps, byte *dst, bool stream, const byte * /*pre*/,
@@ -277,6 +345,15 @@ void micro_blocks_avx2(const byte *src, const std::ptrdiff_t *load, const std::p
         const bool streamed = stream && reinterpret_cast<std::uintptr_t>(to) % sizeof(Vector) == 0;
         for (int a = 0; a < L; ++a) store_vector<Vector>(to + stored[a], out[a], streamed);
     };
+    if constexpr (Pair != nullptr) {
+        const dim_t done = micro_pairs_avx2<L, N, Pair>(src, load, store, block_source, block_offset, blocks, across,
+                                                       across_steps, dst);
+        if (done < blocks * across_steps) {
+            const dim_t i = done / across_steps, k = done % across_steps;
+            block(src + block_source[i] + across[k] * static_cast<dim_t>(N), dst + block_offset[i], store + across[k]);
+        }
+        return;
+    }
     // One across step (dims of 2 and 4): no inner loop, which costs
     // 2 x 2 blocks of 16-byte elements measurably.
     if (across_steps == 1) {
@@ -415,9 +492,9 @@ write_staged_fn avx2_grouped_write_staged() { return &write_staged_avx2; }
 
 micro_transpose_fn avx2_grouped_micro_kernel(int log2e, dim_t lanes, dim_t along_lanes) {
     if (along_lanes != lanes) return log2e == 1 && lanes == 8 && along_lanes == 16 ? &micro_wide_along_avx2_16 : nullptr;
-    if (log2e == 0 && lanes == 16) return &micro_blocks_avx2<__m128i, 16, 1, transpose_16x16_8>;
+    if (log2e == 0 && lanes == 16) return &micro_blocks_avx2<__m128i, 16, 1, transpose_16x16_8, transpose_16x16_8_halves>;
     if (log2e == 0 && lanes == 8) return &micro_blocks_avx2_8x8_8;
-    if (log2e == 1 && lanes == 8) return &micro_blocks_avx2<__m128i, 8, 2, transpose_8x8_16>;
+    if (log2e == 1 && lanes == 8) return &micro_blocks_avx2<__m128i, 8, 2, transpose_8x8_16, transpose_8x8_16_halves>;
     if (log2e == 2 && lanes == 8) return &micro_blocks_avx2<__m256i, 8, 4, transpose_8x8_32>;
     if (log2e == 2 && lanes == 4) return &micro_blocks_avx2<__m128i, 4, 4, transpose_4x4_32>;
     if (log2e == 3 && lanes == 4) return &micro_blocks_avx2<__m256i, 4, 8, transpose_4x4_64>;

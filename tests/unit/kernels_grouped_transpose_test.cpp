@@ -1088,3 +1088,101 @@ TEST_F(grouped_transpose, shared_inner_dims_of_32_bytes_move_as_wide_elements) {
     const permutation few = numpy_permutation({64, 64, 4}, {1, 0, 2});
     EXPECT_EQ(choose_fast_path(make_copy_plan(few.dims, few.src_strides, 0, few.dst_strides, 0), 8), fast_path::run_copy);
 }
+
+namespace {
+// A micro kernel's call on random source bytes into a zeroed destination
+// of `dst_bytes`, returning the destination.
+std::vector<std::uint8_t> micro_call(micro_transpose_fn kernel, const std::vector<std::uint8_t> &src,
+                                     const std::vector<std::ptrdiff_t> &load, const std::vector<std::ptrdiff_t> &store,
+                                     const std::vector<std::ptrdiff_t> &block_source,
+                                     const std::vector<std::ptrdiff_t> &block_offset, const std::vector<dim_t> &across,
+                                     std::size_t dst_bytes, const std::vector<std::uint8_t> &pre,
+                                     const std::vector<std::uint8_t> &post, bool one_unit_a_call) {
+    std::vector<std::uint8_t> dst(dst_bytes, 0);
+    const auto blocks = static_cast<dim_t>(block_source.size());
+    const auto steps = static_cast<dim_t>(across.size());
+    const std::uint8_t *p = pre.empty() ? nullptr : pre.data(), *q = post.empty() ? nullptr : post.data();
+    if (!one_unit_a_call) {
+        kernel(src.data(), load.data(), store.data(), block_source.data(), block_offset.data(), blocks, across.data(),
+               steps, dst.data(), false, p, q);
+        return dst;
+    }
+    for (dim_t i = 0; i < blocks; ++i)
+        for (dim_t k = 0; k < steps; ++k)
+            kernel(src.data(), load.data(), store.data(), block_source.data() + i, block_offset.data() + i, 1,
+                   across.data() + k, 1, dst.data(), false, p, q);
+    return dst;
+}
+} // namespace
+
+// The 1- and 2-byte micro blocks of 128-bit vectors go two at a time in
+// 256-bit vectors (the pairs running across blocks and across steps, an
+// odd unit left alone): L x L transposes against their definition (vector
+// a's lane b is loaded vector b's element a), and the shared-lanes blocks
+// against one block a call (the single path the planner's reference tests
+// cover), for 1 to 5 blocks and 1 to 3 across steps at scattered offsets.
+TEST(grouped_micro_pairs, match_one_block_at_a_time_and_the_transpose) {
+    if (detected_cpu_isa() < cpu_isa::avx2) GTEST_SKIP() << "no AVX2 here";
+    std::mt19937 rng(77);
+    struct kind {
+        int log2e;
+        dim_t lanes;
+        int swaps; // 0: the L x L transpose
+    };
+    for (const kind kd : {kind{0, 16, 0}, kind{1, 8, 0}, kind{0, 16, 1}, kind{0, 16, 2}, kind{0, 16, 3}, kind{1, 8, 1},
+                          kind{1, 8, 2}}) {
+        const auto e = std::size_t{1} << kd.log2e;
+        const micro_transpose_fn kernel = kd.swaps == 0 ? grouped_micro_kernel(cpu_isa::avx2, kd.log2e, kd.lanes)
+                                                        : grouped_shared_lanes_kernel(cpu_isa::avx2, kd.log2e, kd.swaps);
+        ASSERT_NE(kernel, nullptr);
+        const std::size_t vectors = kd.swaps == 0 ? static_cast<std::size_t>(kd.lanes) : std::size_t{1} << kd.swaps;
+        const std::size_t vector_bytes = static_cast<std::size_t>(kd.lanes) * e;
+        for (std::size_t blocks = 1; blocks <= 5; ++blocks)
+            for (std::size_t steps = 1; steps <= 3; ++steps) {
+                // Source: each vector of each block and step at its own
+                // place (odd offsets); destination rows likewise.
+                const std::size_t region = 4096;
+                std::vector<std::uint8_t> src(blocks * region + 2 * region);
+                for (auto &b : src) b = static_cast<std::uint8_t>(rng());
+                std::vector<std::ptrdiff_t> load, store, block_source, block_offset;
+                std::vector<dim_t> across;
+                for (std::size_t b = 0; b < vectors; ++b) load.push_back(static_cast<std::ptrdiff_t>(b * 97 * e));
+                for (std::size_t s = 0; s < steps; ++s) across.push_back(static_cast<dim_t>(s * 3));
+                // store has an entry per across index (steps 3 apart) and vector.
+                const std::size_t store_entries = (steps - 1) * 3 + vectors;
+                for (std::size_t a = 0; a < store_entries; ++a) store.push_back(static_cast<std::ptrdiff_t>(a * (vector_bytes + 5 * e)));
+                const std::size_t block_span = store_entries * (vector_bytes + 5 * e) + vector_bytes;
+                for (std::size_t i = 0; i < blocks; ++i) {
+                    block_source.push_back(static_cast<std::ptrdiff_t>(i * region + 7 * e));
+                    block_offset.push_back(static_cast<std::ptrdiff_t>(i * block_span + 3 * e));
+                }
+                std::vector<std::uint8_t> pre, post;
+                if (kd.swaps > 0) { // a byte permutation of the lanes before and after (pshufb indices)
+                    std::vector<std::uint8_t> lanes(static_cast<std::size_t>(kd.lanes));
+                    std::iota(lanes.begin(), lanes.end(), std::uint8_t{0});
+                    for (auto *table : {&pre, &post}) {
+                        std::shuffle(lanes.begin(), lanes.end(), rng);
+                        for (std::size_t l = 0; l < lanes.size(); ++l)
+                            for (std::size_t u = 0; u < e; ++u) table->push_back(static_cast<std::uint8_t>(lanes[l] * e + u));
+                    }
+                }
+                const std::size_t dst_bytes = blocks * block_span + 64;
+                const std::string what = "log2e " + std::to_string(kd.log2e) + " swaps " + std::to_string(kd.swaps) +
+                                         " blocks " + std::to_string(blocks) + " steps " + std::to_string(steps);
+                const auto together = micro_call(kernel, src, load, store, block_source, block_offset, across, dst_bytes,
+                                                 pre, post, false);
+                const auto alone = micro_call(kernel, src, load, store, block_source, block_offset, across, dst_bytes,
+                                              pre, post, true);
+                EXPECT_EQ(together, alone) << what;
+                if (kd.swaps != 0) continue;
+                std::vector<std::uint8_t> expected(dst_bytes, 0);
+                for (std::size_t i = 0; i < blocks; ++i)
+                    for (std::size_t s = 0; s < steps; ++s)
+                        for (std::size_t a = 0; a < vectors; ++a)
+                            for (std::size_t b = 0; b < vectors; ++b)
+                                std::memcpy(expected.data() + block_offset[i] + store[static_cast<std::size_t>(across[s]) + a] + b * e,
+                                            src.data() + block_source[i] + across[s] * static_cast<dim_t>(e) + load[b] + a * e, e);
+                EXPECT_EQ(together, expected) << what;
+            }
+    }
+}
