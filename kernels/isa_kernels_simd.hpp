@@ -378,6 +378,44 @@ inline void transpose_block_lines_into(const std::uint8_t *src, std::ptrdiff_t p
     transpose_block_lines_from<Ops, E>(src, pitch, src + 2 * (16 / E) * pitch, pitch, dst, dst_pitch);
 }
 
+// W tiles side by side of 4-byte elements where destination rows lie a
+// multiple of 4 KiB apart, in quads: G = 4 destination rows' whole line of
+// one tile (16 source rows' 16 bytes: two in-lane transposes of rows r and
+// r + G in one vector's halves, 8 vectors live), each line's halves stored
+// back to back, the quads of a row group tile after tile. So at most G
+// lines in a row go to one L1 set, then the next tile's lines to the next
+// set. On the Zen 3 EPYC, stores of whole lines into 64 rows 4 KiB apart
+// took 11 us a 256 KiB when 8 lines in a row went to one set (the two
+// blocks of transpose_block_lines_into), 6.5 us at 4 and 5.4-5.5 us at 1-2,
+// against 8 us for memcpy (a store-order microbenchmark; docs/performance.md); the quads also need no
+// buffer for the lines' first halves.
+template <class Ops, int E, int W>
+inline void transpose_tiles_in_quads(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                     std::ptrdiff_t dst_pitch) {
+    static_assert(Ops::lanes == 2 && E == 4);
+    using vec = typename Ops::vec;
+    constexpr int G = 16 / E, T = 64 / E;
+    for (int q = 0; q < T / G; ++q) { // destination rows q * G ..: source bytes q * 16 ..
+        std::uint8_t *row = dst + q * G * dst_pitch;
+#pragma GCC unroll 8
+        for (int w = 0; w < W; ++w) {
+            vec v[2][G];
+            for (int a = 0; a < 2; ++a) {
+                const std::uint8_t *low = src + (w * T + a * 2 * G) * pitch + q * 16, *high = low + G * pitch;
+                asm("" : "+r"(low), "+r"(high)); // see transpose_block_into
+                for (int r = 0; r < G; ++r) v[a][r] = Ops::load_halves(low + r * pitch, high + r * pitch);
+                transpose_in_lanes<Ops, E>(v[a]);
+            }
+            std::uint8_t *to = row + w * tile_bytes;
+            asm("" : "+r"(to));
+            for (int j = 0; j < G; ++j) {
+                Ops::store(to + j * dst_pitch, v[0][j]);
+                Ops::store(to + j * dst_pitch + Ops::bytes, v[1][j]);
+            }
+        }
+    }
+}
+
 // The register blocks of transpose_block_into for W tiles side by side,
 // in quarters of G = 16 / E vectors (16 source bytes of 2G rows: G
 // destination rows of 32 bytes), each quarter's loads issued before the
@@ -598,6 +636,11 @@ __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::
     if constexpr (Ops::lanes == 2 && parts > 1 && B <= 8)
         if (!stream) {
             if (dst_pitch % 4096 == 0) {
+                // 4-byte elements in the caches: quads (transpose_tiles_in_quads).
+                if constexpr (E == 4 && !Prefetch) {
+                    transpose_tiles_in_quads<Ops, E, W>(src, src_pitch, dst, dst_pitch);
+                    return;
+                }
                 for (int b = 0; b < parts; ++b)
                     for (int w = 0; w < W; ++w) {
                         if constexpr (Prefetch)

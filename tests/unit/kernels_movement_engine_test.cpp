@@ -774,6 +774,27 @@ TEST_F(movement_engine, transposes_with_source_rows_in_few_l1_sets_match_the_ele
                 }
 }
 
+// NHWC as NCHW in the caches with destination rows (planes) of 4 and 8 KiB
+// (the in-cache wide tiles' orders for rows a multiple of 4 KiB apart:
+// AVX2's 4-byte quads), whole and cut short (channels past a tile, an odd
+// element offset on either side), at every level and element size,
+// against the element copy.
+TEST_F(movement_engine, transposes_into_rows_4k_apart_match_the_element_copy) {
+    std::mt19937 rng(19);
+    for (cpu_isa isa : levels_here())
+        for (std::size_t e : {1, 2, 4, 8})
+            for (const dim_t plane_bytes : {4096, 8192})
+                for (const dim_t channels : {64, 80})
+                    for (const dim_t offset : {0, 3}) {
+                        const dim_t hw = plane_bytes / static_cast<dim_t>(e);
+                        const move_case c{"nhwc_as_nchw_" + std::to_string(channels) + "x" + std::to_string(hw) +
+                                                  "+" + std::to_string(offset),
+                                          {channels, hw}, {1, 0}, {0, 1}, {0, 0}, {0, 0}, offset, offset};
+                        SCOPED_TRACE(c.name);
+                        check_case(c, e, isa, rng);
+                    }
+}
+
 // The wide tiles of walks that prefetch the next step issue at least their
 // call's share of its lines (line_prefetch::per_call) at every level, reach
 // and size, streamed, however they spread them (a register block's share
