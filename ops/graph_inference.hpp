@@ -19,6 +19,14 @@ void validate_graph(const graph &g);
 // topology, which inference leaves as it was: partitioning reuses it
 // instead of building it again (a 100,000-op graph's topology is a few
 // milliseconds, issue 7).
+// Large graphs (4096 ops and more) are inferred on the threads oneTBB may
+// use, with the outcome of inferring op by op (graph_inference.cpp).
 graph_topology infer_graph_shapes(graph &g);
+
+namespace detail {
+// infer_graph_shapes' side-by-side inference after check_structure, in
+// stretches of `stretch` ops of the topological order (for tests).
+void infer_in_stretches(graph &g, const graph_topology &topology, std::size_t stretch);
+} // namespace detail
 
 } // namespace reshaper::impl

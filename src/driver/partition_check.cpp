@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
 
 #include "backend/compiled_partition_cache.hpp"
@@ -74,13 +75,35 @@ public:
         const char *dump = std::getenv("RESHAPER_GRAPH_DUMP");
         return opts.mode != run_mode::perf && impl::verbose_level() == 0 && !(dump && *dump);
     }
-    // Every partition looks its form up, and nearly all find it: the
-    // threads share the lookup (an exclusive lock made them queue for it,
-    // and sleep in the kernel when they met).
-    std::shared_ptr<const form> find(const std::string &key) const {
-        std::shared_lock lock(mutex_);
-        const auto it = forms_.find(key);
-        return it == forms_.end() ? nullptr : it->second;
+    // What one thread holds of a form: the form, and its compiled
+    // partition and words under reference counts of the thread's own.
+    // Every partition of a form copies these (its renamed partition holds
+    // the compiled one, its summary the words): copies of the form's own
+    // pointers had both threads increment and decrement one count, whose
+    // cache line then went back and forth between the cores at every
+    // partition (with the shared lock's: checking 100,000 single
+    // transposes took twice the CPU time on two threads as on one, perf,
+    // the locked increments its hottest instructions).
+    struct thread_view {
+        const form *shared = nullptr;
+        std::shared_ptr<const impl::compiled_partition> compiled;
+        std::shared_ptr<const compiled_summary::plan_words> words;
+    };
+    // Every partition looks its form up, and nearly all find it: each
+    // thread in its own table first, then in the shared one (its lock
+    // shared by the threads' look-ups).
+    const thread_view *find(const std::string &key) const {
+        auto &mine = local_.local();
+        if (const auto it = mine.find(key); it != mine.end()) return &it->second;
+        std::shared_ptr<const form> found;
+        {
+            std::shared_lock lock(mutex_);
+            const auto it = forms_.find(key);
+            if (it == forms_.end()) return nullptr;
+            found = it->second;
+        }
+        thread_view view{found.get(), counted_apart(found->compiled), counted_apart(found->words)};
+        return &mine.emplace(key, std::move(view)).first->second;
     }
     void add(std::string key, std::shared_ptr<const form> f) {
         std::unique_lock lock(mutex_);
@@ -88,8 +111,17 @@ public:
     }
 
 private:
+    // The object `p` points at under a count of its own, which holds `p`.
+    template <typename T>
+    static std::shared_ptr<const T> counted_apart(const std::shared_ptr<const T> &p) {
+        if (!p) return nullptr;
+        return std::shared_ptr<const T>(p.get(), [held = p](const T *) {});
+    }
+
     mutable std::shared_mutex mutex_;
-    std::unordered_map<std::string, std::shared_ptr<const form>> forms_;
+    std::unordered_map<std::string, std::shared_ptr<const form>> forms_; // owns the forms
+    // Node-based: a view's address stays while the table grows.
+    mutable tbb::enumerable_thread_specific<std::unordered_map<std::string, thread_view>> local_;
 };
 
 // `form`: the partition's shared form, when forms are shared.
@@ -158,20 +190,23 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
     const bool infer_only = opts.mode == run_mode::infer;
     const bool json = opts.report == report_format::json;
     std::shared_ptr<const impl::compiled_partition> compiled;
-    std::shared_ptr<const compiled_forms::form> same_form;
+    const compiled_forms::thread_view *same_form = nullptr;
     std::string form_key;
     std::vector<tensor_id> touched;
     try {
         // The boundary tensors are the graph's own (as its producers'
         // compiles left them), which compile takes when none are given.
-        const auto compile_own = [&run, &pr, eng] { return impl::compile(run.graph, pr.part, {}, {}, eng); };
+        // The engine by reference: a renamed partition, which keeps this,
+        // ends with this call (a copy counted on the engine's one count,
+        // shared by the threads).
+        const auto compile_own = [&run, &pr, &eng] { return impl::compile(run.graph, pr.part, {}, {}, eng); };
         if (forms) {
             form_key = impl::partition_form_key(run.graph, pr.part, *eng, &touched);
             same_form = forms->find(form_key);
         }
         if (same_form)
-            compiled = std::make_shared<impl::renamed_partition>(same_form->compiled, same_form->touched, touched,
-                                                                 compile_own);
+            compiled = std::make_shared<impl::renamed_partition>(same_form->compiled, same_form->shared->touched,
+                                                                 touched, compile_own);
         else compiled = compile_own();
         // RESHAPER_GRAPH_DUMP=partition; forms are shared only when nothing
         // is dumped (compiled_forms::wanted), so then its look-up is spared.
@@ -207,17 +242,21 @@ bool run_partition(graph_run &run, partition_run &pr, const std::shared_ptr<cons
             json_string_text(summary.lowering != impl::lowering_kind::alias ? compiled->why_not_alias()
                                                                             : std::string())});
     }
-    std::shared_ptr<const compiled_forms::form> form = same_form; // the partition's, when forms are shared
+    // The partition's form, when forms are shared. One made here is held
+    // here too: a form another thread added first under the key is kept
+    // instead of it.
+    const compiled_forms::form *form = same_form ? same_form->shared : nullptr;
+    std::shared_ptr<compiled_forms::form> made;
     if (forms && !same_form) {
-        auto f = std::make_shared<compiled_forms::form>();
-        f->compiled = compiled;
-        f->touched = std::move(touched);
-        f->words = summary.words;
-        form = f;
-        forms->add(std::move(form_key), std::move(f));
+        made = std::make_shared<compiled_forms::form>();
+        made->compiled = compiled;
+        made->touched = std::move(touched);
+        made->words = summary.words;
+        form = made.get();
+        forms->add(std::move(form_key), made);
     }
     pr.compiled = std::move(summary);
-    if (opts.mode == run_mode::check) check_partition(run, pr, *compiled, form.get(), opts, result);
+    if (opts.mode == run_mode::check) check_partition(run, pr, *compiled, form, opts, result);
     else if (opts.mode == run_mode::perf) time_partition(pr, *compiled, run.graph, opts);
     return true;
 }

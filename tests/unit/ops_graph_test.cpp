@@ -1,7 +1,10 @@
 // Whole graphs: topology, structural validation, ops of unknown kinds, and
 // inference in topological order across several reshapes.
+#include <algorithm>
 #include <limits>
+#include <utility>
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include "ops/graph_inference.hpp"
 #include "ops_test_support.hpp"
@@ -262,6 +265,113 @@ TEST(GraphInference, LongChainIsValidatedAndInferred) {
     EXPECT_EQ(g.tensor(n).shape, (dims_t{2, 3}));
     EXPECT_EQ(g.tensor(n - 1).shape, (dims_t{6}));
     EXPECT_EQ(g.tensor(n).dtype, data_type::f32);
+}
+
+
+// Chains of reshapes of 1-6 ops over [2,3], [6], [3,2] side by side, listed
+// in the file with each chain backwards (consumers before producers, so
+// the topological order is not the file's), op ids in decreasing order.
+// `bad`: ops whose reshape target holds no input ([4,-1] of 6 elements).
+graph reshape_chains(int chains, const std::vector<int> &bad = {}) {
+    graph g;
+    tensor_id next = 0;
+    std::int64_t op_id = 1000000;
+    int made = 0;
+    for (int c = 0; c < chains; ++c) {
+        const tensor_id first = next++;
+        g.tensors[first] = tensor(first, data_type::f32, {2, 3});
+        std::vector<op> chain;
+        tensor_id in = first;
+        for (int k = 0; k < 1 + c % 6; ++k, ++made) {
+            const tensor_id out = next++;
+            g.tensors[out] = tensor(out, data_type::undef, {-1});
+            const bool is_bad = std::find(bad.begin(), bad.end(), made) != bad.end();
+            g.tensors[out].shape = dims_t(is_bad || k % 2 == 1 ? 2 : 1, unknown_dim);
+            chain.push_back(static_reshape(op_id--, in, out,
+                                           is_bad ? std::vector<std::int64_t>{4, -1}
+                                                  : k % 2 == 0 ? std::vector<std::int64_t>{-1}
+                                                               : std::vector<std::int64_t>{3, -1}));
+            in = out;
+        }
+        g.ops.insert(g.ops.end(), chain.rbegin(), chain.rend());
+    }
+    return g;
+}
+
+// What inferring op by op (in turn) leaves in the graph, and its error.
+std::pair<graph, std::string> inferred_in_turn(graph g) {
+    std::string what;
+    try {
+        const graph_topology t = graph_topology::build(g);
+        detail::infer_in_stretches(g, t, 1); // a stretch of one op: in turn
+    } catch (const error &e) {
+        what = e.what();
+    }
+    return {std::move(g), what};
+}
+
+TEST(GraphInference, SideBySideInStretchesAsInTurn) {
+    const tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
+    const graph g = reshape_chains(200);
+    const auto [want, none] = inferred_in_turn(g);
+    ASSERT_EQ(none, "");
+    EXPECT_EQ(want.tensor(1).shape, (dims_t{6}));
+    EXPECT_EQ(want.tensor(4).shape, (dims_t{3, 2})); // chain 1: tensors 2, 3, 4
+    for (std::size_t stretch : {2, 3, 7, 64, 4096}) {
+        graph got = g;
+        detail::infer_in_stretches(got, graph_topology::build(got), stretch);
+        EXPECT_TRUE(got.tensors == want.tensors) << "stretch " << stretch;
+    }
+    // Large enough for infer_graph_shapes to take the threads itself.
+    const graph large = reshape_chains(1500);
+    ASSERT_GE(large.ops.size(), 4096u);
+    graph got = large;
+    infer_graph_shapes(got);
+    EXPECT_TRUE(got.tensors == inferred_in_turn(large).first.tensors);
+}
+
+// The first op to fail in the order fails, and the ops after it leave
+// their outputs as they were, though ops after it ran beside it (in its
+// stretch, at lower levels) and a later one failed too.
+TEST(GraphInference, SideBySideFailsAsInTurn) {
+    const tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
+    for (const std::vector<int> &bad : {std::vector<int>{350}, std::vector<int>{351, 20}, std::vector<int>{40, 41, 700}}) {
+        const graph g = reshape_chains(200, bad);
+        const auto [want, what] = inferred_in_turn(g);
+        ASSERT_NE(what, "");
+        for (std::size_t stretch : {2, 5, 64, 4096}) {
+            graph got = g;
+            std::string got_what;
+            try {
+                detail::infer_in_stretches(got, graph_topology::build(got), stretch);
+            } catch (const error &e) {
+                got_what = e.what();
+            }
+            EXPECT_EQ(got_what, what) << "stretch " << stretch;
+            EXPECT_TRUE(got.tensors == want.tensors) << "stretch " << stretch;
+        }
+    }
+    graph large = reshape_chains(1500, {3000, 100});
+    const auto [want, what] = inferred_in_turn(large);
+    expect_error([&] { infer_graph_shapes(large); }, status::invalid_shape, what);
+    EXPECT_TRUE(large.tensors == want.tensors);
+}
+
+// Checked beside the topology's build on a large graph: the checks' error
+// before the build's, as in turn; ids out of order still checked.
+TEST(GraphValidation, LargeGraphsStructureErrorsInTheirOrder) {
+    const tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
+    graph g = reshape_chains(1500);
+    ASSERT_GE(g.ops.size(), 4096u);
+    EXPECT_NO_THROW(validate_graph(g)); // ids decreasing: none repeats
+    g.ops[4000].outputs = g.ops[10].outputs; // a tensor produced twice
+    expect_error([&] { validate_graph(g); }, status::invalid_graph, "[single_producer]");
+    g.ops[3000].id = g.ops[5].id; // and an op id twice: named first
+    expect_error([&] { validate_graph(g); }, status::invalid_graph, "[unique_op_id]");
+    for (bool parallel : {false, true}) {
+        const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, parallel ? 2 : 1);
+        expect_error([&] { infer_graph_shapes(g); }, status::invalid_graph, "is used by both");
+    }
 }
 
 } // namespace
