@@ -50,6 +50,21 @@
 // - window_staged_pfK: 16-row windows (a tile's rows) read and transposed
 //   into an L2 buffer of 256 rows x 512 bytes, streamed out in 512-byte
 //   runs after 8 windows; the window K ahead prefetched.
+// - rows_staged_R[_full][_overlap][_pfD[_l2]]: in-order chunks of R source
+//   rows (one sequential stream), 8 rows at a time across all channels,
+//   each 8 x 8 block transposed into an L2 buffer of 256 rows x R * 4
+//   bytes (R = 64: 64 KiB), streamed out R * 4 bytes per row; _full: the
+//   blocks' rows loaded whole (8 loads and lane permutes, not 16 halves);
+//   _overlap: two buffers, a chunk's rows streamed a share per 8-row group
+//   of the next; _pfD: D KiB ahead in memory order prefetched, 4 lines per
+//   block (_l2: into L2). rows_staged_64_fixed: every chunk read from the
+//   first (in L2): the staging's compute, buffer and writes alone.
+// - kernel_l2, kernel_l2_Nsteps: the kernel with its prefetches into L2
+//   (prefetcht2), one or N steps ahead.
+// - two_level_l2 / two_level_l1 / near_only / two_level_l2_2steps: the
+//   kernel's next-step prefetch into L2 (L1; none; two steps ahead into
+//   L2) plus the next tile call's 128 lines into L1 (prefetchw, through
+//   line_prefetch::writes), a share per register block.
 // DST_OFFSET: bytes past a page the destination starts at (4K aliasing).
 //
 // Build at the library's optimisation level (-O3): at -O2 the wide tile's
@@ -108,7 +123,8 @@ void read_alone(const byte_t *src, bool prefetch = false) {
     asm volatile("" ::"x"(acc));
 }
 
-enum class kernel_mode { touch, whole, loads_only, reads_only, reads_by_line, to_l1, from_l2, compute, staged_call, line_halves };
+enum class kernel_mode { touch, whole, loads_only, reads_only, reads_by_line, to_l1, from_l2, compute, staged_call, line_halves,
+                         two_level_l2, two_level_l1, near_only, whole_l2 };
 
 // The kernel's step walk: per image, column steps of 128 source rows, each
 // step a wide tile call per 16 channels; the next step's lines prefetched
@@ -137,6 +153,42 @@ void kernel_walk(const byte_t *src, byte_t *dst, kernel_mode mode, std::ptrdiff_
                 case kernel_mode::whole:
                     transpose_tiles<avx2_ops, 4, wide, true>(from, src_pitch, to, dst_pitch, true, next);
                     break;
+                case kernel_mode::whole_l2: // the kernel with its prefetches into L2 (prefetcht2)
+                    transpose_tiles<avx2_ops, 4, wide, true, 1>(from, src_pitch, to, dst_pitch, true, next);
+                    break;
+                case kernel_mode::two_level_l2:
+                case kernel_mode::two_level_l1:
+                case kernel_mode::near_only: {
+                    // the next step's lines into L2 (or L1) as the kernel
+                    // does, and the next call's 128 lines (the same rows'
+                    // next line, or the next step's first) into L1 for
+                    // writing (prefetchw: line_prefetch::writes), a share
+                    // per register block beside them
+                    const byte_t *near_from = r + tile < channels ? from + tile * element
+                                              : col + step_rows < positions ? s + (col + step_rows) * src_pitch : nullptr;
+                    line_prefetch near{}, far{};
+                    line_prefetch *both = nullptr;
+                    if (near_from) {
+                        near = line_prefetch{reinterpret_cast<std::uintptr_t>(near_from), src_pitch, 1, step_rows, 0, 0};
+                        if (mode == kernel_mode::near_only || !next)
+                            far = line_prefetch{0, 0, 1, 0, 0, static_cast<int>(step_rows)}; // no rows: issues nothing
+                        else
+                            far = *next;
+                        far.per_call = static_cast<int>(step_rows);
+                        far.writes = &near;
+                        both = &far;
+                    }
+                    if (mode == kernel_mode::two_level_l1)
+                        transpose_tiles<avx2_ops, 4, wide, true, 3>(from, src_pitch, to, dst_pitch, true, both);
+                    else
+                        transpose_tiles<avx2_ops, 4, wide, true, 1>(from, src_pitch, to, dst_pitch, true, both);
+                    if (both && next) { // the far walk's position carried on
+                        next->row = far.row;
+                        next->line = far.line;
+                        next->rows_left = far.rows_left;
+                    }
+                    break;
+                }
                 case kernel_mode::to_l1:
                     transpose_tiles<avx2_ops, 4, wide, true>(from, src_pitch, sink, wide * 64, false, next);
                     break;
@@ -326,6 +378,71 @@ void window_staged(const byte_t *src, byte_t *dst, int ahead) {
     _mm_sfence();
 }
 
+// In-order chunks of R source rows (R KiB, one sequential stream) read 8
+// rows at a time across all channels (8 streams within 8 KiB), each 8 x 8
+// block transposed into an L2 buffer of 256 rows x R * 4 bytes, then
+// streamed out R * 4 bytes per destination row. `ahead`: bytes past the
+// block's place in memory order prefetched, 4 lines per block (none: 0).
+// `overlap`: two buffers, each chunk's rows streamed out a share per
+// 8-row group of the next chunk (the stores drain while the loads wait).
+// Full: each block's 8 rows loaded whole (transpose_block: 8 loads, lane
+// permutes) instead of in halves (transpose_block_into: 16 loads).
+// Fixed: every chunk read from the same first chunk (in L2 after the
+// first): the staging's compute, buffer and streamed writes alone.
+template <int R, int Locality, bool Full = false, bool Fixed = false>
+void rows_staged(const byte_t *src, byte_t *dst, std::ptrdiff_t ahead, bool overlap) {
+    constexpr std::ptrdiff_t run = R * element;
+    constexpr std::ptrdiff_t buffer_bytes = channels * run;
+    constexpr int groups = R / 8;
+    constexpr std::ptrdiff_t rows_per_group = channels / groups;
+    alignas(64) static byte_t staged[2][buffer_bytes];
+    const byte_t *pending = nullptr; // the previous chunk's buffer, still to stream
+    byte_t *pending_to = nullptr;
+    int which = 0;
+    const auto flush_rows = [&](std::ptrdiff_t first, std::ptrdiff_t count) {
+        for (std::ptrdiff_t c = first; c < first + count; ++c)
+            for (std::ptrdiff_t l = 0; l < run; l += 64) stream_line(pending_to + c * dst_pitch + l, pending + c * run + l);
+    };
+    for (std::ptrdiff_t n = 0; n < images; ++n) {
+        const byte_t *s = src + n * image_bytes;
+        byte_t *d = dst + n * image_bytes;
+        for (std::ptrdiff_t col = 0; col < positions; col += R) {
+            const byte_t *chunk = Fixed ? src : s + col * src_pitch;
+            byte_t *buffer = staged[which];
+            auto at = reinterpret_cast<std::uintptr_t>(chunk) + static_cast<std::uintptr_t>(ahead);
+            for (int g = 0; g < groups; ++g) {
+                const byte_t *rows = chunk + g * 8 * src_pitch;
+                for (std::ptrdiff_t cb = 0; cb < channels / 8; ++cb) {
+                    if (ahead) {
+                        for (int k = 0; k < 4; ++k)
+                            __builtin_prefetch(reinterpret_cast<const void *>(at + k * 64), 0, Locality);
+                        at += 256;
+                    }
+                    if constexpr (Full) {
+                        __m256i out[8];
+                        transpose_block<avx2_ops, 4>(rows + cb * 32, src_pitch, out);
+                        for (int k = 0; k < 8; ++k) avx2_ops::store(buffer + (cb * 8 + k) * run + g * 32, out[k]);
+                    } else {
+                        transpose_block_into<avx2_ops, 4>(rows + cb * 32, src_pitch, buffer + cb * 8 * run + g * 32, run);
+                    }
+                }
+                if (overlap && pending) flush_rows(g * rows_per_group, rows_per_group);
+            }
+            if (overlap) {
+                pending = buffer;
+                pending_to = d + col * element;
+                which ^= 1;
+            } else {
+                pending = buffer;
+                pending_to = d + col * element;
+                flush_rows(0, channels);
+            }
+        }
+    }
+    if (overlap && pending) flush_rows(0, channels);
+    _mm_sfence();
+}
+
 void library(const byte_t *src, byte_t *dst) {
     strided_copy(data_type::f32, {images, channels, positions},
                  {const_cast<byte_t *>(src), 0, {positions * channels, 1, channels}},
@@ -399,6 +516,13 @@ int main(int argc, char **argv) {
             {"compute", [&] { kernel_walk(src, dst, kernel_mode::compute); }},
             {"staged_call", [&] { kernel_walk(src, dst, kernel_mode::staged_call); }, true},
             {"line_halves", [&] { kernel_walk(src, dst, kernel_mode::line_halves); }, true},
+            {"kernel_l2", [&] { kernel_walk(src, dst, kernel_mode::whole_l2); }, true},
+            {"kernel_l2_2steps", [&] { kernel_walk(src, dst, kernel_mode::whole_l2, 2 * step_rows); }, true},
+            {"kernel_l2_4steps", [&] { kernel_walk(src, dst, kernel_mode::whole_l2, 4 * step_rows); }, true},
+            {"two_level_l2", [&] { kernel_walk(src, dst, kernel_mode::two_level_l2); }, true},
+            {"two_level_l1", [&] { kernel_walk(src, dst, kernel_mode::two_level_l1); }, true},
+            {"near_only", [&] { kernel_walk(src, dst, kernel_mode::near_only); }, true},
+            {"two_level_l2_2steps", [&] { kernel_walk(src, dst, kernel_mode::two_level_l2, 2 * step_rows); }, true},
             {"prefetch_rows_64", [&] { kernel_walk(src, dst, kernel_mode::whole, 64); }},
             {"prefetch_rows_192", [&] { kernel_walk(src, dst, kernel_mode::whole, 192); }},
             {"seq_16", [&] { sequential_lines<16>(src, dst, false); }},
@@ -413,6 +537,21 @@ int main(int argc, char **argv) {
             {"chunk_64_pf1", [&] { chunked_transpose<64>(src, dst, 1); }, true},
             {"chunk_128_pf1", [&] { chunked_transpose<128>(src, dst, 1); }, true},
             {"window_staged_pf2", [&] { window_staged(src, dst, 2); }, true},
+            {"rows_staged_32", [&] { rows_staged<32, 3>(src, dst, 0, false); }, true},
+            {"rows_staged_64", [&] { rows_staged<64, 3>(src, dst, 0, false); }, true},
+            {"rows_staged_128", [&] { rows_staged<128, 3>(src, dst, 0, false); }, true},
+            {"rows_staged_64_pf8k", [&] { rows_staged<64, 3>(src, dst, 8 << 10, false); }, true},
+            {"rows_staged_64_pf32k", [&] { rows_staged<64, 3>(src, dst, 32 << 10, false); }, true},
+            {"rows_staged_64_pf32k_l2", [&] { rows_staged<64, 1>(src, dst, 32 << 10, false); }, true},
+            {"rows_staged_64_overlap", [&] { rows_staged<64, 3>(src, dst, 0, true); }, true},
+            {"rows_staged_64_overlap_pf8k", [&] { rows_staged<64, 3>(src, dst, 8 << 10, true); }, true},
+            {"rows_staged_128_overlap", [&] { rows_staged<128, 3>(src, dst, 0, true); }, true},
+            {"rows_staged_64_full_overlap_pf8k", [&] { rows_staged<64, 3, true>(src, dst, 8 << 10, true); }, true},
+            {"rows_staged_64_full_pf8k", [&] { rows_staged<64, 3, true>(src, dst, 8 << 10, false); }, true},
+            {"rows_staged_128_full_overlap_pf8k", [&] { rows_staged<128, 3, true>(src, dst, 8 << 10, true); }, true},
+            {"rows_staged_64_full_overlap_pf16k", [&] { rows_staged<64, 3, true>(src, dst, 16 << 10, true); }, true},
+            {"rows_staged_64_fixed", [&] { rows_staged<64, 3, true, true>(src, dst, 0, true); }},
+            {"rows_staged_32_overlap", [&] { rows_staged<32, 3>(src, dst, 0, true); }, true},
     };
     // The copy first (the ratios' base), then the chosen walks in the
     // order given (each round runs them in that order: what precedes a
