@@ -543,6 +543,35 @@ inline void transpose_lane_lines_into(const std::uint8_t *src, std::ptrdiff_t pi
     transpose_lane_lines_from<Ops, E, Direct>(src, pitch, src + 2 * (16 / E) * pitch, pitch, dst, dst_pitch);
 }
 
+// K tiles side by side of 1-byte elements where destination rows lie a
+// multiple of 4 KiB apart: each tile's G = 16 destination lines of a lane
+// column (transpose_lane_lines_into's two lane blocks) are made into an L1
+// buffer of rows K lines long, then each destination row's K lines are
+// stored back to back, so that consecutive lines go to K different L1
+// sets. Stored as made, a tile's 16 lines went to one 8-way set in a row,
+// and each evicted lines still waiting for their stores (a store-order
+// microbenchmark on the Zen 3 EPYC: 16 lines of one set in a row took 2.2x
+// the time of one line each of consecutive sets; docs/performance.md). The
+// buffer costs each line a second store and a load; 1-byte tiles gain
+// (their 16 lines a set), 2-byte ones (8 lines a set) measured no faster.
+template <class Ops, int E, int K>
+inline void transpose_lane_lines_across(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                        std::ptrdiff_t dst_pitch) {
+    constexpr int G = 16 / E, T = 64 / E;
+    alignas(64) std::uint8_t rows[G][K][64];
+    for (int c = 0; c < 64 / 16; ++c) { // source bytes c * 16 ...: destination rows c * G ...
+        for (int k = 0; k < K; ++k)
+            transpose_lane_lines_into<Ops, E, true>(src + k * T * pitch + c * 16, pitch, rows[0][k], K * 64);
+        std::uint8_t *row = dst + c * G * dst_pitch;
+        for (int j = 0; j < G; ++j, row += dst_pitch) {
+            std::uint8_t *to = row;
+            asm("" : "+r"(to)); // see transpose_block_into
+            for (int p = 0; p < K * 64 / Ops::bytes; ++p)
+                Ops::store(to + p * Ops::bytes, Ops::load(rows[j][0] + p * Ops::bytes));
+        }
+    }
+}
+
 // Stores B destination rows from out[w][p][c] (row c gets the W * P
 // vectors w, p in order, back to back: runs of whole lines when streamed).
 template <class Ops, int W, int P, int B>
@@ -686,6 +715,15 @@ __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::
                     src + w * T * src_pitch + c * 16, src_pitch, dst + c * G * dst_pitch + w * tile_bytes, dst_pitch);
             };
             if (dst_pitch % 4096 == 0) {
+                // 1-byte elements in the caches: K = 4 tiles' lines through
+                // an L1 buffer, a row's 4 lines at a time (8 tiles' source
+                // and buffer no longer stay in L1: measured slower, as 2).
+                if constexpr (E == 1 && !Prefetch && W % 4 == 0) {
+                    for (int g = 0; g < W; g += 4)
+                        transpose_lane_lines_across<Ops, E, 4>(src + g * T * src_pitch, src_pitch,
+                                                               dst + g * tile_bytes, dst_pitch);
+                    return;
+                }
                 // In groups of up to 4 tiles: the G lines of all W tiles
                 // before the next G read all W tiles' source (8 x 4 KiB, all
                 // of L1) once per G, so from L2 each time; 4 tiles' source

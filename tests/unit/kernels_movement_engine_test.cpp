@@ -795,6 +795,30 @@ TEST_F(movement_engine, transposes_into_rows_4k_apart_match_the_element_copy) {
                     }
 }
 
+// NHWC as NCHW in the caches into destination rows 4 and 12 KiB apart that
+// the positions do not fill (a padded destination): wide steps whose lines
+// go out through the L1 buffer a row of 4 tiles at a time (AVX2's 1-byte
+// tiles, transpose_lane_lines_across), then the step cut short, single
+// tiles and a partial tile; channels past a whole tile and an odd element
+// offset on either side. Every level and element size, against the
+// element copy (the gap bytes between rows stay as they were).
+TEST_F(movement_engine, transposes_into_padded_rows_4k_apart_match_the_element_copy) {
+    std::mt19937 rng(23);
+    for (cpu_isa isa : levels_here())
+        for (std::size_t e : {1, 2, 4})
+            for (const dim_t pitch_bytes : {4096, 12288})
+                for (const dim_t channels : {64, 72})
+                    for (const dim_t offset : {0, 5}) {
+                        const dim_t pitch = pitch_bytes / static_cast<dim_t>(e);
+                        const dim_t hw = pitch - 200 / static_cast<dim_t>(e);
+                        const move_case c{"nhwc_as_nchw_" + std::to_string(channels) + "x" + std::to_string(hw) +
+                                                  "_pitch_" + std::to_string(pitch) + "+" + std::to_string(offset),
+                                          {channels, hw}, {1, 0}, {0, 1}, {0, 0}, {0, pitch - hw}, offset, offset};
+                        SCOPED_TRACE(c.name);
+                        check_case(c, e, isa, rng);
+                    }
+}
+
 // The wide tiles of walks that prefetch the next step issue at least their
 // call's share of its lines (line_prefetch::per_call) at every level, reach
 // and size, streamed, however they spread them (a register block's share
