@@ -549,9 +549,8 @@ inline void transpose_lane_lines_into(const std::uint8_t *src, std::ptrdiff_t pi
 // buffer of rows K lines long, then each destination row's K lines are
 // stored back to back, so that consecutive lines go to K different L1
 // sets. Stored as made, a tile's 16 lines went to one 8-way set in a row,
-// and each evicted lines still waiting for their stores (a store-order
-// microbenchmark on the Zen 3 EPYC: 16 lines of one set in a row took 2.2x
-// the time of one line each of consecutive sets; docs/performance.md). The
+// and each evicted lines still waiting for their stores (the store-order
+// measurements are in docs/performance.md, incache8 and incache9). The
 // buffer costs each line a second store and a load; 1-byte tiles gain
 // (their 16 lines a set), 2-byte ones (8 lines a set) measured no faster.
 template <class Ops, int E, int K>
