@@ -217,7 +217,11 @@ struct grouped_blocks {
     dim_t source_run = 1, destination_run = 1, tile = 1;
 };
 // `streamed`: whether the move streams its stores (runs grow further).
-std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes, bool streamed);
+// Source runs grow up to max_source_run_bytes (256), or up to
+// `max_source_run` bytes where given (plan_grouped_transpose's balanced
+// blocks).
+std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes, bool streamed,
+                                                    std::size_t max_source_run = 0);
 
 // The copy with its dim of unit stride on both sides (the source's and
 // the destination's innermost, shared) folded into the element: elements
@@ -247,7 +251,8 @@ struct grouped_blocks_choice {
     copy_plan plan;
     std::optional<grouped_blocks> blocks;
 };
-grouped_blocks_choice choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes, bool streamed);
+grouped_blocks_choice choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes, bool streamed,
+                                                     std::size_t max_source_run = 0);
 
 // Whether the fast-path choice takes the grouped transpose for a plan the
 // tiled transpose would move with tiles short on both sides (its rows and

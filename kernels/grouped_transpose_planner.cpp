@@ -14,6 +14,11 @@ namespace {
 // other block within the tile's buffer.
 constexpr std::size_t max_source_run_bytes = 256;
 constexpr std::size_t max_destination_run_bytes = 512;
+// Large streamed moves whose destination runs grew to this or more (past
+// their cap, to the tile floor) are planned again with source runs up to
+// max_balanced_source_run_bytes (plan_grouped_transpose).
+constexpr std::size_t min_unbalanced_destination_run_bytes = std::size_t{4} << 10;
+constexpr std::size_t max_balanced_source_run_bytes = std::size_t{1} << 10;
 // Tiles of large moves grow to at least this (docs/performance.md, "The
 // grouped transpose's tile floor"): moves of at least
 // large_grouped_move_bytes.
@@ -174,7 +179,9 @@ void plan_shared_lanes(grouped_transpose_plan &g, const std::vector<fine_dim> &f
 } // namespace
 
 // The blocks of a grouped transpose (see the header), or nothing.
-std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes, bool streamed) {
+std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::size_t element_bytes, bool streamed,
+                                                    std::size_t max_source_run) {
+    if (max_source_run == 0) max_source_run = max_source_run_bytes;
     if (plan.volume <= 1 || plan.dims.empty() || !(element_bytes == 1 || element_bytes == 2 || element_bytes == 4 ||
                                                    element_bytes == 8 || element_bytes == 16 || element_bytes == 32))
         return std::nullopt;
@@ -211,7 +218,7 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
            grow(false, max_destination_run_bytes, min_grouped_run_bytes)) {
     }
     while (static_cast<std::size_t>(g.source_run * e) < min_grouped_run_bytes &&
-           grow(true, max_source_run_bytes, min_grouped_run_bytes)) {
+           grow(true, max_source_run, min_grouped_run_bytes)) {
     }
     // Both blocks must reach a line (or be the whole tensor).
     const bool destination_short = static_cast<std::size_t>(g.destination_run * e) < min_grouped_run_bytes &&
@@ -222,7 +229,7 @@ std::optional<grouped_blocks> choose_grouped_blocks(const copy_plan &plan, std::
     // Then longer runs, the destination's first, while the tile fits.
     for (bool grew = true; grew;) {
         grew = grow(false, max_destination_run_bytes, 0);
-        grew = grow(true, max_source_run_bytes, 0) || grew;
+        grew = grow(true, max_source_run, 0) || grew;
     }
     // Tiles still under min_grouped_tile_bytes in a large move: the
     // destination's runs grow past their cap (each tile costs its walk,
@@ -309,12 +316,12 @@ namespace {
 // their short runs in small tiles, whose lines stay in L1 beside the next
 // tile's (the destination prefetch; measured on an Intel Xeon).
 grouped_blocks_choice with_tile_floor(const copy_plan &plan, std::size_t element_bytes, bool streamed,
-                                      grouped_blocks blocks) {
+                                      grouped_blocks blocks, std::size_t max_source_run) {
     if (streamed && static_cast<std::size_t>(plan.volume) * element_bytes >= large_grouped_move_bytes &&
         static_cast<std::size_t>(blocks.tile) * element_bytes < min_grouped_tile_bytes) {
         copy_plan split = split_long_dims(plan, element_bytes);
         if (split.dims.size() != plan.dims.size())
-            if (std::optional<grouped_blocks> finer = choose_grouped_blocks(split, element_bytes, streamed);
+            if (std::optional<grouped_blocks> finer = choose_grouped_blocks(split, element_bytes, streamed, max_source_run);
                 finer && finer->tile > blocks.tile)
                 return {std::move(split), std::move(finer)};
     }
@@ -322,21 +329,25 @@ grouped_blocks_choice with_tile_floor(const copy_plan &plan, std::size_t element
 }
 } // namespace
 
-grouped_blocks_choice choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes, bool streamed) {
-    if (std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes, streamed))
-        return with_tile_floor(plan, element_bytes, streamed, std::move(*blocks));
+grouped_blocks_choice choose_grouped_blocks_or_split(const copy_plan &plan, std::size_t element_bytes, bool streamed,
+                                                     std::size_t max_source_run) {
+    if (std::optional<grouped_blocks> blocks = choose_grouped_blocks(plan, element_bytes, streamed, max_source_run))
+        return with_tile_floor(plan, element_bytes, streamed, std::move(*blocks), max_source_run);
     copy_plan split = split_long_dims(plan, element_bytes);
-    std::optional<grouped_blocks> blocks = choose_grouped_blocks(split, element_bytes, streamed);
+    std::optional<grouped_blocks> blocks = choose_grouped_blocks(split, element_bytes, streamed, max_source_run);
     return {std::move(split), std::move(blocks)};
 }
 
-std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &given, std::size_t original_element_bytes,
-                                                             cpu_isa isa, std::size_t streaming_bytes) {
+namespace {
+// plan_grouped_transpose with source runs up to `max_source_run` bytes.
+std::optional<grouped_transpose_plan> plan_with_source_cap(const copy_plan &given, std::size_t original_element_bytes,
+                                                           cpu_isa isa, std::size_t streaming_bytes,
+                                                           std::size_t max_source_run) {
     const bool streamed = static_cast<std::size_t>(given.volume) * original_element_bytes >= streaming_bytes;
     // Long dims split where the blocks cannot be made otherwise (as
     // grouped_transpose_pays decides); the blocks found on the chosen plan
     // are kept for it.
-    const grouped_blocks_choice chosen = choose_grouped_blocks_or_split(given, original_element_bytes, streamed);
+    const grouped_blocks_choice chosen = choose_grouped_blocks_or_split(given, original_element_bytes, streamed, max_source_run);
     const copy_plan &original = chosen.plan;
     // A dim innermost on both sides moves as part of a wider element
     // (docs/performance.md, "The grouped transpose's shared inner dim").
@@ -344,8 +355,8 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &gi
     std::optional<grouped_blocks> blocks;
     grouped_blocks_choice wide_choice;
     if (widened)
-        if (std::optional<grouped_blocks> b = choose_grouped_blocks(widened->plan, widened->element_bytes, streamed)) {
-            wide_choice = with_tile_floor(widened->plan, widened->element_bytes, streamed, std::move(*b));
+        if (std::optional<grouped_blocks> b = choose_grouped_blocks(widened->plan, widened->element_bytes, streamed, max_source_run)) {
+            wide_choice = with_tile_floor(widened->plan, widened->element_bytes, streamed, std::move(*b), max_source_run);
             blocks = wide_choice.blocks;
         }
     const bool wide = blocks.has_value();
@@ -669,6 +680,34 @@ std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &gi
     if (g.micro_kernel && isa >= cpu_isa::avx2) g.write_staged = avx2_grouped_write_staged();
 #endif
     g.schedule = schedule_grouped_tiles(g);
+    return g;
+}
+} // namespace
+
+std::optional<grouped_transpose_plan> plan_grouped_transpose(const copy_plan &given, std::size_t element_bytes,
+                                                             cpu_isa isa, std::size_t streaming_bytes) {
+    std::optional<grouped_transpose_plan> g = plan_with_source_cap(given, element_bytes, isa, streaming_bytes, 0);
+    // Large streamed moves whose tiles reached their size through long
+    // destination runs alone (the tile floor grew them past their cap)
+    // read a tile from many short source runs (the bench's f32 rank 12 of
+    // 4s: 64 runs of 256 bytes into four of 4 KiB; u8 rank 12 of 4s as
+    // 4-byte elements: 256 runs of one line): the plan with source runs up
+    // to max_balanced_source_run_bytes instead where its tiles are no
+    // smaller, read fewer source runs each and keep the micro blocks
+    // (docs/performance.md, "High rank, highrank8"). Shorter destination
+    // runs stay as they are: longer source runs measured slower there.
+    const auto bytes = [](const grouped_transpose_plan &p, dim_t elements) {
+        return static_cast<std::size_t>(elements) * p.element_bytes;
+    };
+    if (!g || !g->stream || static_cast<std::size_t>(given.volume) * element_bytes < large_grouped_move_bytes ||
+        bytes(*g, g->destination_run) < min_unbalanced_destination_run_bytes ||
+        bytes(*g, g->source_run) >= max_balanced_source_run_bytes)
+        return g;
+    std::optional<grouped_transpose_plan> balanced =
+        plan_with_source_cap(given, element_bytes, isa, streaming_bytes, max_balanced_source_run_bytes);
+    if (balanced && (balanced->micro_kernel || !g->micro_kernel) && bytes(*balanced, balanced->tile) >= bytes(*g, g->tile) &&
+        balanced->tile / balanced->source_run < g->tile / g->source_run)
+        return balanced;
     return g;
 }
 

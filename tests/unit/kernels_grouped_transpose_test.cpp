@@ -473,7 +473,7 @@ TEST_F(grouped_transpose, shared_lanes_take_the_dims_both_first_lanes_hold) {
 TEST_F(grouped_transpose, large_moves_grow_small_tiles) {
     const permutation big = numpy_permutation(dims_t(12, 4), {4, 1, 5, 11, 3, 8, 2, 7, 0, 10, 6, 9});
     const copy_plan plan = make_copy_plan(big.dims, big.src_strides, 0, big.dst_strides, 0);
-    const auto g = grouped_plan(plan, 4);
+    const auto g = choose_grouped_blocks(plan, 4, true);
     ASSERT_TRUE(g.has_value());
     EXPECT_EQ(g->source_run, 64);
     EXPECT_EQ(g->destination_run, 1024);
@@ -484,6 +484,45 @@ TEST_F(grouped_transpose, large_moves_grow_small_tiles) {
     ASSERT_TRUE(h.has_value());
     EXPECT_LE(h->destination_run * 4, 512);
     EXPECT_LT(h->tile * 4, 8192);
+}
+
+// Large streamed moves whose tiles grew through 4 KiB destination runs
+// alone are planned again with source runs up to 1 KiB where that reads
+// fewer source runs per tile (plan_grouped_transpose): high_rank_bench's f32
+// rank 12 of 4s from 64 runs of 64 elements into 4 of 1024 to 16 of 256
+// into 16 of 256, its 4096-element tiles and 8 x 8 blocks kept. Random
+// permutations of rank-10 tensors of 4s (1 MiB of u8, bf16 or f32) whose
+// plans are balanced so move as the reference does at every level.
+TEST_F(grouped_transpose, tiles_of_long_destination_runs_balance_their_source_runs) {
+    const permutation big = numpy_permutation(dims_t(12, 4), {4, 1, 5, 11, 3, 8, 2, 7, 0, 10, 6, 9});
+    const copy_plan plan = make_copy_plan(big.dims, big.src_strides, 0, big.dst_strides, 0);
+    const auto g = grouped_plan(plan, 4);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->element_bytes, 4u);
+    EXPECT_EQ(g->source_run, 256);
+    EXPECT_EQ(g->destination_run, 256);
+    EXPECT_EQ(g->tile, 4096);
+    EXPECT_EQ(g->micro_lanes, detected_cpu_isa() >= cpu_isa::avx2 ? 8 : 0);
+    // Moves stored directly keep their blocks.
+    const auto direct = plan_grouped_transpose(plan, 4, detected_cpu_isa(), std::size_t{1} << 40);
+    ASSERT_TRUE(direct.has_value());
+    EXPECT_LE(direct->source_run * 4, 256);
+    std::mt19937 rng(61);
+    int found = 0;
+    for (int draw = 0; draw < 400 && found < 4; ++draw) {
+        const std::vector<std::size_t> perm = random_axis_order(10, rng);
+        const permutation q = numpy_permutation(dims_t(10, 4), perm);
+        const copy_plan move = make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0);
+        for (std::size_t e : {1, 2, 4}) {
+            const auto h = grouped_plan(move, e);
+            if (!h || h->source_run * static_cast<dim_t>(h->element_bytes) <= 256) continue;
+            ++found;
+            for (cpu_isa isa : levels_here())
+                expect_grouped_matches_reference(e, q.dims, q.src_strides, 0, move.volume, q.dst_strides, 0, move.volume,
+                                                 isa, rng, text(dims_t(10, 4), perm));
+        }
+    }
+    EXPECT_GT(found, 0);
 }
 
 // Dims of 3 in a large move: destination runs that end inside a line grow
