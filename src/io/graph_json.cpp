@@ -53,9 +53,8 @@ graph read_streamed(std::string_view text, std::string *owned, std::size_t pipel
     std::optional<op_reading_pipeline> pipeline;
     if (pipeline_batch > 0) pipeline.emplace(builder, pipeline_batch, 2);
     else if (pipelined(text.size())) pipeline.emplace(builder);
-    streamed_array ops{"graph", [&] { pipeline ? pipeline->start() : builder.start(); },
-                       [&](json_view j) { pipeline ? pipeline->element(j) : builder.add(j); }};
-    if (pipeline) ops.sink = [&] { return pipeline->sink(); };
+    const streamed_array ops{"graph", [&] { pipeline ? pipeline->start() : builder.start(); },
+                             [&](json_view j) { pipeline ? pipeline->element(j) : builder.add(j); }};
     // A text of our own is read in place (then dropped: the tree holds what is left to read).
     const json_tree tree = owned ? parse_json_tree_in_place(*owned, limits.max_json_depth, &ops)
                                  : parse_json_tree(text, limits.max_json_depth, &ops);

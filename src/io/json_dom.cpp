@@ -235,9 +235,8 @@ public:
         last_text_ = text;
         const std::string_view s(text, length);
         if (escapes_ && lone_surrogate(s)) return refuse_surrogate();
-        json_tree &into = value_tree();
-        const std::size_t at = into.pool_.size();
-        into.pool_.append(s);
+        const std::size_t at = tree_.pool_.size();
+        tree_.pool_.append(s);
         json_tree::node &n = add_node(json_tree::kind::string, at);
         n.string_at = at;
         n.string_size = s.size();
@@ -247,9 +246,9 @@ public:
         last_text_ = text;
         const std::string_view k(text, length);
         if (escapes_ && lone_surrogate(k)) return refuse_surrogate();
-        key_at_ = into_->pool_.size();
+        key_at_ = tree_.pool_.size();
         key_size_ = k.size();
-        into_->pool_.append(k);
+        tree_.pool_.append(k);
         // A key that repeats has its sketch bit set already: only then is
         // the object searched as it closes (key_repeats). Sketched here, as
         // each key is read, and not by walking the members again at the
@@ -276,7 +275,6 @@ private:
     // element of a streamed array gives its nodes and text back once handed
     // over), and whether its elements are streamed.
     struct open_container {
-        json_tree *tree; // the node's: the reader's own, or a stream's sink
         std::size_t index;
         std::size_t pool_mark;
         bool streamed;
@@ -322,15 +320,14 @@ private:
 
     // `text_at`: where the value's own text starts in the pool, when it has one.
     json_tree::node &add_node(json_tree::kind type, std::size_t text_at = std::string::npos) {
-        json_tree &into = value_tree();
-        value_pool_mark_ = text_at == std::string::npos ? into.pool_.size() : text_at;
-        const std::size_t index = into.nodes_.size();
-        json_tree::node &n = into.nodes_.emplace_back();
+        value_pool_mark_ = text_at == std::string::npos ? tree_.pool_.size() : text_at;
+        const std::size_t index = tree_.nodes_.size();
+        json_tree::node &n = tree_.nodes_.emplace_back();
         n.type = type;
         n.end = index + 1;
         if (!open_.empty()) {
             const open_container &parent = open_.back();
-            json_tree::node &p = parent.tree->nodes_[parent.index];
+            json_tree::node &p = tree_.nodes_[parent.index];
             if (p.type == json_tree::kind::object) {
                 n.key_at = key_at_;
                 n.key_size = key_size_;
@@ -339,19 +336,7 @@ private:
             }
             if (!parent.streamed) ++p.children;
         }
-        return into.nodes_.back();
-    }
-
-    // The tree the next value goes into: a streamed element whose stream
-    // has a sink starts in the sink's tree, and its values stay there
-    // until it is complete (added).
-    json_tree &value_tree() {
-        if (!in_element_ && !open_.empty() && open_.back().streamed) {
-            in_element_ = true;
-            if (stream_->sink)
-                if (json_tree *sink = stream_->sink()) into_ = sink;
-        }
-        return *into_;
+        return tree_.nodes_.back();
     }
 
     bool add_float(double d, int beyond) {
@@ -368,20 +353,14 @@ private:
     // A value is complete: the last node, or the container closed last.
     bool added(std::size_t index, std::size_t pool_mark) {
         if (!open_.empty() && open_.back().streamed) {
-            json_tree &element = *into_;
-            into_ = &tree_;
-            in_element_ = false;
-            stream_->element(json_view(element, index));
-            // Built in the reader's own tree: given back. A sink's tree is its own.
-            if (&element == &tree_) {
-                tree_.nodes_.resize(index);
-                tree_.pool_.resize(pool_mark);
-            }
+            stream_->element(json_view(tree_, index));
+            tree_.nodes_.resize(index);
+            tree_.pool_.resize(pool_mark);
             if (release_ && last_text_) release_->up_to(last_text_);
         }
         return true;
     }
-    bool added() { return added(into_->nodes_.size() - 1, value_pool_mark_); }
+    bool added() { return added(tree_.nodes_.size() - 1, value_pool_mark_); }
 
     bool open(json_tree::kind type) {
         if (open_.size() >= max_depth_)
@@ -396,7 +375,7 @@ private:
         const bool streamed = stream_ && type == json_tree::kind::array && member_of_top &&
                               std::string_view(tree_.pool_).substr(key_at_, key_size_) == stream_->key;
         add_node(type);
-        open_.push_back({into_, into_->nodes_.size() - 1, value_pool_mark_, streamed});
+        open_.push_back({tree_.nodes_.size() - 1, value_pool_mark_, streamed});
         if (streamed) stream_->start();
         return true;
     }
@@ -404,16 +383,16 @@ private:
     bool close() {
         const open_container done = open_.back();
         open_.pop_back();
-        json_tree::node &n = done.tree->nodes_[done.index];
-        n.end = done.tree->nodes_.size();
-        if (n.type == json_tree::kind::object) n.flag = done.maybe_repeats && key_repeats(*done.tree, done.index);
+        json_tree::node &n = tree_.nodes_[done.index];
+        n.end = tree_.nodes_.size();
+        if (n.type == json_tree::kind::object) n.flag = done.maybe_repeats && key_repeats(done.index);
         return added(done.index, done.pool_mark);
     }
 
-    static bool key_repeats(const json_tree &tree, std::size_t object) {
-        const json_view members(tree, object);
+    bool key_repeats(std::size_t object) const {
+        const json_view members(tree_, object);
         constexpr std::size_t scan_limit = 16;
-        if (tree.nodes_[object].children <= scan_limit) {
+        if (tree_.nodes_[object].children <= scan_limit) {
             // A key is compared with the earlier ones only when its sketch
             // was seen before.
             const auto sketch = key_sketch;
@@ -443,8 +422,6 @@ private:
     parsed_text_release *release_ = nullptr;
     const char *last_text_ = nullptr; // of the last string, key or number read in place
     json_tree tree_;
-    json_tree *into_ = &tree_; // where values go: tree_, or a stream's sink during an element
-    bool in_element_ = false;  // a streamed element is being read
     std::vector<open_container> open_; // innermost last
     std::size_t key_at_ = 0, key_size_ = 0; // of the object member that comes next
     std::size_t value_pool_mark_ = 0;       // where the pool stood before the last value
@@ -635,6 +612,41 @@ const char *json_view::type_name() const {
 std::size_t json_view::size() const {
     if (is_object() && at().flag) return deduplicated_members().size();
     return at().children;
+}
+
+std::size_t json_tree::append_copy(json_view v) {
+    const json_tree &from = *v.tree_;
+    const std::size_t first = v.index_, last = from.nodes_[first].end, base = nodes_.size();
+    // The value's keys and strings, as one range of its pool: the builder
+    // appends them in text order, so they lie together (a copy per key and
+    // string was a fifth of the parsing thread's time, perf). Bytes of
+    // other values inside the range would only be copied along.
+    std::size_t lo = from.pool_.size(), hi = 0;
+    const auto cover = [&](std::size_t at, std::size_t size) {
+        if (size == 0) return;
+        lo = std::min(lo, at);
+        hi = std::max(hi, at + size);
+    };
+    for (std::size_t i = first; i < last; ++i) {
+        const node &n = from.nodes_[i];
+        cover(n.key_at, n.key_size);
+        if (n.type == kind::string) cover(n.string_at, n.string_size);
+    }
+    if (lo > hi) lo = hi = 0; // no text at all
+    const std::size_t pool_base = pool_.size();
+    pool_.append(from.pool_, lo, hi - lo);
+    nodes_.insert(nodes_.end(), from.nodes_.begin() + static_cast<std::ptrdiff_t>(first),
+                  from.nodes_.begin() + static_cast<std::ptrdiff_t>(last));
+    // Indices and pool offsets moved by the copy's place in this tree; an
+    // empty key or string (or a node with none) points at the range's start.
+    const auto moved = [&](std::size_t at, std::size_t size) { return size == 0 ? pool_base : at - lo + pool_base; };
+    for (std::size_t i = base; i < nodes_.size(); ++i) {
+        node &n = nodes_[i];
+        n.end = n.end - first + base;
+        n.key_at = moved(n.key_at, n.key_size);
+        if (n.type == kind::string) n.string_at = moved(n.string_at, n.string_size);
+    }
+    return base;
 }
 
 std::optional<json_view> json_view::find(std::string_view key) const {

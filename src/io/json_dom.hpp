@@ -61,7 +61,11 @@ public:
     json_view root() const;
     bool empty() const { return nodes_.empty(); }
 
-    // Empties the tree and keeps its storage.
+    // Appends a copy of `v` (a value of any tree) as a value of its own
+    // after this tree's last and returns its node's index (json_view(*this,
+    // index) reads it): a streamed element kept past its call. clear()
+    // empties the tree and keeps its storage.
+    std::size_t append_copy(json_view v);
     void clear() {
         nodes_.clear();
         pool_.clear();
@@ -182,16 +186,8 @@ struct streamed_array {
     // Called as such an array opens. A repeated key opens another one, whose
     // elements replace the earlier ones' (the last value wins, as for any key).
     std::function<void()> start;
-    // Each element, complete, in order; valid during the call only, unless
-    // it was built in a sink's tree.
+    // Each element, complete, in order; valid during the call only.
     std::function<void(json_view)> element;
-    // Optional: called as an element begins, the tree to build it in (the
-    // element's nodes and text appended to it, its view into that tree),
-    // or nullptr for the reader's own (the element given back after the
-    // call). A receiver that keeps elements past the call has them built in
-    // its own storage, not copied there from the reader's (the op pipeline
-    // copied each op, a twentieth of the parsing thread's time: perf).
-    std::function<json_tree *()> sink;
 };
 
 // Throws error(invalid_graph, "malformed JSON at line L, column C: ...

@@ -47,13 +47,10 @@ void op_reading_pipeline::start() {
     }
 }
 
-json_tree *op_reading_pipeline::sink() { return reader_ == reader::taken_over ? nullptr : &filling_->tree; }
-
 void op_reading_pipeline::element(json_view op) {
-    // Built in the reader's own tree (no sink): read now. Else it is the
-    // filling batch's next op, there already.
     if (reader_ == reader::taken_over) return builder_.add(op);
-    if (++filling_->ops >= batch_ops_) hand_over();
+    filling_->roots.push_back(filling_->tree.append_copy(op));
+    if (filling_->roots.size() >= batch_ops_) hand_over();
 }
 
 void op_reading_pipeline::finish() {
@@ -62,7 +59,7 @@ void op_reading_pipeline::finish() {
 }
 
 void op_reading_pipeline::hand_over() {
-    if (!filling_ || filling_->ops == 0) return;
+    if (!filling_ || filling_->roots.empty()) return;
     if (dropping_) {
         filling_->clear();
         return;
@@ -138,8 +135,7 @@ void op_reading_pipeline::run_task() {
 }
 
 void op_reading_pipeline::read(batch &b) {
-    json_view::iterator op(b.tree, 0);
-    for (std::size_t i = 0; i < b.ops; ++i, ++op) builder_.add(*op);
+    for (std::size_t root : b.roots) builder_.add(json_view(b.tree, root));
 }
 
 void op_reading_pipeline::read_waiting() {

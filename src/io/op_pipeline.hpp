@@ -2,8 +2,8 @@
 // the JSON reader goes on through the text (io/graph_json.cpp decides when:
 // texts of 1 MiB and more, when two threads may run). Internal to src/io.
 //
-// The reader builds each streamed op's DOM in a batch's tree (the stream's
-// sink, json_dom.hpp: streamed_array) and hands full batches over
+// The reader copies each streamed op into a batch (its DOM is reused for
+// the next op as soon as the call returns) and hands full batches over
 // through a bounded queue (oneTBB's: the reader waits when it is full); one
 // task of a tbb::task_group reads them into the graph builder in the order
 // they came, so the graph and the first error are those of reading in
@@ -44,9 +44,6 @@ public:
     // The streamed array opens (again, for a repeated key): the ops read so
     // far are done with before the builder starts over.
     void start();
-    // The tree the next op is built in (the stream's sink): the filling
-    // batch's, or none once the reader reads the ops itself.
-    json_tree *sink();
     void element(json_view op);
     // Every op handed over and read; rethrows what the task could not keep
     // as the builder's failure (memory for a batch).
@@ -54,11 +51,11 @@ public:
 
 private:
     struct batch {
-        json_tree tree;     // its ops one after another, the first at node 0
-        std::size_t ops = 0;
+        json_tree tree;
+        std::vector<std::size_t> roots; // one per op, in order
         void clear() {
             tree.clear();
-            ops = 0;
+            roots.clear();
         }
     };
     // Who reads the batches: nobody yet (no stream open), the task once a

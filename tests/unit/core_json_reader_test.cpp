@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -377,72 +376,6 @@ TEST(JsonReader, AStreamSeesEachElementOnceThenTheError) {
     }
     EXPECT_EQ(starts, 1);
     EXPECT_EQ(ids, (std::vector<std::int64_t>{1, 2}));
-}
-
-// A stream with a sink has its elements built in the sink's trees, where
-// they stay after the call: each element and the rest of the text read as
-// without a sink, whichever tree each element went to (a sink may name a
-// tree of its own per element, or none: the reader's), read whole or in
-// place, and with the elements' text side by side with other values' in
-// the reader's own tree (keys after the streamed array, repeated keys,
-// elements of every type).
-TEST(JsonReader, AStreamsSinkHoldsTheElementsAsReadWithoutOne) {
-    const std::string text =
-        R"({"version": "1", "graph": [{"id": 1, "kind": "a", "x": [1, -0, 2.5, "s", null, true, {}, []]},)"
-        R"( "plain", 7, -3, 1e400e, [], {}, {"k": 1, "k": {"deep": [[["v"]]]}, "u": "é"}, [{"a": "b"}, "c"],)"
-        R"( false, null, {"id": 2, "attrs": {"order": {"type": "s64[]", "value": [1, 0]}}}], "after": {"graph": [9]}})";
-    // 1e400e is malformed: the well-formed text has its element replaced.
-    const std::string well_formed = std::string(text).replace(text.find("1e400e"), 6, "0.1");
-    for (const bool in_place : {false, true}) {
-        SCOPED_TRACE(in_place ? "in place" : "whole");
-        const auto parse = [&](const std::string &t, const streamed_array &stream) {
-            std::string own = t;
-            return in_place ? parse_json_tree_in_place(own, depth, &stream) : parse_json_tree(t, depth, &stream);
-        };
-        std::vector<ojson> plain;
-        const streamed_array without{"graph", [&] { plain.clear(); }, [&](json_view e) { plain.push_back(to_ojson(e)); }};
-        const ojson rest = to_ojson(parse(well_formed, without).root());
-        ASSERT_EQ(plain.size(), 12u);
-
-        // Sinks: one tree for all, a tree per element, and every third
-        // element in the reader's own tree.
-        for (const int sinks : {1, 2, 3}) {
-            SCOPED_TRACE(sinks);
-            std::vector<std::unique_ptr<json_tree>> trees;
-            std::vector<json_view> kept;
-            std::size_t asked = 0;
-            streamed_array with{"graph", [&] { kept.clear(); }, [&](json_view e) {
-                                    const std::size_t i = asked - 1; // the sink was asked as it began
-                                    if (sinks != 3 || i % 3 != 0) kept.push_back(e);
-                                    else EXPECT_EQ(to_ojson(e), plain.at(i)); // the reader's own tree: read now
-                                }};
-            with.sink = [&]() -> json_tree * {
-                ++asked;
-                if (sinks == 3 && (asked - 1) % 3 == 0) return nullptr;
-                if (trees.empty() || sinks == 2) trees.push_back(std::make_unique<json_tree>());
-                return trees.back().get();
-            };
-            EXPECT_EQ(to_ojson(parse(well_formed, with).root()), rest);
-            EXPECT_EQ(asked, plain.size());
-            // Read after the reader is done, from the sinks' trees.
-            std::vector<ojson> from_sinks;
-            for (json_view e : kept) from_sinks.push_back(to_ojson(e));
-            std::vector<ojson> expected;
-            for (std::size_t i = 0; i < plain.size(); ++i)
-                if (sinks != 3 || i % 3 != 0) expected.push_back(plain[i]);
-            EXPECT_EQ(from_sinks, expected);
-            // The repeated key reads as its last value in a sink's tree too.
-            if (sinks != 3) EXPECT_EQ(kept.at(7).size(), 2u);
-        }
-
-        // A malformed element: the same error with a sink as without.
-        const outcome base = outcome_of([&] { return parse(text, without); });
-        json_tree sink_tree;
-        streamed_array with{"graph", [] {}, [](json_view) {}};
-        with.sink = [&] { return &sink_tree; };
-        EXPECT_TRUE(contains(base.failure, "malformed JSON at line 1")) << base.failure;
-        EXPECT_EQ(outcome_of([&] { return parse(text, with); }).failure, base.failure);
-    }
 }
 
 // Read in place with a streamed array, the text behind the reader is let go
