@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -852,6 +853,43 @@ TEST(DriverCheck, PartitionsCheckedSideBySideReportAsOneAtATime) {
     ASSERT_EQ(json_one.reports.size(), 1u);
     ASSERT_EQ(json_two.reports.size(), 1u);
     EXPECT_EQ(json_one.reports[0], json_two.reports[0]);
+}
+
+// The reports' partition and tensor lists are made in strips of 64 rows
+// side by side and written in order, at most 16 strips made ahead
+// (piece_writer::append_in_strips): past 16 strips the strips' buffers are
+// used again. With two threads strips finish out of order; the report must
+// be one thread's, every row once and in order.
+TEST(DriverCheck, ReportsOfManyStripsAreWrittenInOrder) {
+    const std::string path = testing::TempDir() + "/many_strips.json";
+    {
+        std::ofstream(path) << side_by_side_graph(1500, -1); // 3,500 ops, 2,500 partitions, 5,000 tensors
+    }
+    const driver_result one = run_driver("--threads=1 --mode=check " + path);
+    const driver_result two = run_driver("--threads=2 --mode=check " + path);
+    ASSERT_EQ(one.exit_code, 0) << one.out;
+    EXPECT_EQ(without_times(one.out), without_times(two.out));
+    // The rows in order, each once: partition ids, then tensor ids, rising by one.
+    std::istringstream lines(one.out);
+    std::vector<long> parts, tensors;
+    bool in_tensors = false;
+    for (std::string line; std::getline(lines, line);) {
+        if (line == "  tensors (after inference)") in_tensors = true;
+        else if (in_tensors && line.rfind("    ", 0) == 0) tensors.push_back(std::stol(line.substr(4)));
+        else if (!in_tensors && line.size() > 6 && line.rfind("  ", 0) == 0 && std::isdigit(static_cast<unsigned char>(line[5])))
+            parts.push_back(std::stol(line.substr(2, 4)));
+    }
+    ASSERT_EQ(parts.size(), 2500u) << one.out.substr(0, 2000);
+    ASSERT_EQ(tensors.size(), 5000u);
+    for (std::size_t i = 0; i < parts.size(); ++i) ASSERT_EQ(parts[i], static_cast<long>(i));
+    for (std::size_t i = 0; i < tensors.size(); ++i) ASSERT_EQ(tensors[i], static_cast<long>(i));
+    const driver_result json_one = run_driver("--threads=1 --mode=check --report=json " + path);
+    const driver_result json_two = run_driver("--threads=2 --mode=check --report=json " + path);
+    ASSERT_EQ(json_one.reports.size(), 1u);
+    ASSERT_EQ(json_two.reports.size(), 1u);
+    EXPECT_EQ(json_one.reports[0].at("partitions"), json_two.reports[0].at("partitions"));
+    EXPECT_EQ(json_one.reports[0].at("tensors"), json_two.reports[0].at("tensors"));
+    EXPECT_EQ(json_one.reports[0].at("partitions").size(), 2500u);
 }
 
 // Issue 25, through the driver: the chain whose permuted dims' strides nest
