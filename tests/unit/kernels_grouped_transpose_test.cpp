@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -166,6 +167,29 @@ bool some_rank_12_of_3s_matches_reference(std::size_t e, int draws, std::mt19937
         return true;
     }
     return false;
+}
+
+// Draws up to 400 random axis orders of a rank-10 tensor of 4s until
+// `wanted` moves (an order and an element size of `sizes`) satisfy
+// `takes(move, e)`, and moves each at every level here as the reference
+// does. How many were found.
+template <class Takes>
+int rank_10_of_4s_matching_reference(std::initializer_list<std::size_t> sizes, int wanted, std::mt19937 &rng,
+                                     Takes takes) {
+    int found = 0;
+    for (int draw = 0; draw < 400 && found < wanted; ++draw) {
+        const std::vector<std::size_t> perm = random_axis_order(10, rng);
+        const permutation q = numpy_permutation(dims_t(10, 4), perm);
+        const copy_plan move = make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0);
+        for (std::size_t e : sizes) {
+            if (!takes(move, e)) continue;
+            ++found;
+            for (cpu_isa isa : levels_here())
+                expect_grouped_matches_reference(e, q.dims, q.src_strides, 0, move.volume, q.dst_strides, 0,
+                                                 move.volume, isa, rng, text(dims_t(10, 4), perm));
+        }
+    }
+    return found;
 }
 
 } // namespace
@@ -508,20 +532,10 @@ TEST_F(grouped_transpose, tiles_of_long_destination_runs_balance_their_source_ru
     ASSERT_TRUE(direct.has_value());
     EXPECT_LE(direct->source_run * 4, 256);
     std::mt19937 rng(61);
-    int found = 0;
-    for (int draw = 0; draw < 400 && found < 4; ++draw) {
-        const std::vector<std::size_t> perm = random_axis_order(10, rng);
-        const permutation q = numpy_permutation(dims_t(10, 4), perm);
-        const copy_plan move = make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0);
-        for (std::size_t e : {1, 2, 4}) {
-            const auto h = grouped_plan(move, e);
-            if (!h || h->source_run * static_cast<dim_t>(h->element_bytes) <= 256) continue;
-            ++found;
-            for (cpu_isa isa : levels_here())
-                expect_grouped_matches_reference(e, q.dims, q.src_strides, 0, move.volume, q.dst_strides, 0, move.volume,
-                                                 isa, rng, text(dims_t(10, 4), perm));
-        }
-    }
+    const int found = rank_10_of_4s_matching_reference({1, 2, 4}, 4, rng, [](const copy_plan &move, std::size_t e) {
+        const auto h = grouped_plan(move, e);
+        return h && h->source_run * static_cast<dim_t>(h->element_bytes) > 256;
+    });
     EXPECT_GT(found, 0);
 }
 
@@ -1014,21 +1028,11 @@ TEST_F(grouped_transpose, small_tiles_in_large_moves_grow_by_part_of_a_dim) {
     EXPECT_EQ(g->source_run, 128);
     EXPECT_EQ(g->destination_run, 256);
     std::mt19937 rng(53);
-    int found = 0;
-    for (int draw = 0; draw < 400 && found < 3; ++draw) {
-        const std::vector<std::size_t> perm = random_axis_order(10, rng);
-        const permutation q = numpy_permutation(dims_t(10, 4), perm);
-        const copy_plan big = make_copy_plan(q.dims, q.src_strides, 0, q.dst_strides, 0);
-        for (std::size_t e : {2, 4}) {
-            const auto unsplit = choose_grouped_blocks(big, e, true);
-            const auto h = grouped_plan(big, e);
-            if (!unsplit || !h || h->element_bytes != e || h->tile <= unsplit->tile) continue;
-            ++found;
-            for (cpu_isa isa : levels_here())
-                expect_grouped_matches_reference(e, q.dims, q.src_strides, 0, big.volume, q.dst_strides, 0, big.volume,
-                                                 isa, rng, text(dims_t(10, 4), perm));
-        }
-    }
+    const int found = rank_10_of_4s_matching_reference({2, 4}, 3, rng, [](const copy_plan &move, std::size_t e) {
+        const auto unsplit = choose_grouped_blocks(move, e, true);
+        const auto h = grouped_plan(move, e);
+        return unsplit && h && h->element_bytes == e && h->tile > unsplit->tile;
+    });
     EXPECT_GT(found, 0);
 }
 
