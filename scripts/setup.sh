@@ -14,12 +14,14 @@ cd "$(dirname "$0")/.."
 # ONNX models in (src/onnx): libonnx-dev and libprotobuf-dev (whose headers
 # libonnx-dev's include but does not pull in); their tests: libonnx-testdata
 # (ONNX's node tests), python3-onnx, python3-torch and python3-torchvision
-# (torchvision models exported with torch.onnx.export, scripts/run_model.sh).
+# (torchvision models exported with torch.onnx.export, scripts/run_model.sh);
+# libtorch-dev: torch's C++ headers, for the Python module's torch bridge
+# (src/python/torch_bridge.hpp: torch tensors read and made through torch's C++ API).
 # dims_t (src/core/dims.hpp) is absl::InlinedVector: libabsl-dev.
 PACKAGES="g++ make cmake ninja-build pkg-config git ca-certificates \
 libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev rapidjson-dev libgtest-dev libbenchmark-dev \
 clang libclang-rt-14-dev python3-dev pybind11-dev python3-numpy python3-pytest \
-libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-torch python3-torchvision \
+libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-torch python3-torchvision libtorch-dev \
 libabsl-dev libboost-dev"
 
 missing=""

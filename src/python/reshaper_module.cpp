@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reshaper/reshaper.hpp"
+#include "torch_bridge.hpp"
 
 namespace py = pybind11;
 using namespace reshaper;
@@ -114,6 +115,8 @@ public:
     struct tensor_spec {
         py::object np_dtype;                   // numpy dtype, or None where numpy holds none
         std::vector<py::ssize_t> shape, byte_strides, strides;
+        std::vector<std::int64_t> shape64, strides64; // the same for the torch bridge
+        int torch_scalar_type = -1;            // torch_dtype's c10::ScalarType, with the bridge
         bool complex = false;                  // c64, c128: a lazily conjugated tensor is declined
         py::ssize_t itemsize = 0;
         // Whether the strides are the dense row-major ones where a dim is not
@@ -157,8 +160,10 @@ public:
     // What torch gives this path: its Tensor type (exactly: subclasses such
     // as Parameter take the general path), torch.strided, torch.empty_strided
     // and the dtype object of each input and output (None: torch holds none).
+    // `bridge`: the capsule of _reshaper_torch (torch_bridge.hpp) or None:
+    // with it, tensors are read and made through torch's C++ API.
     void use_torch(py::handle tensor_type, py::object strided, py::object empty_strided, py::object empty_like,
-                   const py::list &in_dtypes, const py::list &out_dtypes) {
+                   const py::list &in_dtypes, const py::list &out_dtypes, py::object bridge) {
         if (in_dtypes.size() != inputs_.size() || out_dtypes.size() != outputs_.size())
             throw error(status::invalid_arguments, "fast_path.use_torch: one dtype per tensor", "api_argument");
         if (!PyType_Check(tensor_type.ptr()))
@@ -177,20 +182,35 @@ public:
         torch_.view.resolve(type, "view");
         torch_.view_as.resolve(type, "view_as");
         torch_.is_contiguous.resolve(type, "is_contiguous");
+        if (!bridge.is_none()) {
+            auto *b = static_cast<const python::torch_bridge *>(
+                    PyCapsule_GetPointer(bridge.ptr(), python::torch_bridge_capsule_name));
+            if (b == nullptr) throw py::error_already_set();
+            if (b->version != python::torch_bridge::current_version)
+                throw error(status::invalid_arguments, "fast_path.use_torch: a torch bridge of another version",
+                            "api_argument");
+            bridge_ = b;
+            bridge_holder_ = std::move(bridge);
+        }
         torch_tensor_type_ = type;
         torch_type_holder_ = py::reinterpret_borrow<py::object>(tensor_type);
         strided_ = std::move(strided);
         empty_strided_ = std::move(empty_strided);
         empty_like_ = std::move(empty_like);
-        for (std::size_t i = 0; i < inputs_.size(); ++i) inputs_[i].torch_dtype = in_dtypes[i];
+        for (std::size_t i = 0; i < inputs_.size(); ++i) {
+            inputs_[i].torch_dtype = in_dtypes[i];
+            if (bridge_) inputs_[i].torch_scalar_type = bridge_->scalar_type(inputs_[i].torch_dtype.ptr());
+        }
         for (std::size_t k = 0; k < outputs_.size(); ++k) {
             output_spec &o = outputs_[k];
             tensor_spec &t = o.tensor;
             t.torch_dtype = out_dtypes[k];
+            if (bridge_) t.torch_scalar_type = bridge_->scalar_type(t.torch_dtype.ptr());
             t.empty_kwargs = py::dict();
             o.torch_template = py::none();
             if (t.torch_dtype.is_none()) continue;
             t.empty_kwargs["dtype"] = t.torch_dtype;
+            if (bridge_) continue; // the bridge makes outputs without templates
             if (o.alias_input >= 0 && o.torch_view) {
                 o.torch_template = empty_strided_(t.shape_tuple, as_tuple(std::vector<py::ssize_t>(t.shape.size(), 0)),
                                                   **t.empty_kwargs);
@@ -204,6 +224,7 @@ public:
     }
 
     bool has_torch() const { return torch_tensor_type_ != nullptr; }
+    bool has_torch_bridge() const { return bridge_ != nullptr; }
 
     // The outputs, or None when the call is not one this path takes.
     py::object run(py::handle inputs, py::handle outputs) const {
@@ -247,7 +268,14 @@ public:
                 if (as_torch != torch_wanted) {
                     return py::none(); // the other library's output (bf16 from numpy, ...): the general path
                 } else if (as_torch) {
-                    if (o.alias_input >= 0) { // a view of the input tensor, its storage offset kept
+                    if (bridge_) {
+                        made = torch_output_by_bridge(o, o.alias_input >= 0 ? in_items[o.alias_input] : nullptr);
+                        out_ptrs[k] = o.alias_input >= 0 ? const_cast<void *>(in_ptrs[o.alias_input])
+                                                         : bridge_data(made.ptr());
+                        if (out_ptrs[k] == nullptr) throw error(status::runtime_error,
+                                                                "fast_path: torch gave a new tensor without data",
+                                                                "internal_invariant");
+                    } else if (o.alias_input >= 0) { // a view of the input tensor, its storage offset kept
                         PyObject *base = in_items[o.alias_input];
                         if (!o.torch_template.is_none()) {
                             made = py::reinterpret_steal<py::object>(torch_.view_as.call(base, o.torch_template.ptr()));
@@ -316,6 +344,8 @@ public:
         }
         for (output_spec &o : outputs_) {
             make_tuples(o.tensor);
+            o.tensor.shape64.assign(o.tensor.shape.begin(), o.tensor.shape.end());
+            o.tensor.strides64.assign(o.tensor.strides.begin(), o.tensor.strides.end());
             o.empty_args = py::make_tuple(o.tensor.shape_tuple, o.tensor.strides_tuple);
         }
     }
@@ -421,6 +451,7 @@ private:
     // attribute declines the call (the general path then reports it).
     bool torch_matches(PyObject *obj, const tensor_spec &spec, bool written, void **data) const {
         if (Py_TYPE(obj) != torch_tensor_type_ || spec.torch_dtype.is_none()) return false;
+        if (bridge_) return bridge_matches(obj, spec, written, data);
         const bool ok = torch_reads(obj, spec, written, data);
         if (PyErr_Occurred()) PyErr_Clear();
         return ok && *data != nullptr;
@@ -468,6 +499,45 @@ private:
         return true;
     }
 
+    // torch_reads through the bridge: the same tests on what torch's C++
+    // API gives (the strides compared where a dim is not 1, which is what
+    // is_contiguous() tests of row-major strides).
+    bool bridge_matches(PyObject *obj, const tensor_spec &spec, bool written, void **data) const {
+        python::torch_tensor_view v;
+        if (!bridge_->read(obj, &v)) return false;
+        if (spec.torch_scalar_type < 0 || v.scalar_type != spec.torch_scalar_type || !v.strided || !v.cpu) return false;
+        if ((!written && v.requires_grad) || v.neg || (spec.complex && v.conj)) return false;
+        if (static_cast<std::size_t>(v.ndim) != spec.shape.size()) return false;
+        for (std::size_t d = 0; d < spec.shape.size(); ++d)
+            if (v.sizes[d] != spec.shape[d] || (spec.shape[d] != 1 && v.strides[d] != spec.strides[d])) return false;
+        *data = v.data;
+        return v.data != nullptr;
+    }
+    // A new output tensor through the bridge: a view of `base` (an alias:
+    // view(shape) where torch's view gives the compiled strides, else
+    // as_strided), or a new tensor of the compiled strides.
+    py::object torch_output_by_bridge(const output_spec &o, PyObject *base) const {
+        const tensor_spec &t = o.tensor;
+        const auto n = static_cast<std::int64_t>(t.shape64.size());
+        PyObject *made = nullptr;
+        if (base != nullptr) {
+            if (o.torch_view) {
+                made = bridge_->view(base, n, t.shape64.data());
+                if (made == nullptr) PyErr_Clear(); // as_strided says the same, or why not
+            }
+            if (made == nullptr) made = bridge_->as_strided(base, n, t.shape64.data(), t.strides64.data());
+        } else {
+            made = bridge_->empty_strided(n, t.shape64.data(), t.strides64.data(), t.torch_scalar_type);
+        }
+        if (made == nullptr) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(made);
+    }
+    // The first element of a tensor the bridge made.
+    void *bridge_data(PyObject *made) const {
+        python::torch_tensor_view v;
+        return bridge_->read(made, &v) ? v.data : nullptr;
+    }
+
     compiled_partition cp_;
     std::vector<tensor_spec> inputs_;
     std::vector<output_spec> outputs_;
@@ -476,6 +546,8 @@ private:
     PyTypeObject *torch_tensor_type_ = nullptr;
     py::object torch_type_holder_, strided_, empty_strided_, empty_like_;
     torch_members torch_;
+    const python::torch_bridge *bridge_ = nullptr;
+    py::object bridge_holder_; // the capsule, kept while bridge_ is used
 };
 
 // _reshaper.NativeError, set at import: the raw call below raises it itself.
@@ -643,6 +715,7 @@ PYBIND11_MODULE(_reshaper, m) {
              }))
         .def("use_torch", &fast_path::use_torch)
         .def_property_readonly("has_torch", &fast_path::has_torch)
+        .def_property_readonly("has_torch_bridge", &fast_path::has_torch_bridge)
         .def_property_readonly("call", [](py::object self) {
             py::capsule owner = fast_path_capsule(std::move(self));
             PyObject *fn = PyCFunction_NewEx(&fast_path_call_def, owner.ptr(), nullptr);

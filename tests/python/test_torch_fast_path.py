@@ -3,7 +3,13 @@ it takes exactly the compiled tensors, gives what the general path gives
 (bit-exact values, alias outputs sharing the input's storage), and declines
 every other call, which the general path then validates or converts as
 before: a change of shape, strides, dtype, device or layout between calls
-is never run on the first call's assumptions."""
+is never run on the first call's assumptions.
+
+Every test runs twice: with the torch bridge (_reshaper_torch, torch's C++
+API) where it was built, and with tensors read through their Python
+attributes (RESHAPER_TORCH_BRIDGE=0)."""
+import os
+
 import numpy as np
 import pytest
 
@@ -12,6 +18,24 @@ import reshaper
 torch = pytest.importorskip("torch")
 
 T = reshaper.LogicalTensor
+
+
+def bridge_built():
+    try:
+        from reshaper import _torch_bridge_info  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@pytest.fixture(autouse=True, params=["bridge", "attributes"])
+def torch_reads(request, monkeypatch):
+    """Which way the fast path reads and makes torch tensors (read when a
+    compiled partition first meets a torch tensor: each test compiles its own)."""
+    if request.param == "bridge" and not bridge_built():
+        pytest.skip("the torch bridge was not built (needs libtorch-dev)")
+    monkeypatch.setenv("RESHAPER_TORCH_BRIDGE", "1" if request.param == "bridge" else "0")
+    return request.param
 
 
 def compiled(op):
@@ -35,6 +59,7 @@ def warmed(cp, x):
     """The first execute makes the plan (general path) and hands torch over."""
     cp.execute([x])
     assert cp._fast is not None and cp._fast.has_torch
+    assert cp._fast.has_torch_bridge == (os.environ["RESHAPER_TORCH_BRIDGE"] == "1")
     return cp
 
 
@@ -250,3 +275,78 @@ def test_an_input_is_taken_whatever_the_stride_of_a_size_one_dim_and_declined_if
     assert cp._fast([wide[:, ::2].view(1, 3, 5)], None) is None
     assert cp._fast([base.t().contiguous().t().view(1, 3, 5)], None) is None
     assert torch.equal(cp.execute([wide[:, ::2].view(1, 3, 5)])[0], wide[:, ::2].reshape(1, 3, 5).permute(2, 1, 0))
+
+
+def test_a_zero_dim_tensor_is_taken_and_a_one_element_one_dim_tensor_declined():
+    cp = compiled(reshaper.Op(0, "StaticReshape", "r").add_input(T(0, "f32", []))
+                  .add_output(T(1, "f32", [-1, -1])).set_attr("shape", [1, 1]).set_attr("special_zero", False))
+    x = torch.tensor(2.5)
+    cp = warmed(cp, x)
+    (view,) = cp._fast([x], None)
+    assert view.shape == (1, 1) and view.data_ptr() == x.data_ptr() and view.item() == 2.5
+    one = torch.tensor([2.5])
+    assert cp._fast([one], None) is None
+    (out,) = cp.execute([one])  # the same volume: read as the compiled shape
+    assert out.shape == (1, 1) and out.item() == 2.5
+    # A 0-dim input of a move, and a 0-dim output made new.
+    t = warmed(transpose("s32", ()), torch.tensor(7, dtype=torch.int32))
+    (r,) = t._fast([torch.tensor(-3, dtype=torch.int32)], None)
+    assert r.shape == () and r.dtype == torch.int32 and r.item() == -3
+
+
+def test_wrong_device_dtype_strides_and_grad_are_declined_then_refused_or_read():
+    x = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+    cp = warmed(transpose(), x)
+    for given in (x.to(torch.float16), x.to(torch.int32), torch.empty(3, 5, device="meta"), x.t().contiguous().t(),
+                  x.clone().requires_grad_(), torch._neg_view(x), x.to_sparse()):
+        assert cp._fast([given], None) is None
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([torch.empty(3, 5, device="meta")])
+    assert e.value.rule == "execute_buffers"
+    with pytest.raises(reshaper.Error) as e:
+        cp.execute([x.to(torch.int32)])
+    assert e.value.rule == "input_dtype_matches"
+    # An output given on another device or read-only layout is declined too, and refused.
+    assert cp._fast([x], [torch.empty(5, 3, device="meta")]) is None
+    with pytest.raises(reshaper.Error):
+        cp.execute([x], outputs=[torch.empty(5, 3, device="meta")])
+    # A requires_grad output given is written (as the general path does).
+    out = torch.zeros(5, 3, requires_grad=True)
+    with torch.no_grad():
+        (r,) = cp._fast([x], [out])
+    assert r is out and torch.equal(out.detach(), x.t())
+
+
+def test_a_torch_function_mode_sees_the_general_path():
+    from torch.overrides import TorchFunctionMode
+
+    seen = []
+
+    class Count(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    x = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+    cp = warmed(transpose(), x)
+    with Count():
+        (out,) = cp.execute([x])
+    assert torch.equal(out, x.t()) and seen  # the mode saw the reads, whichever path ran
+    (again,) = cp._fast([x], None)
+    assert torch.equal(again, x.t())
+
+
+def test_the_bridge_is_loaded_only_for_the_torch_it_was_built_for(monkeypatch):
+    if not bridge_built():
+        pytest.skip("the torch bridge was not built (needs libtorch-dev)")
+    assert reshaper._torch_bridge(torch) is not None or os.environ["RESHAPER_TORCH_BRIDGE"] == "0"
+
+    class OtherTorch:
+        __version__ = "0.0.1"
+        __file__ = torch.__file__
+    assert reshaper._torch_bridge(OtherTorch) is None
+
+    class ElsewhereTorch:
+        __version__ = torch.__version__
+        __file__ = "/nowhere/torch/__init__.py"
+    assert reshaper._torch_bridge(ElsewhereTorch) is None

@@ -15,6 +15,7 @@ reshaper.Error. See docs/python.md.
 """
 import functools as _functools
 import operator as _operator
+import os as _os
 import sys as _sys
 import warnings as _warnings
 
@@ -293,6 +294,31 @@ class _Tensor:
                                  f"{list(got)} was given [{rule}]")
 
 
+# The torch bridge (_reshaper_torch: the fast path's reads and makes of
+# torch tensors through torch's C++ API, src/python/torch_bridge.hpp):
+# loaded, once, only when it was built and the torch the caller imported is
+# the one it was built against (the same version from the same directory:
+# it links that torch's libraries, which another torch must not have loaded
+# beside its own). None: the fast path reads tensors through their Python
+# attributes. RESHAPER_TORCH_BRIDGE=0 leaves it out (the tests run both;
+# read when a compiled partition first meets a torch tensor).
+def _torch_bridge(torch):
+    if _os.environ.get("RESHAPER_TORCH_BRIDGE", "1") == "0":
+        return None
+    try:
+        from . import _torch_bridge_info as info
+    except ImportError:
+        return None
+    if getattr(torch, "__version__", None) != info.torch_version or \
+            _os.path.realpath(_os.path.dirname(getattr(torch, "__file__", None) or "")) != info.torch_dir:
+        return None
+    try:
+        from . import _reshaper_torch
+    except ImportError:
+        return None
+    return _reshaper_torch.bridge
+
+
 class _Plan:
     """What execute needs of a compiled partition, worked out once."""
 
@@ -347,11 +373,13 @@ class _Plan:
             moved >= self._RELEASE_GIL_BYTES)
 
     def _use_torch(self, torch):
-        """Hands torch's objects to the native path (once: torch is there)."""
+        """Hands torch's objects to the native path (once: torch is there),
+        and the torch bridge where there is one for this torch."""
         def dtype(t):
             return getattr(torch, t.torch_name) if t.torch_name else None
         self.fast.use_torch(torch.Tensor, torch.strided, torch.empty_strided, torch.empty_like,
-                            [dtype(t) for t in self.inputs], [dtype(t) for t in self.outputs])
+                            [dtype(t) for t in self.inputs], [dtype(t) for t in self.outputs],
+                            _torch_bridge(torch))
 
     def run(self, cp, inputs, outputs):
         if self.problem:
