@@ -343,9 +343,10 @@ inline void transpose_block_into(const std::uint8_t *src, std::ptrdiff_t pitch, 
 // across the two groups by a lane permute (Ops::lane_transpose) and stored
 // as made. Half the loads of transpose_block_into (2G of 32 bytes instead
 // of 4G of 16, half of them inserts) for G permutes: on the Zen 3 EPYC an
-// insert from memory issues one a cycle, and an 8 x 8 f32 block with its
-// source and destination in L1 took 13.4 cycles with the inserts, 10.7
-// with the permutes, a copy of its 256 bytes 8 (docs/performance.md).
+// insert from memory issues about one a cycle (the unpacks two), and an
+// 8 x 8 f32 block with its source and destination in L1 took 10.7 TSC
+// ticks with the inserts, 9.0 with the permutes, a copy of its 256 bytes
+// 6.3 (docs/performance.md).
 template <class Ops, int E>
 [[gnu::always_inline]]
 inline void transpose_block_permuted_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
