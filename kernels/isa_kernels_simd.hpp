@@ -338,6 +338,39 @@ inline void transpose_block_into(const std::uint8_t *src, std::ptrdiff_t pitch, 
     }
 }
 
+// transpose_block_into from whole-row loads: rows 0 .. G-1 and G .. 2G-1
+// each transposed within lanes, then destination row j's halves joined
+// across the two groups by a lane permute (Ops::lane_transpose) and stored
+// as made. Half the loads of transpose_block_into (2G of 32 bytes instead
+// of 4G of 16, half of them inserts) for G permutes: on the Zen 3 EPYC an
+// insert from memory issues about one a cycle (the unpacks two), and an
+// 8 x 8 f32 block with its source and destination in L1 took 10.7 TSC
+// ticks with the inserts, 9.0 with the permutes, a copy of its 256 bytes
+// 6.3 (docs/performance.md).
+template <class Ops, int E>
+[[gnu::always_inline]]
+inline void transpose_block_permuted_into(const std::uint8_t *src, std::ptrdiff_t pitch, std::uint8_t *dst,
+                                          std::ptrdiff_t dst_pitch) {
+    static_assert(Ops::lanes == 2 && 16 / E <= 4);
+    constexpr int G = 16 / E;
+    const std::uint8_t *low = src, *high = src + G * pitch;
+    std::uint8_t *first = dst, *second = dst + G * dst_pitch;
+    asm("" : "+r"(low), "+r"(high), "+r"(first), "+r"(second)); // see transpose_block_into
+    typename Ops::vec v[2][G];
+    for (int r = 0; r < G; ++r) {
+        v[0][r] = Ops::load(low + r * pitch);
+        v[1][r] = Ops::load(high + r * pitch);
+    }
+    transpose_in_lanes<Ops, E>(v[0]);
+    transpose_in_lanes<Ops, E>(v[1]);
+    for (int j = 0; j < G; ++j) {
+        typename Ops::vec lanes[2] = {v[0][j], v[1][j]};
+        Ops::lane_transpose(lanes);
+        Ops::store(first + j * dst_pitch, lanes[0]);
+        Ops::store(second + j * dst_pitch, lanes[1]);
+    }
+}
+
 // Two register blocks of transpose_block_into that make B = 32 / E whole
 // destination lines: source rows 0 .. B-1 their first 32 bytes (waiting in
 // a buffer in L1), rows B .. 2B-1 their second; each line then stored as
@@ -682,6 +715,32 @@ __attribute__((aligned(64))) void transpose_tiles(const std::uint8_t *src, std::
             // measured slower so (f32 in the caches, 4 tiles side by side).
             if constexpr (W == 1 && !Prefetch) {
                 transpose_blocks_into<Ops, E, W>(src, src_pitch, dst, dst_pitch);
+                return;
+            }
+            // In the caches: whole-row loads (transpose_block_permuted_into),
+            // and, where destination rows lie no multiple of 2 KiB apart,
+            // each B source rows' whole lines (both column halves) one
+            // after the other, a tile at a time: the 32 KiB f32 move (a
+            // 64 KiB working set, twice L1) measured faster so, while at
+            // 2 KiB-multiple rows (16 destination lines waiting on their
+            // second halves in 2 of L1's sets) the column halves outermost
+            // stayed faster (docs/performance.md).
+            if constexpr (!Prefetch) {
+                const auto block = [&](int w, int a, int b) {
+                    transpose_block_permuted_into<Ops, E>(src + (w * T + a * B) * src_pitch + b * Ops::bytes,
+                                                          src_pitch,
+                                                          dst + b * B * dst_pitch + w * tile_bytes + a * Ops::bytes,
+                                                          dst_pitch);
+                };
+                if (dst_pitch % 2048 == 0) {
+                    for (int b = 0; b < parts; ++b)
+                        for (int w = 0; w < W; ++w)
+                            for (int a = 0; a < parts; ++a) block(w, a, b);
+                } else {
+                    for (int w = 0; w < W; ++w)
+                        for (int a = 0; a < parts; ++a)
+                            for (int b = 0; b < parts; ++b) block(w, a, b);
+                }
                 return;
             }
             for (int b = 0; b < parts; ++b)

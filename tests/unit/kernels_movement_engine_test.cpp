@@ -694,10 +694,13 @@ TEST_F(movement_engine, whole_small_transposes_match_the_element_copy) {
 // reach, plain and streamed: destination row c, element r = source row r, element c,
 // for every one of the w * t source rows, and no byte of the destination
 // rows' gaps or past them written. Destination rows lines apart, off a
-// line (unaligned stores), 2 KiB and 4 KiB apart (the tiles' ordinary
+// line (unaligned stores), 1, 2 and 4 KiB apart (the tiles' ordinary
 // stores take another order at multiples of 2 and 4 KiB: AVX2's line
 // buffers, AVX-512's groups of 4 tiles a quarter at a time; elsewhere
-// AVX-512 stores each tile's lines as made).
+// AVX-512 stores each tile's lines as made; AVX2's in-cache 4- and 8-byte
+// wide tiles load whole rows (transpose_block_permuted_into), column
+// halves outermost at 2 KiB multiples, each source row's whole lines in
+// turn elsewhere).
 TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
     std::mt19937 rng(13);
     constexpr std::ptrdiff_t src_pitch = 100, max_dst_pitch = 4096;
@@ -705,8 +708,8 @@ TEST_F(movement_engine, wide_tiles_transpose_at_every_level) {
     for (auto &b : src) b = static_cast<std::uint8_t>(rng());
     alignas(64) static std::uint8_t got[64 * max_dst_pitch + 64];
     for (const std::ptrdiff_t dst_pitch :
-         {std::ptrdiff_t{(max_wide_tiles + 1) * 64}, std::ptrdiff_t{max_wide_tiles * 64 + 40}, std::ptrdiff_t{2048},
-          max_dst_pitch})
+         {std::ptrdiff_t{(max_wide_tiles + 1) * 64}, std::ptrdiff_t{max_wide_tiles * 64 + 40}, std::ptrdiff_t{1024},
+          std::ptrdiff_t{2048}, max_dst_pitch})
     for (cpu_isa isa : levels_here())
         for (int reach = 0; reach < row_reaches; ++reach)
         for (std::size_t log2e = 0; log2e < element_size_classes; ++log2e)
