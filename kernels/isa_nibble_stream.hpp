@@ -16,29 +16,36 @@
 namespace reshaper::impl {
 namespace {
 
+// Per 16-bit pair v = a | b << 8 of a vector: (a & 0x0F) | (b & 0x0F) << 4
+// in the pair's low byte (a low-nibble row's byte; of v >> 4, the
+// high-nibble row's), as a multiply-add of v's bytes masked to their low
+// nibbles by {1, 16} (vpmaddubsw, on the multiply pipes). The shuffle pipes
+// run the byte transposes and the vector shifts: masks of v >> 4 and
+// v >> 8 had taken 3 shifts a vector where this takes one for both rows
+// (docs/performance.md).
+[[gnu::always_inline]] inline __m256i nibble_row_bytes(__m256i v) {
+    return _mm256_maddubs_epi16(_mm256_and_si256(v, _mm256_set1_epi8(0x0F)), _mm256_set1_epi16(0x1001));
+}
+
+// Two vectors of 16 pairs each (x, then y) as 32 bytes of the low-nibble
+// row and 32 of the high one, in order: packus packs per 128-bit lane (x's
+// 8, y's 8, x's next 8, y's next 8); the 64-bit permute puts them back.
+[[gnu::always_inline]] inline __m256i low_nibble_row(__m256i x, __m256i y) {
+    return _mm256_permute4x64_epi64(_mm256_packus_epi16(nibble_row_bytes(x), nibble_row_bytes(y)), 0xD8);
+}
+[[gnu::always_inline]] inline __m256i high_nibble_row(__m256i x, __m256i y) {
+    return low_nibble_row(_mm256_srli_epi16(x, 4), _mm256_srli_epi16(y, 4));
+}
+
 // As split_nibble_pairs, for `count` a multiple of 32 and `low`, `high`
 // 32-byte aligned: 32 pairs (64 bytes) make 32 bytes of each row.
 void split_nibble_pairs_streamed(const std::uint8_t *pairs, std::size_t count, std::uint8_t *low,
                                  std::uint8_t *high) {
-    const __m256i low4 = _mm256_set1_epi16(0x000F), high4 = _mm256_set1_epi16(0x00F0);
-    // Per 16-bit pair v = a | b << 8: (a & 0x0F) | (b << 4) and
-    // (a >> 4) | (b & 0xF0), each in the pair's low byte.
-    const auto low_of = [&](__m256i v) {
-        return _mm256_or_si256(_mm256_and_si256(v, low4), _mm256_and_si256(_mm256_srli_epi16(v, 4), high4));
-    };
-    const auto high_of = [&](__m256i v) {
-        return _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4),
-                               _mm256_and_si256(_mm256_srli_epi16(v, 8), high4));
-    };
     for (std::size_t j = 0; j < count; j += 32) {
         const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(pairs + 2 * j));
         const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(pairs + 2 * j + 32));
-        // packus packs per 128-bit lane (a's 8, b's 8, a's next 8, b's
-        // next 8); the 64-bit permute puts them back in order.
-        const __m256i lo = _mm256_permute4x64_epi64(_mm256_packus_epi16(low_of(a), low_of(b)), 0xD8);
-        const __m256i hi = _mm256_permute4x64_epi64(_mm256_packus_epi16(high_of(a), high_of(b)), 0xD8);
-        _mm256_stream_si256(reinterpret_cast<__m256i *>(low + j), lo);
-        _mm256_stream_si256(reinterpret_cast<__m256i *>(high + j), hi);
+        _mm256_stream_si256(reinterpret_cast<__m256i *>(low + j), low_nibble_row(a, b));
+        _mm256_stream_si256(reinterpret_cast<__m256i *>(high + j), high_nibble_row(a, b));
     }
 }
 
@@ -46,9 +53,9 @@ void split_nibble_pairs_streamed(const std::uint8_t *pairs, std::size_t count, s
 // each) transposed and split at once: byte c of the W * 64 source rows
 // makes destination rows 2c (low nibbles) and 2c + 1 (high), W * 32 bytes
 // each, streamed (rows 32-byte aligned). The tiles' register blocks are
-// split as they come out of the transpose (split_nibble_pairs_streamed's
-// arithmetic), not stored into a byte-row buffer and read back. `ahead`:
-// the next step's prefetches, a share per register block (as
+// split as they come out of the transpose (low_nibble_row,
+// high_nibble_row), not stored into a byte-row buffer and read back.
+// `ahead`: the next step's prefetches, a share per register block (as
 // transpose_tiles issues them).
 template <class Ops, int W>
 void byte_tiles_split_streamed(const std::uint8_t *src, std::ptrdiff_t src_pitch, std::uint8_t *dst,
@@ -59,7 +66,6 @@ void byte_tiles_split_streamed(const std::uint8_t *src, std::ptrdiff_t src_pitch
     constexpr int B = Ops::bytes;                                    // 32 rows of a block
     constexpr int blocks = parts * parts * W;
     const int per_block = ahead ? (ahead->per_call + blocks - 1) / blocks : 0;
-    const __m256i low4 = _mm256_set1_epi16(0x000F), high4 = _mm256_set1_epi16(0x00F0);
     for (int b = 0; b < parts; ++b) { // source bytes b * 32 ...
         vec out[W][parts][B];
         for (int w = 0; w < W; ++w)
@@ -73,15 +79,8 @@ void byte_tiles_split_streamed(const std::uint8_t *src, std::ptrdiff_t src_pitch
                 // out[w][0][c], out[w][1][c]: byte c of source rows w * 64 ..
                 // w * 64 + 63, 32 pairs.
                 const vec x = out[w][0][c], y = out[w][1][c];
-                const auto low_of = [&](vec v) {
-                    return _mm256_or_si256(_mm256_and_si256(v, low4), _mm256_and_si256(_mm256_srli_epi16(v, 4), high4));
-                };
-                const auto high_of = [&](vec v) {
-                    return _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4),
-                                           _mm256_and_si256(_mm256_srli_epi16(v, 8), high4));
-                };
-                Ops::stream(low + w * 32, _mm256_permute4x64_epi64(_mm256_packus_epi16(low_of(x), low_of(y)), 0xD8));
-                Ops::stream(high + w * 32, _mm256_permute4x64_epi64(_mm256_packus_epi16(high_of(x), high_of(y)), 0xD8));
+                Ops::stream(low + w * 32, low_nibble_row(x, y));
+                Ops::stream(high + w * 32, high_nibble_row(x, y));
             }
         }
     }

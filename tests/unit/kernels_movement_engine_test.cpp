@@ -1166,6 +1166,36 @@ TEST_F(movement_engine, streamed_nibble_split_matches_the_plain_one) {
     }
 }
 
+// Every pair of bytes (a, b) split as the definition says, low = (a & 0x0F)
+// | (b << 4) and high = (a >> 4) | (b & 0xF0), by the plain split and the
+// streamed one (whose multiply-add of masked nibbles would go wrong on
+// any pair a sign or a saturation reached) at every level that has them.
+TEST_F(movement_engine, nibble_splits_match_the_definition_for_every_byte_pair) {
+    constexpr std::size_t count = 256 * 256;
+    std::vector<std::uint8_t> pairs(2 * count);
+    for (std::size_t j = 0; j < count; ++j) {
+        pairs[2 * j] = static_cast<std::uint8_t>(j);
+        pairs[2 * j + 1] = static_cast<std::uint8_t>(j >> 8);
+    }
+    std::vector<std::uint8_t> want_low(count), want_high(count);
+    for (std::size_t j = 0; j < count; ++j) {
+        const unsigned a = pairs[2 * j], b = pairs[2 * j + 1];
+        want_low[j] = static_cast<std::uint8_t>((a & 0x0F) | (b << 4));
+        want_high[j] = static_cast<std::uint8_t>((a >> 4) | (b & 0xF0));
+    }
+    for (cpu_isa isa : levels_here()) {
+        const isa_kernels &k = kernels_for(isa);
+        for (const split_nibbles_fn split : {k.split_nibbles, k.split_nibbles_streamed}) {
+            if (!split) continue;
+            line_aligned_bytes low(count), high(count);
+            split(pairs.data(), count, low.data(), high.data());
+            store_fence();
+            EXPECT_TRUE(std::equal(want_low.begin(), want_low.end(), low.begin())) << to_string(isa);
+            EXPECT_TRUE(std::equal(want_high.begin(), want_high.end(), high.begin())) << to_string(isa);
+        }
+    }
+}
+
 // A streamed step's byte tiles transposed and split at once
 // (byte_tiles_split_streamed: split in registers, or nibbles regrouped
 // first) bit for bit as the level's packed tile followed by the plain
