@@ -1,6 +1,8 @@
-// Reading graph files: the text through the JSON reader, each op of "graph"
-// into the graph as the reader hands it over (io/graph_builder.hpp), on a
-// TBB worker for large texts (io/op_pipeline.hpp). Writing: graph_write.cpp.
+// Reading graph files: large texts on more than one thread with their ops
+// parsed side by side (io/parallel_read.hpp); else, and when a text does
+// not read so, the text through the JSON reader, each op of "graph" into
+// the graph as the reader hands it over (io/graph_builder.hpp), on a TBB
+// worker for large texts (io/op_pipeline.hpp). Writing: graph_write.cpp.
 #include "io/graph_json.hpp"
 #include "core/fail.hpp"
 
@@ -9,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <system_error>
 
@@ -51,17 +54,26 @@ constexpr std::size_t ops_per_task = 128;
 // `pipeline_batch`: ops per batch of the pipeline, which 0 leaves to the
 // text's size and the threads. `side_by_side_ops`: ops per task, to
 // read ops side by side whatever the text's size and the threads.
+// `reread`: the text of `owned` once more (its file's), should reading
+// side by side have let go of a part of it and then not read.
 graph read_streamed(std::string_view text, std::string *owned, std::size_t pipeline_batch = 0,
-                    std::size_t side_by_side_ops = 0) {
+                    std::size_t side_by_side_ops = 0, const std::function<std::string()> &reread = {}) {
     const resource_limits limits = current_limits();
     if (text.size() > limits.max_graph_bytes)
         too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
     // Large texts on more than one thread: ops parsed side by side, when
     // the text reads so (io/parallel_read.hpp); else in turn, below.
-    if (side_by_side_ops > 0 || (pipeline_batch == 0 && pipelined(text.size())))
+    if (side_by_side_ops > 0 || (pipeline_batch == 0 && pipelined(text.size()))) {
+        bool lost = false;
         if (auto g = graph_io::read_graph_side_by_side(text, owned, limits.max_json_depth,
-                                                       side_by_side_ops > 0 ? side_by_side_ops : ops_per_task))
+                                                       side_by_side_ops > 0 ? side_by_side_ops : ops_per_task, &lost))
             return std::move(*g);
+        if (lost) {
+            if (!reread) fail(rule::file_readable, "cannot read the graph's text again"); // never: only files lose it
+            *owned = reread();
+            text = *owned;
+        }
+    }
     graph_builder builder(text.size());
     std::optional<op_reading_pipeline> pipeline;
     if (pipeline_batch > 0) pipeline.emplace(builder, pipeline_batch, 2);
@@ -82,7 +94,7 @@ graph read_graph_json(std::string_view text) { return read_streamed(text, nullpt
 
 
 namespace {
-graph read_file(const std::string &path, std::size_t side_by_side_ops) {
+std::string file_text(const std::string &path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         fail(rule::file_readable, "cannot read graph file '" + path + "': it is a directory");
@@ -111,7 +123,12 @@ graph read_file(const std::string &path, std::size_t side_by_side_ops) {
         text.append(chunk.data(), n);
     }
     if (in.bad()) fail(rule::file_readable, "cannot read graph file '" + path + "'");
-    return read_streamed(text, &text, 0, side_by_side_ops);
+    return text;
+}
+
+graph read_file(const std::string &path, std::size_t side_by_side_ops) {
+    std::string text = file_text(path);
+    return read_streamed(text, &text, 0, side_by_side_ops, [&] { return file_text(path); });
 }
 } // namespace
 

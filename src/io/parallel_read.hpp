@@ -73,10 +73,12 @@ private:
 // task `ops_per_task` ops; nothing when the text is not laid out as the
 // scan expects or does not read (see above): the caller then reads it in
 // turn. `owned`, when given, holds `text` (a file's, which holds no NUL
-// byte): ops are parsed in place; on nothing it is put back as it was,
-// else it is let go of before the graph is finished. The size limit is the
-// caller's to have checked; `max_depth` is the nesting limit.
+// byte): ops are parsed in place and the pages of those built let go of;
+// on nothing it is put back as it was, unless `*text_lost` is set (pages
+// went: the caller reads the file again); on a graph it is let go of
+// before the graph is finished. The size limit is the caller's to have
+// checked; `max_depth` is the nesting limit.
 std::optional<graph> read_graph_side_by_side(std::string_view text, std::string *owned, std::uint64_t max_depth,
-                                             std::size_t ops_per_task);
+                                             std::size_t ops_per_task, bool *text_lost);
 
 } // namespace reshaper::impl::graph_io

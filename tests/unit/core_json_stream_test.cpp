@@ -89,7 +89,8 @@ graph read_side_by_side_file(std::string_view text) {
 // after all: the text read so, to a graph or to an op's error.
 bool parsed_side_by_side(const std::string &text) {
     try {
-        return graph_io::read_graph_side_by_side(text, nullptr, current_limits().max_json_depth, 3).has_value();
+        bool lost = false;
+        return graph_io::read_graph_side_by_side(text, nullptr, current_limits().max_json_depth, 3, &lost).has_value();
     } catch (const error &) {
         return true;
     }
