@@ -1,6 +1,8 @@
-// Reading graph files: the text through the JSON reader, each op of "graph"
-// into the graph as the reader hands it over (io/graph_builder.hpp), on a
-// TBB worker for large texts (io/op_pipeline.hpp). Writing: graph_write.cpp.
+// Reading graph files: large texts on more than one thread with their ops
+// parsed side by side (io/parallel_read.hpp); else, and when a text does
+// not read so, the text through the JSON reader, each op of "graph" into
+// the graph as the reader hands it over (io/graph_builder.hpp), on a TBB
+// worker for large texts (io/op_pipeline.hpp). Writing: graph_write.cpp.
 #include "io/graph_json.hpp"
 #include "core/fail.hpp"
 
@@ -9,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <system_error>
 
@@ -18,6 +21,7 @@
 #include "io/graph_builder.hpp"
 #include "io/json_dom.hpp"
 #include "io/op_pipeline.hpp"
+#include "io/parallel_read.hpp"
 #include "io/values_json.hpp"
 
 namespace reshaper::impl {
@@ -41,14 +45,35 @@ bool pipelined(std::size_t text_bytes) {
            tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1;
 }
 
+// Ops per task when they are parsed side by side: some 40 KB of text, a
+// few hundred microseconds of parsing, against some microseconds a task.
+constexpr std::size_t ops_per_task = 128;
+
 // `owned`, when given, holds `text` and is released once the text is read,
 // before the graph is finished (a file's text is its size again in memory).
 // `pipeline_batch`: ops per batch of the pipeline, which 0 leaves to the
-// text's size and the threads.
-graph read_streamed(std::string_view text, std::string *owned, std::size_t pipeline_batch = 0) {
+// text's size and the threads. `side_by_side_ops`: ops per task, to
+// read ops side by side whatever the text's size and the threads.
+// `reread`: the text of `owned` once more (its file's), should reading
+// side by side have let go of a part of it and then not read.
+graph read_streamed(std::string_view text, std::string *owned, std::size_t pipeline_batch = 0,
+                    std::size_t side_by_side_ops = 0, const std::function<std::string()> &reread = {}) {
     const resource_limits limits = current_limits();
     if (text.size() > limits.max_graph_bytes)
         too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
+    // Large texts on more than one thread: ops parsed side by side, when
+    // the text reads so (io/parallel_read.hpp); else in turn, below.
+    if (side_by_side_ops > 0 || (pipeline_batch == 0 && pipelined(text.size()))) {
+        bool lost = false;
+        if (auto g = graph_io::read_graph_side_by_side(text, owned, limits.max_json_depth,
+                                                       side_by_side_ops > 0 ? side_by_side_ops : ops_per_task, &lost))
+            return std::move(*g);
+        if (lost) {
+            if (!reread) fail(rule::file_readable, "cannot read the graph's text again"); // never: only files lose it
+            *owned = reread();
+            text = *owned;
+        }
+    }
     graph_builder builder(text.size());
     std::optional<op_reading_pipeline> pipeline;
     if (pipeline_batch > 0) pipeline.emplace(builder, pipeline_batch, 2);
@@ -66,22 +91,10 @@ graph read_streamed(std::string_view text, std::string *owned, std::size_t pipel
 
 graph read_graph_json(std::string_view text) { return read_streamed(text, nullptr); }
 
-namespace detail {
-graph read_graph_json_pipelined(std::string_view text, std::size_t batch_ops) {
-    return read_streamed(text, nullptr, std::max<std::size_t>(1, batch_ops));
-}
-
-graph read_graph_json_whole(std::string_view text) {
-    const resource_limits limits = current_limits();
-    if (text.size() > limits.max_graph_bytes)
-        too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
-    const json_tree tree = parse_json_tree(text, limits.max_json_depth);
-    return graph_builder().finish(tree.root(), false);
-}
-} // namespace detail
 
 
-graph read_graph_file(const std::string &path) {
+namespace {
+std::string file_text(const std::string &path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         fail(rule::file_readable, "cannot read graph file '" + path + "': it is a directory");
@@ -110,8 +123,37 @@ graph read_graph_file(const std::string &path) {
         text.append(chunk.data(), n);
     }
     if (in.bad()) fail(rule::file_readable, "cannot read graph file '" + path + "'");
-    return read_streamed(text, &text);
+    return text;
 }
+
+graph read_file(const std::string &path, std::size_t side_by_side_ops) {
+    std::string text = file_text(path);
+    return read_streamed(text, &text, 0, side_by_side_ops, [&] { return file_text(path); });
+}
+} // namespace
+
+graph read_graph_file(const std::string &path) { return read_file(path, 0); }
+
+namespace detail {
+graph read_graph_json_pipelined(std::string_view text, std::size_t batch_ops) {
+    return read_streamed(text, nullptr, std::max<std::size_t>(1, batch_ops));
+}
+
+graph read_graph_json_side_by_side(std::string_view text, std::size_t ops_per_task) {
+    return read_streamed(text, nullptr, 0, std::max<std::size_t>(1, ops_per_task));
+}
+graph read_graph_file_side_by_side(const std::string &path, std::size_t ops_per_task) {
+    return read_file(path, std::max<std::size_t>(1, ops_per_task));
+}
+
+graph read_graph_json_whole(std::string_view text) {
+    const resource_limits limits = current_limits();
+    if (text.size() > limits.max_graph_bytes)
+        too_large("the graph's JSON text (" + std::to_string(text.size()) + " bytes)", limits.max_graph_bytes);
+    const json_tree tree = parse_json_tree(text, limits.max_json_depth);
+    return graph_builder().finish(tree.root(), false);
+}
+} // namespace detail
 
 
 tensor_values values_from_json(std::string_view list, data_type type, std::size_t count) {

@@ -46,6 +46,12 @@ graph read_graph_json_whole(std::string_view text);
 // (io/op_pipeline.hpp; read_graph_json does so for large texts when two
 // threads may run).
 graph read_graph_json_pipelined(std::string_view text, std::size_t batch_ops);
+// The same, with the ops parsed side by side `ops_per_task` a task
+// (io/parallel_read.hpp; read_graph_json and read_graph_file do so for
+// large texts when two threads may run), falling back to reading in turn
+// as they do; the file's text is read in place.
+graph read_graph_json_side_by_side(std::string_view text, std::size_t ops_per_task);
+graph read_graph_file_side_by_side(const std::string &path, std::size_t ops_per_task);
 } // namespace detail
 
 // Pretty JSON (indent 2) unless `indent` < 0, fields in the order of

@@ -269,6 +269,17 @@ public:
     // Why the builder stopped the reader; empty when it did not.
     const std::string &failure() const { return failure_; }
     json_tree take() { return std::move(tree_); }
+    // Another value, appended after the last of `into` (json_value_reader):
+    // the builder's own storage kept.
+    void restart(json_tree &&into, bool escapes) {
+        tree_ = std::move(into);
+        escapes_ = escapes;
+        open_.clear();
+        key_at_ = key_size_ = value_pool_mark_ = 0;
+        last_text_ = nullptr;
+        failure_.clear();
+    }
+    std::size_t nodes() const { return tree_.nodes_.size(); }
 
 private:
     // An open container: its node, where the pool stood before it (an
@@ -590,6 +601,100 @@ json_tree parse_json_tree_in_place(std::string &text, std::uint64_t max_depth, c
         refused(text, skipped, reader, builder, &release);
     }
     return builder.take();
+}
+
+namespace {
+// The text as if [skip_from, skip_to) were not there (parse_json_tree_around).
+struct skipping_text {
+    using Ch = char;
+    const char *at, *begin, *end, *skip_from, *skip_to;
+    void pass() {
+        if (at == skip_from) at = skip_to;
+    }
+    char Peek() {
+        pass();
+        return at == end ? '\0' : *at;
+    }
+    char Take() {
+        pass();
+        return at == end ? '\0' : *at++;
+    }
+    std::size_t Tell() const { return static_cast<std::size_t>(at - begin); }
+    char *PutBegin() { return nullptr; }
+    void Put(char) {}
+    void Flush() {}
+    std::size_t PutEnd(char *) { return 0; }
+};
+} // namespace
+
+std::optional<json_tree> parse_json_tree_around(std::string_view text, std::size_t skip_from, std::size_t skip_to,
+                                                std::uint64_t max_depth, const std::string &streamed_key) {
+    if (text.size() >= std::numeric_limits<rapidjson::SizeType>::max() || skip_from > skip_to || skip_to > text.size())
+        return std::nullopt;
+    const std::size_t skipped = skipped_mark(text);
+    if (skip_from < skipped) return std::nullopt;
+    skipping_text in{text.data() + skipped, text.data() + skipped, text.data() + text.size(), text.data() + skip_from,
+                     text.data() + skip_to};
+    int starts = 0;
+    bool elsewhere = false;
+    // The stream has just taken the array's '[' when it opens.
+    const streamed_array stream{streamed_key,
+                                [&] {
+                                    ++starts;
+                                    elsewhere |= in.at != in.skip_from;
+                                },
+                                [&](json_view) { elsewhere = true; }};
+    // Escapes assumed and the encoding validated: the stretch is small.
+    tree_builder builder(max_depth, &stream, true);
+    graph_reader reader;
+    try {
+        if (read_text<0>(reader, in, builder, false, max_depth).IsError()) return std::nullopt;
+    } catch (const error &) { // the nesting limit
+        return std::nullopt;
+    }
+    if (starts != 1 || elsewhere) return std::nullopt;
+    return builder.take();
+}
+
+struct json_value_reader::state {
+    explicit state(std::uint64_t max_depth) : builder(max_depth, nullptr, false), max_depth(max_depth) {}
+    graph_reader reader;
+    tree_builder builder;
+    std::uint64_t max_depth;
+};
+
+json_value_reader::json_value_reader(std::uint64_t max_depth) : state_(std::make_unique<state>(max_depth)) {}
+json_value_reader::~json_value_reader() = default;
+
+std::optional<std::size_t> json_value_reader::read(char *text, std::size_t begin, std::size_t end, json_tree &into,
+                                                   bool in_place, bool ascii) {
+    state &s = *state_;
+    if (end - begin >= std::numeric_limits<rapidjson::SizeType>::max()) return std::nullopt;
+    s.builder.restart(std::move(into), !in_place && std::memchr(text + begin, '\\', end - begin) != nullptr);
+    const std::size_t root = s.builder.nodes();
+    bool read = false;
+    try {
+        if (in_place) {
+            // The stream ends at a NUL: one over the byte after the value,
+            // put back whatever happens.
+            struct put_back {
+                char *at;
+                char byte;
+                ~put_back() { *at = byte; }
+            } const end_byte{text + end, text[end]};
+            text[end] = '\0';
+            rapidjson::insitu_text in(text + begin, text + end);
+            read = !read_text<rapidjson::kParseInsituFlag>(s.reader, in, s.builder, ascii, s.max_depth).IsError();
+        } else {
+            bounded_text in{text + begin, text + begin, text + end};
+            read = !read_text<0>(s.reader, in, s.builder, ascii, s.max_depth).IsError();
+        }
+    } catch (const error &) { // the nesting limit
+        read = false;
+    }
+    into = s.builder.take();
+    if (!read) return std::nullopt;
+    return root;
 }
 
 ojson parse_json(std::string_view text, std::uint64_t max_depth) {

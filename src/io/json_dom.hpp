@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -202,6 +203,40 @@ json_tree parse_json_tree(std::string_view text, std::uint64_t max_depth, const 
 // copied out of it); what `text` holds afterwards is unspecified.
 json_tree parse_json_tree_in_place(std::string &text, std::uint64_t max_depth,
                                    const streamed_array *stream = nullptr);
+// Reading a large graph file's ops side by side (io/parallel_read.hpp):
+// the text outside its streamed array, and each op apart. Neither says
+// why a text does not read: the caller then reads the whole text in turn
+// (parse_json_tree), whose error is the one to give.
+//
+// The text as if [skip_from, skip_to) were not there, with `streamed_key`'s
+// array (as for streamed_array) opening just before skip_from, there only,
+// with no elements of its own; nothing when it does not read so.
+std::optional<json_tree> parse_json_tree_around(std::string_view text, std::size_t skip_from, std::size_t skip_to,
+                                                std::uint64_t max_depth, const std::string &streamed_key);
+// One JSON value standing alone: text[begin, end) and nothing else.
+class json_value_reader {
+public:
+    // `max_depth`: arrays and objects the value may nest (the nesting of
+    // its place in the whole text already taken off).
+    explicit json_value_reader(std::uint64_t max_depth);
+    ~json_value_reader();
+    json_value_reader(const json_value_reader &) = delete;
+    json_value_reader &operator=(const json_value_reader &) = delete;
+    // Appends the value to `into` as a value of its own after its last (as
+    // json_tree::append_copy does) and returns its node's index; nothing
+    // when the stretch is not exactly one well-formed value within the
+    // nesting limit (`into` then holds a part of it). `ascii`: the stretch
+    // holds no byte above 0x7F (no encoding to validate). In place (the
+    // stretch holds no backslash), the closing quote of each string in it
+    // becomes a NUL, as parse_json_tree_in_place leaves a text, and the
+    // byte at `end` is written over while reading and put back.
+    std::optional<std::size_t> read(char *text, std::size_t begin, std::size_t end, json_tree &into, bool in_place,
+                                     bool ascii);
+
+private:
+    struct state;
+    std::unique_ptr<state> state_;
+};
 // The same, as nlohmann's ordered DOM (for writing).
 ojson parse_json(std::string_view text, std::uint64_t max_depth);
 ojson to_ojson(json_view v);

@@ -1,6 +1,7 @@
 // The ops of a large graph file read into the graph on a TBB worker while
 // the JSON reader goes on through the text (io/graph_json.cpp decides when:
-// texts of 1 MiB and more, when two threads may run). Internal to src/io.
+// texts of 1 MiB and more, when two threads may run, whose ops could not be
+// parsed side by side: io/parallel_read.hpp). Internal to src/io.
 //
 // The reader copies each streamed op into a batch (its DOM is reused for
 // the next op as soon as the call returns) and hands full batches over

@@ -4,7 +4,9 @@
 // where streaming could: repeated and unknown keys, nesting, numbers at
 // the edges, escapes, empty lists, an error in an op with another error
 // later in the text. The streamed read is also taken through the pipeline
-// that reads the ops on a TBB worker (io/op_pipeline.hpp).
+// that reads the ops on a TBB worker (io/op_pipeline.hpp), and through the
+// reading of ops side by side (io/parallel_read.hpp), from the text and in
+// place from a file.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -15,9 +17,13 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <tbb/global_control.h>
 
+#include "core/limits.hpp"
 #include "io/graph_json.hpp"
+#include "io/parallel_read.hpp"
 #include "scoped_env.hpp"
 #include "file_text_support.hpp"
 
@@ -59,6 +65,37 @@ graph read_pipelined(std::string_view text) {
     return detail::read_graph_json_pipelined(text, batch);
 }
 
+// The ops parsed side by side, `per_task` a task (io/parallel_read.hpp),
+// from the text and, read in place, from a file holding it.
+template <std::size_t per_task>
+graph read_side_by_side(std::string_view text) {
+    return detail::read_graph_json_side_by_side(text, per_task);
+}
+template <std::size_t per_task>
+graph read_side_by_side_file(std::string_view text) {
+    static int files = 0;
+    const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                       ("reshaper_side_by_side_" + std::to_string(::getpid()) + "_" +
+                                        std::to_string(files++) + ".json");
+    std::ofstream(path, std::ios::binary) << text;
+    struct remove_file {
+        std::filesystem::path path;
+        ~remove_file() { std::filesystem::remove(path); }
+    } const removed{path};
+    return detail::read_graph_file_side_by_side(path.string(), per_task);
+}
+
+// Whether the ops of `text` were parsed side by side, not read in turn
+// after all: the text read so, to a graph or to an op's error.
+bool parsed_side_by_side(const std::string &text) {
+    try {
+        bool lost = false;
+        return graph_io::read_graph_side_by_side(text, nullptr, current_limits().max_json_depth, 3, &lost).has_value();
+    } catch (const error &) {
+        return true;
+    }
+}
+
 // Which pipelined reads expect_same adds: an op a batch and two a batch
 // (small_batches), only the first, or only full batches of 256.
 enum class pipelines { small_batches, one_op_a_batch, full_batches };
@@ -75,6 +112,16 @@ outcome expect_same(const std::string &text, pipelines through = pipelines::smal
         expect_same_outcome(outcome::of(read_pipelined<1>, text), whole, text);
     if (through == pipelines::small_batches) expect_same_outcome(outcome::of(read_pipelined<2>, text), whole, text);
     if (through == pipelines::full_batches) expect_same_outcome(outcome::of(read_pipelined<256>, text), whole, text);
+    // Side by side: a task an op, a few ops a task (tasks end inside and
+    // between ops' texts), and in place from a file.
+    expect_same_outcome(outcome::of(read_side_by_side<1>, text), whole, text);
+    expect_same_outcome(outcome::of(read_side_by_side<3>, text), whole, text);
+    // (A file over the size limit is named in the message: not compared.)
+    if (text.size() <= current_limits().max_graph_bytes) {
+        expect_same_outcome(outcome::of(read_side_by_side_file<2>, text), whole, text);
+        if (through == pipelines::full_batches)
+            expect_same_outcome(outcome::of(read_side_by_side_file<128>, text), whole, text);
+    }
     return streamed;
 }
 
@@ -262,4 +309,88 @@ TEST(GraphJsonStream, PipelineWithoutAWorkerReadsInTurn) {
     const std::string bad = file(ops + ", " + op_json(count, 2 * count, R"(, "kind": 3)") + ", " + op_json(count + 1, 2 * count + 2));
     EXPECT_FALSE(expect_same(bad, pipelines::one_op_a_batch).g);
     EXPECT_FALSE(expect_same(bad + " x", pipelines::one_op_a_batch).g);
+}
+
+// Ops read side by side: the scan for their bounds must not be misled by
+// brackets, braces, commas and escaped quotes inside strings, keys or
+// values of any kind, nor by white space of every sort between them.
+TEST(GraphJsonStream, SideBySideScanIsNotMisledByStrings) {
+    const std::string tricky_names[] = {R"(a]b)", R"({[,]})", R"(q\"]},{\")", R"(\\)", R"(\\\")", R"(\\\"]\\)",
+                                        R"(x\u005d\u007b)", R"(caf\u00e9 \u00e9\ud83d\ude00 ])", R"(\u00e9]})"};
+    std::string ops;
+    int id = 0;
+    for (const std::string &name : tricky_names) {
+        for (int k = 0; k < 3; ++k, ++id) {
+            std::string op = op_json(id, 2 * id, R"(, "name": ")" + name + R"(", "note": [")" + name + R"(", {"k]": "}"}])");
+            ops.append(id ? (k == 1 ? " \r\n\t,\n " : ",") : "").append(op);
+        }
+    }
+    const std::string text = file(ops, R"("x": "]}", "graph\u0020": "a", )", R"(, "y": ["[", "{"])");
+    EXPECT_FALSE(parsed_side_by_side(text)); // an escaped key before "graph": read in turn
+    const std::string plain = file(ops, R"("x": "]}", )", R"(, "y": ["[", "{"])");
+    EXPECT_TRUE(parsed_side_by_side(plain));
+    expect_same(plain);
+    const outcome o = expect_same(text);
+    ASSERT_TRUE(o.g) << o.failure;
+    EXPECT_EQ(o.g->ops.size(), static_cast<std::size_t>(id));
+    EXPECT_EQ(o.g->ops[4].name, "{[,]}");
+    EXPECT_EQ(o.g->ops[7].name, "q\"]},{\"");
+    // Elements that are not objects, nested arrays, a byte order mark,
+    // "graph" after other members and before them, and escaped.
+    for (const std::string &good : {file(op_json(0, 0) + R"(, 3, "s]", [1, [2]], {}, null)"),
+                                    "\xEF\xBB\xBF" + file(op_json(0, 0) + ", " + op_json(1, 1)),
+                                    R"({"input_ports": [0], "engine_kind": "cpu", "graph": [)" + op_json(0, 0) + "]}",
+                                    R"({"graph" : [ )" + op_json(0, 0) + " ] , \"version\"\n:\t\"1\" }",
+                                    file(" \n"), file("")}) {
+        EXPECT_TRUE(parsed_side_by_side(good)) << good;
+        expect_same(good);
+    }
+    // Read in turn: "graph" escaped, twice, not an array.
+    for (const std::string &other : {R"({"gr\u0061ph": [)" + op_json(0, 0) + R"(], "version": "1"})",
+                                     file(op_json(0, 0), "", R"(, "graph": [)" + op_json(1, 1) + "]"),
+                                     file(op_json(0, 0), R"("graph": [], )"), std::string(R"({"graph": 3})")}) {
+        EXPECT_FALSE(parsed_side_by_side(other)) << other;
+        expect_same(other);
+    }
+    // Malformed around and between the ops: the error of reading in turn.
+    for (const std::string &bad : {file(op_json(0, 0) + ",, " + op_json(1, 1)), file(op_json(0, 0) + ", "),
+                                   file(", " + op_json(0, 0)), file(op_json(0, 0) + " " + op_json(1, 1)),
+                                   file(op_json(0, 0) + ", " + op_json(1, 1)) + "}", file(op_json(0, 0) + "]"),
+                                   file(op_json(0, 0)).substr(0, 150), "{\"graph\": [" + op_json(0, 0),
+                                   file(op_json(0, 0, R"(, "name": "a\x")")), file(op_json(0, 0, R"(, "n": [}])")),
+                                   file(op_json(0, 0), R"("v": [}, )"), file(op_json(0, 0), "", R"(, "v": })")}) {
+        EXPECT_FALSE(parsed_side_by_side(bad)) << bad;
+        EXPECT_FALSE(expect_same(bad).g);
+    }
+}
+
+// Many ops over many tasks, with an error in the middle of them: a bad op
+// (the first bad op's error, the ops after it still read for syntax), a
+// syntax error inside an op, and both.
+TEST(GraphJsonStream, SideBySideErrorsInTheMiddle) {
+    std::string before, after;
+    constexpr int count = 600;
+    for (int i = 0; i < count; ++i) before.append(i ? ", " : "").append(op_json(i, 2 * i, R"(, "name": "n{)" + std::to_string(i) + R"(]\"")"));
+    for (int i = count + 1; i < 2 * count; ++i) after.append(", ").append(op_json(i, 2 * i));
+    const std::string good = file(before + ", " + op_json(count, 2 * count) + after);
+    EXPECT_TRUE(parsed_side_by_side(good));
+    const outcome o = expect_same(good, pipelines::full_batches);
+    ASSERT_TRUE(o.g) << o.failure;
+    EXPECT_EQ(o.g->ops.size(), static_cast<std::size_t>(2 * count));
+    EXPECT_EQ(o.g->ops[5].name, "n{5]\"");
+    const std::string bad_op = op_json(count, 2 * count, R"(, "kind": 3)");
+    const std::string bad_text = op_json(count, 2 * count, R"(, "kind": "X" "Y")");
+    EXPECT_TRUE(parsed_side_by_side(file(before + ", " + bad_op + after))); // the op's error, without reading again
+    EXPECT_FALSE(parsed_side_by_side(file(before + ", " + bad_text + after)));
+    EXPECT_FALSE(expect_same(file(before + ", " + bad_op + after), pipelines::full_batches).g);
+    EXPECT_FALSE(expect_same(file(before + ", " + bad_text + after), pipelines::full_batches).g);
+    EXPECT_FALSE(expect_same(file(before + ", " + bad_op + after + ", " + bad_text), pipelines::full_batches).g);
+    EXPECT_FALSE(expect_same(file(before + ", " + bad_op + after) + " x", pipelines::full_batches).g);
+    EXPECT_FALSE(expect_same(file(before + ", " + op_json(3, 2 * count) + after), pipelines::full_batches).g); // id twice
+    {
+        const scoped_env depth("RESHAPER_MAX_JSON_DEPTH", "6");
+        EXPECT_FALSE(expect_same(file(before + ", " + op_json(count, 2 * count, R"(, "x": [[[[1]]]])") + after),
+                                 pipelines::full_batches)
+                             .g);
+    }
 }
