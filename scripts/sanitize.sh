@@ -45,7 +45,7 @@ echo "sanitize $kind: built in $((built - start)) s"
 # of ours; TSan ignores what those libraries do themselves (suppressions).
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$src/tests/unit/backend_tsan.supp"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$src/tests/unit/backend_tsan.supp"
 export LSAN_OPTIONS="suppressions=$src/tests/unit/lsan.supp:print_suppressions=0"
 
 # Every test binary runs as $shards gtest shards (gtest's own sharding:

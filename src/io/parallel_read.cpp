@@ -6,17 +6,18 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
-#include <tbb/concurrent_queue.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/thread_handover.hpp"
 #include "io/graph_builder.hpp"
 #include "io/json_dom.hpp"
 
@@ -300,32 +301,58 @@ std::optional<graph> read_graph_side_by_side(std::string_view text, std::string 
     graph_builder builder(text.size());
     builder.start();
     std::vector<std::unique_ptr<ops_task>> tasks; // made by the scan's stage only
-    tbb::concurrent_queue<ops_task *> spare;
+    // Tasks the last stage is done with, for the first to fill again (a
+    // lock once per task; a TBB concurrent_queue's pages come from libtbb's
+    // allocator, whose reuse ThreadSanitizer cannot see).
+    std::vector<ops_task *> spare;
+    std::mutex spare_lock;
     std::atomic<bool> failed{false}, in_place{false};
     text_release release(writable, *open + 1, text.size());
     // The ops sit two levels deep: in the top-level object's array.
     const std::uint64_t op_depth = max_depth - 2;
     const std::size_t per_task = std::max<std::size_t>(1, ops_per_task);
     const auto live = static_cast<std::size_t>(std::max(2, 4 * tbb::this_task_arena::max_concurrency()));
+    // libtbb orders the stages' calls, out of ThreadSanitizer's sight: the
+    // hand-overs are marked (core/thread_handover.hpp). The scan's state
+    // passes between the first stage's calls, the builder's between the
+    // last's, and each task from stage to stage and back to the first.
+    // The filters too, once made (their bodies' captures): a token of fixed
+    // address, which each body takes over before it reads a capture.
+    static const char filters_made = 0;
+    mark_handed_over(&scan);
+    mark_handed_over(&builder);
     try {
-        tbb::parallel_pipeline(
-                live,
+        const auto filters =
                 tbb::make_filter<void, ops_task *>(tbb::filter_mode::serial_in_order,
                                                    [&](tbb::flow_control &fc) -> ops_task * {
+                                                       mark_taken_over(&filters_made);
+                                                       mark_taken_over(&scan);
                                                        if (failed || scan.closed()) {
                                                            fc.stop();
+                                                           mark_handed_over(&scan);
                                                            return nullptr;
                                                        }
                                                        ops_task *t = nullptr;
-                                                       if (!spare.try_pop(t))
-                                                           t = tasks.emplace_back(std::make_unique<ops_task>(op_depth)).get();
+                                                       {
+                                                           const std::lock_guard<std::mutex> hold(spare_lock);
+                                                           if (!spare.empty()) {
+                                                               t = spare.back();
+                                                               spare.pop_back();
+                                                           }
+                                                       }
+                                                       if (t) mark_taken_over(t);
+                                                       else t = tasks.emplace_back(std::make_unique<ops_task>(op_depth)).get();
                                                        t->ops.clear();
                                                        if (!scan.next(per_task, t->ops)) failed = true;
+                                                       mark_handed_over(&scan);
+                                                       mark_handed_over(t);
                                                        return t;
                                                    }) &
                         tbb::make_filter<ops_task *, ops_task *>(
                                 tbb::filter_mode::parallel,
                                 [&](ops_task *t) {
+                                    mark_taken_over(&filters_made);
+                                    mark_taken_over(t);
                                     t->tree.clear();
                                     t->roots.clear();
                                     for (const text_span &s : t->ops) {
@@ -343,18 +370,31 @@ std::optional<graph> read_graph_side_by_side(std::string_view text, std::string 
                                         }
                                         t->roots.push_back(*root);
                                     }
+                                    mark_handed_over(t);
                                     return t;
                                 }) &
                         tbb::make_filter<ops_task *, void>(tbb::filter_mode::serial_in_order, [&](ops_task *t) {
+                            mark_taken_over(&filters_made);
+                            mark_taken_over(&builder);
+                            mark_taken_over(t);
                             if (!failed) {
                                 for (std::size_t root : t->roots) builder.add(json_view(t->tree, root));
                                 if (!t->ops.empty()) release.up_to(t->ops.back().end);
                             }
-                            spare.push(t);
-                        }));
+                            mark_handed_over(&builder);
+                            mark_handed_over(t);
+                            const std::lock_guard<std::mutex> hold(spare_lock);
+                            spare.push_back(t);
+                        });
+        mark_handed_over(&filters_made);
+        tbb::parallel_pipeline(live, filters);
     } catch (...) {
         failed = true; // memory: the reading in turn meets it again, or not
     }
+    { const std::lock_guard<std::mutex> hold(spare_lock); } // the last stage's pushes, before `spare` goes
+    mark_taken_over(&scan);
+    mark_taken_over(&builder);
+    for (const auto &t : tasks) mark_taken_over(t.get());
     std::optional<json_tree> around;
     if (!failed) around = parse_json_tree_around(text, *open + 1, scan.close(), max_depth, key);
     if (!around) {
