@@ -3,17 +3,23 @@
 #include <cstdio>
 #include <cstddef>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <string>
 
 #include <malloc.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include <dnnl.h>
 #include <tbb/global_control.h>
 
 #include "core/rule_id.hpp"
 #include "driver/graph_run.hpp"
+#include "driver/huge_pages.hpp"
 #include "driver/options.hpp"
 #include "driver/report.hpp"
 #include "kernels/cpu_isa.hpp"
@@ -21,6 +27,32 @@
 using namespace reshaper;
 
 namespace {
+// Runs the driver again with glibc's malloc asking for transparent huge
+// pages, where that pays (driver/huge_pages.hpp); returns when it does not
+// or cannot. Sanitizer builds' allocators are their own: not there.
+void run_again_with_huge_pages([[maybe_unused]] char **argv, [[maybe_unused]] const driver::options &opts) {
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    // Perf mode keeps the process as it is, as it keeps glibc's mmap threshold.
+    if (opts.mode == driver::run_mode::perf || getauxval(AT_SECURE)) return; // a secure process drops GLIBC_TUNABLES
+    std::uint64_t bytes = 0;
+    for (const std::string &path : opts.files) {
+        std::error_code ec;
+        if (const auto size = std::filesystem::file_size(path, ec); !ec) bytes += size;
+    }
+    if (bytes < driver::huge_page_graph_bytes) return;
+    std::ifstream mode_file("/sys/kernel/mm/transparent_hugepage/enabled");
+    const std::string mode((std::istreambuf_iterator<char>(mode_file)), std::istreambuf_iterator<char>());
+    const std::optional<std::string> tunables = driver::huge_page_tunables(mode, std::getenv("GLIBC_TUNABLES"), bytes);
+    if (!tunables) return;
+    std::error_code ec;
+    // The binary's own path, not /proc/self/exe: the process keeps its name.
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec || setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
+    execv(self.c_str(), argv);
+    // Should it fail, this process runs on as it is.
+#endif
+}
+
 // Volatile: a pointer only ever written is otherwise optimised away, and
 // the run it held became a leak to LeakSanitizer.
 const driver::graph_run *volatile left_to_exit = nullptr;
@@ -49,6 +81,7 @@ int main(int argc, char **argv) {
                     level.c_str(), detected.c_str());
         return 0;
     }
+    run_again_with_huge_pages(argv, opts);
     // Blocks of 256 KiB and more straight from the system and back to it
     // when freed, at a fixed threshold: glibc raises its own to the size of
     // each such block freed (a large graph file's text, 30 MB), after which

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <optional>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -224,6 +225,43 @@ TEST(DriverHardening, TheJsonReportTakesAboutTheMemoryOfTheTextReport) {
         << "JSON report " << as_json.max_rss_kb << " KB, text report " << as_text.max_rss_kb << " KB, file "
         << file_kb << " KB";
     std::remove(path.c_str());
+}
+
+// A graph file large enough that the driver runs itself again with glibc's
+// malloc asking for huge pages (driver/huge_pages.hpp, where the system
+// gives them on asking): the same report, its options and files all kept,
+// as with the tunable set to 0, which it never runs again with.
+TEST(DriverHardening, ALargeGraphsReportIsTheSameWhenTheDriverRunsAgainForHugePages) {
+    const std::string text = reshaper::bench::large_graph_json(32000, 1);
+    ASSERT_GE(text.size(), std::size_t{8} << 20);
+    const std::string path = write_file("huge_pages.json", text);
+    const std::string small = source("examples/attention_reshapes.json");
+    const std::vector<std::string> args{"--mode=infer", "--threads=2", "--report=json", path, small};
+    const outcome again = run(args);
+    const outcome in_turn = run(args, {"GLIBC_TUNABLES=glibc.malloc.hugetlb=0"});
+    std::remove(path.c_str());
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    ASSERT_EQ(in_turn.exit_code, 0) << in_turn.err;
+    EXPECT_EQ(again.err, in_turn.err);
+    // Two reports, a line each; only their milliseconds may differ.
+    const auto without_times = [](const std::string &out) {
+        std::vector<json> reports;
+        std::istringstream lines(out);
+        for (std::string line; std::getline(lines, line);) {
+            if (line.empty()) continue;
+            json j = json::parse(line);
+            for (auto it = j.begin(); it != j.end();)
+                it = it.key().find("ms") != std::string::npos || it.key().find("time") != std::string::npos
+                             ? j.erase(it)
+                             : std::next(it);
+            reports.push_back(std::move(j));
+        }
+        return reports;
+    };
+    const std::vector<json> a = without_times(again.out), b = without_times(in_turn.out);
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_EQ(a[0].at("partitions").size(), 32000u);
+    EXPECT_EQ(a, b);
 }
 
 // ---- 7: out_of_memory's rule, the verbose FIFO, unusable settings ---------------
