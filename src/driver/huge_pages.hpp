@@ -34,7 +34,8 @@ inline constexpr std::uint64_t huge_page_graph_bytes = std::uint64_t{8} << 20;
 inline std::optional<std::string> huge_page_tunables(std::string_view thp_enabled, const char *tunables,
                                                      std::uint64_t graph_bytes) {
     if (graph_bytes < huge_page_graph_bytes) return std::nullopt;
-    if (thp_enabled.find("[madvise]") == std::string_view::npos) return std::nullopt;
+    // The mode in use is the one in brackets: "always [madvise] never".
+    if (thp_enabled.find("madvise]") == std::string_view::npos) return std::nullopt;
     const std::string_view had = tunables ? tunables : "";
     // Set already, by the user or by the run before this one.
     if (had.find("glibc.malloc.hugetlb") != std::string_view::npos) return std::nullopt;
