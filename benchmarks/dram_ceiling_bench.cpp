@@ -65,6 +65,13 @@
 //   kernel's next-step prefetch into L2 (L1; none; two steps ahead into
 //   L2) plus the next tile call's 128 lines into L1 (prefetchw, through
 //   line_prefetch::writes), a share per register block.
+// - lines_c_outer, lines_w_outer, lines_pairs: a wide tile that does not
+//   spill (lines_call: each 64-byte destination line made from two half-row
+//   blocks, 8 vectors live, and streamed as soon as it is made), in three
+//   orders; _l2: the same from a source fixed in L2 (compute and writes).
+// - lines_buffered, lines_buffered_whole (and _l2): the same blocks into an
+//   L1 buffer of 8 or all 16 of the call's destination rows, each row then
+//   streamed as one 512-byte run (lines_buffered_call).
 // DST_OFFSET: bytes past a page the destination starts at (4K aliasing).
 //
 // Build at the library's optimisation level (-O3): at -O2 the wide tile's
@@ -124,7 +131,88 @@ void read_alone(const byte_t *src, bool prefetch = false) {
 }
 
 enum class kernel_mode { touch, whole, loads_only, reads_only, reads_by_line, to_l1, from_l2, compute, staged_call, line_halves,
-                         two_level_l2, two_level_l1, near_only, whole_l2 };
+                         two_level_l2, two_level_l1, near_only, whole_l2, lines_c_outer, lines_w_outer, lines_pairs, lines_c_outer_l2, lines_w_outer_l2, lines_pairs_l2, lines_buffered, lines_buffered_l2, lines_buffered_whole, lines_buffered_whole_l2 };
+
+// A wide tile that does not spill at AVX2: each 64-byte destination line
+// made whole from two half-row blocks of 4 x 8 (source rows r and 4 + r in
+// one vector's halves, so the in-lane 4 x 4 transpose alone leaves whole
+// 32-byte destination rows: 8 vectors live) and streamed as soon as it is
+// made. The 16 destination rows of a call in 4 groups (c: source bytes
+// c * 16 ...); Order 0: c outermost (4 rows interleaved, each source line
+// read 4 times a call); 1: tiles outermost (16 rows interleaved, each line
+// read 4 times back to back); 2: pairs of c outermost, the pair inner (8
+// rows interleaved, a line's halves read back to back).
+// The same half-row blocks stored into an L1 buffer of 16 / Parts rows of
+// 512 bytes (ordinary stores; the register blocks' spill made explicit,
+// without the lane permutes), each row then streamed as one 512-byte run:
+// Parts = 2 as the kernel (8 rows, 4 KiB), 1 the whole call (16 rows).
+template <int Parts>
+void lines_buffered_call(const byte_t *from, byte_t *to, line_prefetch *next) {
+    constexpr int groups = 4 * wide, rows = 16 / Parts;
+    const int per_group = next ? (next->per_call + groups - 1) / groups : 0;
+    alignas(64) static byte_t buffer[rows][wide * 64];
+    for (int h = 0; h < Parts; ++h) {
+        for (int w = 0; w < wide; ++w)
+            for (int c = h * (4 / Parts); c < (h + 1) * (4 / Parts); ++c) {
+                if (next) next->issue<3>(per_group);
+                const byte_t *low = from + w * tile * src_pitch + c * 16, *high = low + 4 * src_pitch;
+                const byte_t *low2 = low + 8 * src_pitch, *high2 = low + 12 * src_pitch;
+                asm("" : "+r"(low), "+r"(high), "+r"(low2), "+r"(high2));
+                __m256i a[4], b[4];
+                for (int r = 0; r < 4; ++r) {
+                    a[r] = avx2_ops::load_halves(low + r * src_pitch, high + r * src_pitch);
+                    b[r] = avx2_ops::load_halves(low2 + r * src_pitch, high2 + r * src_pitch);
+                }
+                transpose_in_lanes<avx2_ops, 4>(a);
+                transpose_in_lanes<avx2_ops, 4>(b);
+                byte_t *line = buffer[(c % (4 / Parts)) * 4] + w * 64;
+                for (int j = 0; j < 4; ++j) {
+                    avx2_ops::store(line + j * wide * 64, a[j]);
+                    avx2_ops::store(line + j * wide * 64 + 32, b[j]);
+                }
+            }
+        byte_t *row = to + h * rows * dst_pitch;
+        for (int j = 0; j < rows; ++j, row += dst_pitch) {
+            asm("" : "+r"(row));
+            for (int p = 0; p < wide * 2; ++p) avx2_ops::stream(row + p * 32, avx2_ops::load(buffer[j] + p * 32));
+        }
+    }
+}
+
+template <int Order>
+void lines_call(const byte_t *from, byte_t *to, line_prefetch *next) {
+    constexpr int groups = 4 * wide;
+    const int per_group = next ? (next->per_call + groups - 1) / groups : 0;
+    const auto group = [&](int w, int c) {
+        if (next) next->issue<3>(per_group);
+        const byte_t *low = from + w * tile * src_pitch + c * 16, *high = low + 4 * src_pitch;
+        const byte_t *low2 = low + 8 * src_pitch, *high2 = low + 12 * src_pitch;
+        byte_t *row = to + c * 4 * dst_pitch + w * 64;
+        asm("" : "+r"(low), "+r"(high), "+r"(low2), "+r"(high2), "+r"(row));
+        __m256i a[4], b[4];
+        for (int r = 0; r < 4; ++r) {
+            a[r] = avx2_ops::load_halves(low + r * src_pitch, high + r * src_pitch);
+            b[r] = avx2_ops::load_halves(low2 + r * src_pitch, high2 + r * src_pitch);
+        }
+        transpose_in_lanes<avx2_ops, 4>(a);
+        transpose_in_lanes<avx2_ops, 4>(b);
+        for (int j = 0; j < 4; ++j) {
+            avx2_ops::stream(row + j * dst_pitch, a[j]);
+            avx2_ops::stream(row + j * dst_pitch + 32, b[j]);
+        }
+    };
+    if constexpr (Order == 0) {
+        for (int c = 0; c < 4; ++c)
+            for (int w = 0; w < wide; ++w) group(w, c);
+    } else if constexpr (Order == 1) {
+        for (int w = 0; w < wide; ++w)
+            for (int c = 0; c < 4; ++c) group(w, c);
+    } else {
+        for (int h = 0; h < 2; ++h)
+            for (int w = 0; w < wide; ++w)
+                for (int c = 2 * h; c < 2 * h + 2; ++c) group(w, c);
+    }
+}
 
 // The kernel's step walk: per image, column steps of 128 source rows, each
 // step a wide tile call per 16 channels; the next step's lines prefetched
@@ -153,6 +241,16 @@ void kernel_walk(const byte_t *src, byte_t *dst, kernel_mode mode, std::ptrdiff_
                 case kernel_mode::whole:
                     transpose_tiles<avx2_ops, 4, wide, true>(from, src_pitch, to, dst_pitch, true, next);
                     break;
+                case kernel_mode::lines_c_outer: lines_call<0>(from, to, next); break;
+                case kernel_mode::lines_w_outer: lines_call<1>(from, to, next); break;
+                case kernel_mode::lines_pairs: lines_call<2>(from, to, next); break;
+                case kernel_mode::lines_buffered: lines_buffered_call<2>(from, to, next); break;
+                case kernel_mode::lines_buffered_l2: lines_buffered_call<2>(fixed + r * element, to, nullptr); break;
+                case kernel_mode::lines_buffered_whole: lines_buffered_call<1>(from, to, next); break;
+                case kernel_mode::lines_buffered_whole_l2: lines_buffered_call<1>(fixed + r * element, to, nullptr); break;
+                case kernel_mode::lines_c_outer_l2: lines_call<0>(fixed + r * element, to, nullptr); break;
+                case kernel_mode::lines_w_outer_l2: lines_call<1>(fixed + r * element, to, nullptr); break;
+                case kernel_mode::lines_pairs_l2: lines_call<2>(fixed + r * element, to, nullptr); break;
                 case kernel_mode::whole_l2: // the kernel with its prefetches into L2 (prefetcht2)
                     transpose_tiles<avx2_ops, 4, wide, true, 1>(from, src_pitch, to, dst_pitch, true, next);
                     break;
@@ -516,6 +614,16 @@ int main(int argc, char **argv) {
             {"compute", [&] { kernel_walk(src, dst, kernel_mode::compute); }},
             {"staged_call", [&] { kernel_walk(src, dst, kernel_mode::staged_call); }, true},
             {"line_halves", [&] { kernel_walk(src, dst, kernel_mode::line_halves); }, true},
+            {"lines_c_outer", [&] { kernel_walk(src, dst, kernel_mode::lines_c_outer); }, true},
+            {"lines_w_outer", [&] { kernel_walk(src, dst, kernel_mode::lines_w_outer); }, true},
+            {"lines_pairs", [&] { kernel_walk(src, dst, kernel_mode::lines_pairs); }, true},
+            {"lines_buffered", [&] { kernel_walk(src, dst, kernel_mode::lines_buffered); }, true},
+            {"lines_buffered_l2", [&] { kernel_walk(src, dst, kernel_mode::lines_buffered_l2); }},
+            {"lines_buffered_whole", [&] { kernel_walk(src, dst, kernel_mode::lines_buffered_whole); }, true},
+            {"lines_buffered_whole_l2", [&] { kernel_walk(src, dst, kernel_mode::lines_buffered_whole_l2); }},
+            {"lines_c_outer_l2", [&] { kernel_walk(src, dst, kernel_mode::lines_c_outer_l2); }},
+            {"lines_w_outer_l2", [&] { kernel_walk(src, dst, kernel_mode::lines_w_outer_l2); }},
+            {"lines_pairs_l2", [&] { kernel_walk(src, dst, kernel_mode::lines_pairs_l2); }},
             {"kernel_l2", [&] { kernel_walk(src, dst, kernel_mode::whole_l2); }, true},
             {"kernel_l2_2steps", [&] { kernel_walk(src, dst, kernel_mode::whole_l2, 2 * step_rows); }, true},
             {"kernel_l2_4steps", [&] { kernel_walk(src, dst, kernel_mode::whole_l2, 4 * step_rows); }, true},
