@@ -217,6 +217,17 @@ struct kernel_call {
 // 4 KiB execute); pitches as for tile_transpose_fn.
 using whole_tiles_fn = kernel_call::entry_fn;
 
+// Whether 8 x 8 register blocks straight from the source take a move whose
+// source rows lie src_pitch bytes apart and destination rows dst_pitch:
+// not where the source rows fall in under 4 of L1's sets (a multiple of
+// 2 KiB apart: the in-cache tiles stage those through an L1 buffer,
+// staged_source_lines_per_set in isa_kernels_simd.hpp), nor where the
+// destination rows lie a multiple of 4 KiB apart (every store of a block
+// in one set).
+constexpr bool whole_8x8_blocks_take(std::ptrdiff_t src_pitch, std::ptrdiff_t dst_pitch) {
+    return src_pitch % 2048 != 0 && dst_pitch % 4096 != 0;
+}
+
 // The tiny transpose (tiny_transpose_program, movement_program.hpp): every
 // planned tile of a move of at most 4 KiB through an L1 buffer.
 struct tiny_transpose_program;
@@ -416,6 +427,11 @@ struct isa_kernels {
     // f32 one) in one call, where a level has it; no_kernel: strip by
     // strip, a tile call per tile.
     per_size_class<whole_tiles_fn> whole_tiles;
+    // A one-unit transpose of at most 4 KiB of 4-byte elements whose sides
+    // are multiples of 8 (whole_8x8_blocks_take), as 8 x 8 register blocks
+    // in one call, where a level has it (AVX2); null: the planner's small
+    // transpose ways (tiles, tiny tiles, the gather).
+    whole_tiles_fn whole_blocks_4 = nullptr;
     // The tiny transpose's tiles, the tile kernel inlined (isa_tiny_tiles.hpp).
     per_size_class<tiny_tiles_fn> tiny_tiles;
 };

@@ -43,6 +43,7 @@ constexpr isa_kernels table = {
     .one_tile_rows_tile_by_tile = false,
     .blocked_columns = two_column_tiles,
     .whole_tiles = whole_tiles_of<avx2_ops>(size_classes),
+    .whole_blocks_4 = &whole_blocks_4<avx2_ops>,
     .tiny_tiles = tiny_tiles_of<avx2_ops>(size_classes),
 };
 RESHAPER_ASSERT_COMPLETE_TABLE(table);

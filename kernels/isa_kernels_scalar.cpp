@@ -92,6 +92,7 @@ constexpr isa_kernels table = {
     .one_tile_rows_tile_by_tile = true,
     .blocked_columns = two_column_tiles,
     .whole_tiles = no_kernel_at_any_size<whole_tiles_fn>, // not measured here: strip by strip
+    .whole_blocks_4 = nullptr, // the planner's small transpose ways
     .tiny_tiles = tiny_tiles_of(sizes),
 };
 RESHAPER_ASSERT_COMPLETE_TABLE(table);

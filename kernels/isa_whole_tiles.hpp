@@ -53,7 +53,7 @@ template <class Ops, int E>
     const std::ptrdiff_t src_pitch = call.src_pitch, dst_pitch = call.dst_pitch;
     const std::ptrdiff_t row_tiles = call.rows / T, col_tiles = call.cols / T;
     if constexpr (E == 4 && Ops::lanes == 2)
-        if (!(T / l1_sets_of_rows(src_pitch) > staged_source_lines_per_set) && dst_pitch % 4096 != 0) {
+        if (whole_8x8_blocks_take(src_pitch, dst_pitch)) {
             // Each tile's 4 blocks in the quarters' order: column half, then row half.
             for (std::ptrdiff_t c = 0; c < col_tiles; ++c)
                 for (std::ptrdiff_t r = 0; r < row_tiles; ++r) {
@@ -70,6 +70,22 @@ template <class Ops, int E>
         for (std::ptrdiff_t r = 0; r < row_tiles; ++r)
             transpose_tiles<Ops, E, 1, false>(src + c * T * src_pitch + r * tile_bytes, src_pitch,
                                               dst + r * T * dst_pitch + c * tile_bytes, dst_pitch, false, nullptr);
+}
+
+// isa_kernels::whole_blocks_4: a one-unit transpose of 4-byte elements of
+// at most 4 KiB, its sides (rows, cols: as whole_tiles') multiples of 8
+// and its pitches as whole_8x8_blocks_take allows, as transpose_8x8_by_rows_4
+// blocks in one call, destination row block by destination row block, with
+// nothing decided at execute. The planner's other ways for these sizes
+// cost more: [128,8] and [8,128] f32 went through the tiny gather (4100
+// instructions an execute), [64,16] a strip of wide tiles; [32,32] whole
+// tiles tested the walk at execute (docs/performance.md).
+template <class Ops>
+[[gnu::flatten]] void whole_blocks_4(const kernel_call &call, const std::uint8_t *src, std::uint8_t *dst) {
+    const std::ptrdiff_t sp = call.src_pitch, dp = call.dst_pitch, rows = call.rows, cols = call.cols;
+    for (std::ptrdiff_t r = 0; r < rows; r += 8)
+        for (std::ptrdiff_t c = 0; c < cols; c += 8)
+            transpose_8x8_by_rows_4<Ops>(src + c * sp + r * 4, sp, dst + r * dp + c * 4, dp);
 }
 
 template <class Ops, std::size_t... L>

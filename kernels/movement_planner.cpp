@@ -484,6 +484,33 @@ void plan_transpose(movement_program &p, const copy_plan &plan, std::ptrdiff_t e
     p.detail = std::move(t);
 }
 
+// A one-unit transpose of at most small_transpose_bytes of 4-byte elements
+// whose sides are multiples of 8 (rows and columns only), where the level
+// has whole_blocks_4: the transpose's program with that kernel as its whole
+// call where plan_transpose takes no whole tiles, whatever way
+// choose_small_transpose would take (the tiny gather for [128,8], wide
+// tiles for [64,16]; docs/performance.md). False, p untouched, where it
+// does not apply.
+bool plan_whole_blocks(movement_program &p, const copy_plan &plan, std::ptrdiff_t e, const isa_kernels &k,
+                       const machine_facts &machine) {
+    if (e != 4 || !k.whole_blocks_4 || plan.dims.size() != 2 || source_contiguous_dim(plan) != 0 ||
+        static_cast<std::size_t>(plan.volume) * 4 > small_transpose_bytes)
+        return false;
+    const copy_dim &rows = plan.dims[0], &cols = plan.dims[1];
+    if (rows.size % 8 != 0 || cols.size % 8 != 0 || rows.dst_stride <= 0 || cols.src_stride <= 0 ||
+        !whole_8x8_blocks_take(cols.src_stride * e, rows.dst_stride * e))
+        return false;
+    movement_program q = p;
+    plan_transpose(q, plan, e, k, machine);
+    if (q.stream || q.split.units != 1 || q.split.parallel) return false;
+    // Whole tiles where plan_transpose took them ([32,32]: as fast, and
+    // fewer instructions, its 4 blocks a tile unrolled).
+    transpose_program &t = std::get<transpose_program>(q.detail);
+    if (!t.whole) t.whole = k.whole_blocks_4;
+    p = std::move(q);
+    return true;
+}
+
 void plan_row_groups(movement_program &p, const copy_plan &plan, std::ptrdiff_t e, const isa_kernels &k,
                      const machine_facts &machine) {
     row_groups_program g;
@@ -725,6 +752,7 @@ movement_program plan_elements(const copy_plan &plan, std::size_t bits, bool str
                 plan_run_copy(p, plan, e, k, machine);
             break;
         case fast_path::transpose: {
+            if (plan_whole_blocks(p, plan, e, k, machine)) break;
             if (small == small_transpose_way::element_walk) {
                 p.path = fast_path::none;
                 break;
@@ -824,6 +852,9 @@ std::string describe(const movement_program &p) {
                      : r->order == short_run_order::source_but_longer_along ? "along a longer dim than the source's"
                                                                            : "in the source's order");
         else if (r->pieces > 1) text += " in " + std::to_string(r->pieces) + " pieces";
+    } else if (const auto *t = std::get_if<transpose_program>(&p.detail);
+               t && t->whole && t->whole == kernels_for(p.isa).whole_blocks_4) {
+        text += ": 8x8 register blocks of 4-byte elements, one call";
     } else if (const auto *t = std::get_if<transpose_program>(&p.detail)) {
         text += ": " + std::to_string(t->t) + "x" + std::to_string(t->t) + " tiles of " + std::to_string(t->e) + "-byte elements";
         if (t->block_rows) text += ", block rows of " + bytes_text(static_cast<std::size_t>(t->dst_pitch));

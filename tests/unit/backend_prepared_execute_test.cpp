@@ -40,7 +40,9 @@ std::string name_of(const transpose_case &c) {
 TEST(backend_prepared_execute, matches_the_checked_execute_bit_for_bit) {
     std::mt19937 rng(27);
     // [32,32] f32: the 4 KiB transpose of whole tiles, one kernel call;
-    // the others take the partition's own entry (strips, partial tiles).
+    // [64,16] f32 one call of 8 x 8 blocks where the level has them
+    // (whole_blocks_4); the others take the partition's own entry (strips,
+    // partial tiles).
     const transpose_case cases[] = {{data_type::f32, 32, 32}, {data_type::f32, 64, 16}, {data_type::f32, 33, 31},
                                     {data_type::bf16, 64, 32}, {data_type::s8, 64, 64}, {data_type::f64, 8, 40}};
     int whole_calls = 0;
@@ -55,8 +57,13 @@ TEST(backend_prepared_execute, matches_the_checked_execute_bit_for_bit) {
         // partition's own entry) only where the level has one.
         const bool whole = prepared.call.context == nullptr;
         whole_calls += whole ? 1 : 0;
+        const isa_kernels &k = kernels_for(current_machine().isa);
+        const std::size_t size_class = element_size_class(element_bits(c.type) / 8);
         if (whole) {
-            EXPECT_NE(kernels_for(current_machine().isa).whole_tiles[element_size_class(element_bits(c.type) / 8)], nullptr);
+            EXPECT_TRUE(k.whole_tiles[size_class] != nullptr || (c.type == data_type::f32 && k.whole_blocks_4));
+        }
+        if (c.type == data_type::f32 && c.rows == 64 && k.whole_blocks_4) {
+            EXPECT_EQ(prepared.call.entry, k.whole_blocks_4);
         }
 
         host_buffer in(cp->inputs()[0]), fast(cp->outputs()[0]), checked(cp->outputs()[0]);

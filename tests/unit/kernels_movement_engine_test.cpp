@@ -653,8 +653,16 @@ TEST_F(movement_engine, whole_small_transposes_match_the_element_copy) {
                         // rows where the level has them for that width.
                         const bool wide_step = tp->wide && col_tiles >= tp->walk.wide;
                         const bool block_rows = col_tiles == 1 && !padded && tp->block_rows;
-                        EXPECT_EQ(tp->whole != nullptr,
-                                  kernels_for(isa).whole_tiles[log2e] != nullptr && !wide_step && !block_rows);
+                        // Else, at 4 KiB or less of 4-byte elements, 8 x 8 blocks
+                        // where the level has them (whole_blocks_4).
+                        const bool tiles = kernels_for(isa).whole_tiles[log2e] != nullptr && !wide_step && !block_rows;
+                        const bool blocks = e == 4 && kernels_for(isa).whole_blocks_4 != nullptr &&
+                                            row_tiles * col_tiles * t * t * 4 <= 4096;
+                        EXPECT_EQ(tp->whole != nullptr, tiles || blocks);
+                        if (tiles)
+                            EXPECT_EQ(tp->whole, kernels_for(isa).whole_tiles[log2e]);
+                        else if (blocks)
+                            EXPECT_EQ(tp->whole, kernels_for(isa).whole_blocks_4);
                     }
             // Off whole tiles: the strip, partial tiles and all.
             const move_case odd{"odd_tiles", {2 * t + 1, t + 3}, {0, 1}, {1, 0}, {0, 1}, {0, 0}, 1, 0};
@@ -663,6 +671,48 @@ TEST_F(movement_engine, whole_small_transposes_match_the_element_copy) {
             if (const auto *tp = std::get_if<transpose_program>(&p.detail)) {
                 EXPECT_EQ(tp->whole, nullptr);
             }
+        }
+    }
+}
+
+// 4-byte transposes of at most 4 KiB whose sides are multiples of 8 but
+// not all of the tile ([128,8], [24,40], [8,8]), or that took wide tiles
+// or block rows ([64,16], [16,64]), are planned as one whole_blocks_4 call
+// where the level has it (else whole tiles where those take the move), and
+// match the element copy bit for bit: padded rows and odd offsets on
+// either side (unaligned rows), guards untouched. Source rows a multiple of
+// 2 KiB apart, and more than 4 KiB, keep the other ways.
+TEST_F(movement_engine, whole_8x8_blocks_match_the_element_copy) {
+    std::mt19937 rng(8);
+    for (cpu_isa isa : levels_here()) {
+        machine_facts machine = current_machine();
+        machine.isa = isa;
+        const whole_tiles_fn blocks = kernels_for(isa).whole_blocks_4;
+        for (dim_t rows : {8, 16, 24, 40, 64, 128})
+            for (dim_t cols : {8, 16, 24, 32, 56, 128})
+                for (int padded = 0; padded < 2; ++padded) {
+                    if (rows * cols * 4 > 4096) continue;
+                    // Source rows of `rows` elements (dim 1), destination rows of `cols`.
+                    const move_case c{"blocks", {cols, rows}, {0, 1}, {1, 0}, {0, padded * 3}, {padded * 5, 0},
+                                      padded * 7, padded * 3};
+                    SCOPED_TRACE(std::string(to_string(isa)) + " " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                 (padded ? " padded" : ""));
+                    check_case(c, 4, isa, rng);
+                    if (!blocks) continue;
+                    const movement_program p = program_of(c, 4, machine);
+                    const auto *tp = std::get_if<transpose_program>(&p.detail);
+                    ASSERT_NE(tp, nullptr) << describe(p);
+                    EXPECT_TRUE(tp->whole == blocks || tp->whole == kernels_for(isa).whole_tiles[2]) << describe(p);
+                    if (rows % 16 != 0 || cols % 16 != 0) EXPECT_EQ(tp->whole, blocks) << describe(p);
+                }
+        // Source rows 2 KiB apart; 8 KiB.
+        for (const move_case &c : {move_case{"far_rows", {8, 8}, {0, 1}, {1, 0}, {0, 504}, {0, 0}},
+                                   move_case{"8_KiB", {16, 128}, {0, 1}, {1, 0}, {0, 0}, {0, 0}}}) {
+            SCOPED_TRACE(c.name + " at " + std::string(to_string(isa)));
+            check_case(c, 4, isa, rng);
+            const movement_program p = program_of(c, 4, machine);
+            const auto *tp = std::get_if<transpose_program>(&p.detail);
+            EXPECT_TRUE(tp == nullptr || tp->whole != blocks || !blocks) << describe(p);
         }
     }
 }
