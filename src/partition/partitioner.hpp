@@ -23,6 +23,7 @@ public:
     virtual engine_kind engine() const = 0;
     // Why the backend leaves `o` (an op of the family whose tensors have
     // known ranks) to others on this engine, or "" when it claims it.
+    // Asked from several threads at once for large graphs (get_partitions).
     virtual std::string refusal(const graph &g, const op &o) const = 0;
 };
 

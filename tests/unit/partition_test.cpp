@@ -2,7 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <random>
 #include <set>
+
+#include <tbb/global_control.h>
 
 #include "ops/graph_inference.hpp"
 #include "partition/partitioner.hpp"
@@ -239,4 +243,83 @@ TEST(Partitioner, AsksTheBackendWhatItClaims) {
         }
     }
     EXPECT_EQ(ps.size(), 5u);
+}
+
+// Graphs of 4096 ops and more are partitioned side by side when oneTBB may
+// use more than one thread (each op's verdict, each partition's boundary):
+// the partitions are those of one thread, field by field, and the order's
+// sort is skipped only where the parts are in order already. The graph mixes
+// chains (some over 16 ops), branches, graph outputs inside chains, ops the
+// backend does not handle, ops it refuses, and ops listed out of order.
+TEST(Partitioner, LargeGraphsPartitionSideBySideAsOnOneThread) {
+    struct refuses_s64 final : backend_support {
+        engine_kind engine() const override { return engine_kind::gpu; }
+        std::string refusal(const graph &g, const op &o) const override {
+            if (g.tensor(o.inputs[0]).dtype != data_type::s64) return "";
+            return "s64 stays on the host, op " + std::to_string(o.id);
+        }
+    } backend;
+    graph_builder b;
+    std::mt19937 random(7);
+    std::vector<tensor_id> outputs;
+    while (b.g.ops.size() < 6000) {
+        // Two chains at a time, their ops listed in turn: a chain's last op
+        // comes after the other's first, so the parts need their sort.
+        std::array<tensor_id, 2> t;
+        for (tensor_id &each : t) each = b.tensor({2, 3}, random() % 7 == 0 ? data_type::s64 : data_type::f32);
+        const std::size_t length = random() % 9 == 0 ? 20 : 1 + random() % 4;
+        for (std::size_t k = 0; k < length; ++k)
+            for (tensor_id &each : t) {
+                each = b.reshape(each, k % 2 ? dims_t{2, 3} : dims_t{6});
+                if (random() % 11 == 0) outputs.push_back(each); // a graph output inside a chain
+                if (random() % 13 == 0) b.reshape(each, {3, 2}); // a branch
+                if (random() % 10 == 0) each = b.other({each}, k % 2 ? dims_t{2, 3} : dims_t{6});
+            }
+    }
+    b.g.output_ports = outputs;
+    std::shuffle(b.g.ops.begin() + 100, b.g.ops.begin() + 400, random); // out of order there
+    for (const partition_policy policy : {partition_policy::fusion, partition_policy::debug}) {
+        std::vector<partition> one, two;
+        {
+            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+            one = get_partitions(b.g, policy, backend);
+        }
+        {
+            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
+            two = get_partitions(b.g, policy, backend);
+        }
+        expect_valid_cover(b.g, one);
+        // In the order of their last ops, which the ops' listing is not.
+        const graph_topology topology = graph_topology::build(b.g);
+        std::vector<std::size_t> position(b.g.ops.size());
+        for (std::size_t pos = 0; pos < topology.topological_order.size(); ++pos)
+            position[topology.topological_order[pos]] = pos;
+        std::size_t moved = 0; // parts whose first op comes before the previous part's first
+        for (std::size_t k = 1; k < one.size(); ++k) {
+            EXPECT_LT(position[one[k - 1].op_indices.back()], position[one[k].op_indices.back()]) << k;
+            moved += position[one[k - 1].op_indices.front()] > position[one[k].op_indices.front()];
+        }
+        if (policy == partition_policy::fusion) {
+            EXPECT_GT(moved, 0u); // the sort had parts to move
+        }
+        ASSERT_EQ(one.size(), two.size());
+        std::size_t refused = 0, fused = 0;
+        for (std::size_t k = 0; k < one.size(); ++k) {
+            EXPECT_EQ(one[k].id, two[k].id);
+            EXPECT_EQ(one[k].supported, two[k].supported);
+            EXPECT_EQ(one[k].reason, two[k].reason);
+            EXPECT_TRUE(std::equal(one[k].op_indices.begin(), one[k].op_indices.end(), two[k].op_indices.begin(),
+                                   two[k].op_indices.end())) << "partition " << k;
+            EXPECT_TRUE(std::equal(one[k].inputs.begin(), one[k].inputs.end(), two[k].inputs.begin(),
+                                   two[k].inputs.end())) << "partition " << k;
+            EXPECT_TRUE(std::equal(one[k].outputs.begin(), one[k].outputs.end(), two[k].outputs.begin(),
+                                   two[k].outputs.end())) << "partition " << k;
+            refused += one[k].reason.rfind("s64", 0) == 0;
+            fused += one[k].op_indices.size() > 16;
+        }
+        EXPECT_GT(refused, 0u);
+        if (policy == partition_policy::fusion) {
+            EXPECT_GT(fused, 0u);
+        }
+    }
 }
