@@ -133,6 +133,21 @@ void read_alone(const byte_t *src, bool prefetch = false) {
 enum class kernel_mode { touch, whole, loads_only, reads_only, reads_by_line, to_l1, from_l2, compute, staged_call, line_halves,
                          two_level_l2, two_level_l1, near_only, whole_l2, lines_c_outer, lines_w_outer, lines_pairs, lines_c_outer_l2, lines_w_outer_l2, lines_pairs_l2, lines_buffered, lines_buffered_l2, lines_buffered_whole, lines_buffered_whole_l2 };
 
+// One call's half-row blocks of group (w, c): source rows r and 4 + r in
+// one vector's two halves (a: rows 0-7, b: rows 8-15), so a 4 x 4
+// transpose within each half leaves whole 32-byte destination rows.
+inline void half_row_blocks(const byte_t *from, int w, int c, __m256i (&a)[4], __m256i (&b)[4]) {
+    const byte_t *low = from + w * tile * src_pitch + c * 16, *high = low + 4 * src_pitch;
+    const byte_t *low2 = low + 8 * src_pitch, *high2 = low + 12 * src_pitch;
+    asm("" : "+r"(low), "+r"(high), "+r"(low2), "+r"(high2));
+    for (int r = 0; r < 4; ++r) {
+        a[r] = avx2_ops::load_halves(low + r * src_pitch, high + r * src_pitch);
+        b[r] = avx2_ops::load_halves(low2 + r * src_pitch, high2 + r * src_pitch);
+    }
+    transpose_in_lanes<avx2_ops, 4>(a);
+    transpose_in_lanes<avx2_ops, 4>(b);
+}
+
 // A wide tile that does not spill at AVX2: each 64-byte destination line
 // made whole from two half-row blocks of 4 x 8 (source rows r and 4 + r in
 // one vector's halves, so the in-lane 4 x 4 transpose alone leaves whole
@@ -155,16 +170,8 @@ void lines_buffered_call(const byte_t *from, byte_t *to, line_prefetch *next) {
         for (int w = 0; w < wide; ++w)
             for (int c = h * (4 / Parts); c < (h + 1) * (4 / Parts); ++c) {
                 if (next) next->issue<3>(per_group);
-                const byte_t *low = from + w * tile * src_pitch + c * 16, *high = low + 4 * src_pitch;
-                const byte_t *low2 = low + 8 * src_pitch, *high2 = low + 12 * src_pitch;
-                asm("" : "+r"(low), "+r"(high), "+r"(low2), "+r"(high2));
                 __m256i a[4], b[4];
-                for (int r = 0; r < 4; ++r) {
-                    a[r] = avx2_ops::load_halves(low + r * src_pitch, high + r * src_pitch);
-                    b[r] = avx2_ops::load_halves(low2 + r * src_pitch, high2 + r * src_pitch);
-                }
-                transpose_in_lanes<avx2_ops, 4>(a);
-                transpose_in_lanes<avx2_ops, 4>(b);
+                half_row_blocks(from, w, c, a, b);
                 byte_t *line = buffer[(c % (4 / Parts)) * 4] + w * 64;
                 for (int j = 0; j < 4; ++j) {
                     avx2_ops::store(line + j * wide * 64, a[j]);
@@ -185,17 +192,10 @@ void lines_call(const byte_t *from, byte_t *to, line_prefetch *next) {
     const int per_group = next ? (next->per_call + groups - 1) / groups : 0;
     const auto group = [&](int w, int c) {
         if (next) next->issue<3>(per_group);
-        const byte_t *low = from + w * tile * src_pitch + c * 16, *high = low + 4 * src_pitch;
-        const byte_t *low2 = low + 8 * src_pitch, *high2 = low + 12 * src_pitch;
         byte_t *row = to + c * 4 * dst_pitch + w * 64;
-        asm("" : "+r"(low), "+r"(high), "+r"(low2), "+r"(high2), "+r"(row));
+        asm("" : "+r"(row));
         __m256i a[4], b[4];
-        for (int r = 0; r < 4; ++r) {
-            a[r] = avx2_ops::load_halves(low + r * src_pitch, high + r * src_pitch);
-            b[r] = avx2_ops::load_halves(low2 + r * src_pitch, high2 + r * src_pitch);
-        }
-        transpose_in_lanes<avx2_ops, 4>(a);
-        transpose_in_lanes<avx2_ops, 4>(b);
+        half_row_blocks(from, w, c, a, b);
         for (int j = 0; j < 4; ++j) {
             avx2_ops::stream(row + j * dst_pitch, a[j]);
             avx2_ops::stream(row + j * dst_pitch + 32, b[j]);
